@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite txrdma_abi: the uapi checks reject every flag and reserved
+ * field they do not know and fill every output field.
+ */
+#include <kunit/test.h>
+#include <linux/string.h>
+
+#include "../txrdma_abi.h"
+
+static void abi_probe_accepts_zero(struct kunit *test)
+{
+	struct txrdma_probe p;
+
+	memset(&p, 0, sizeof(p));
+	KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), 0);
+	/* output fields are ignored on input */
+	p.abi_version = 99;
+	p.features = ~0ULL;
+	p.ndevs = 7;
+	KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), 0);
+}
+
+static void abi_probe_rejects_flags(struct kunit *test)
+{
+	struct txrdma_probe p;
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = 1U << bit;
+		KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), -EINVAL);
+	}
+}
+
+static void abi_probe_rejects_resv(struct kunit *test)
+{
+	struct txrdma_probe p;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	p.resv0 = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(p.resv); i++) {
+		memset(&p, 0, sizeof(p));
+		p.resv[i] = 1ULL << 63;
+		KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), -EINVAL);
+	}
+}
+
+static void abi_probe_fill(struct kunit *test)
+{
+	struct txrdma_probe p;
+	unsigned int i;
+
+	memset(&p, 0xa5, sizeof(p));
+	txrdma_probe_fill(&p, 3);
+	KUNIT_EXPECT_EQ(test, p.abi_version, (u32)TXRDMA_ABI_VERSION);
+	KUNIT_EXPECT_EQ(test, p.features, (u64)TXRDMA_FEAT_ALL);
+	KUNIT_EXPECT_EQ(test, p.ndevs, 3U);
+	KUNIT_EXPECT_EQ(test, p.flags, 0U);
+	KUNIT_EXPECT_EQ(test, p.resv0, 0U);
+	for (i = 0; i < ARRAY_SIZE(p.resv); i++)
+		KUNIT_EXPECT_EQ(test, p.resv[i], 0ULL);
+	/* what the kernel returns passes its own check */
+	p.abi_version = 0;
+	p.features = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), 0);
+}
+
+static struct kunit_case txrdma_abi_cases[] = {
+	KUNIT_CASE(abi_probe_accepts_zero),
+	KUNIT_CASE(abi_probe_rejects_flags),
+	KUNIT_CASE(abi_probe_rejects_resv),
+	KUNIT_CASE(abi_probe_fill),
+	{}
+};
+
+static struct kunit_suite txrdma_abi_suite = {
+	.name = "txrdma_abi",
+	.test_cases = txrdma_abi_cases,
+};
+
+kunit_test_suite(txrdma_abi_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * txrdma: internal declarations shared by the module's files.
+ *
+ * One file per concern:
+ *   txrdma_main.c     module init/exit, ordering of the parts
+ *   txrdma_ibdev.c    ib_client: the RDMA devices txrdma knows about
+ *   txrdma_netlink.c  generic netlink family "txrdma"
+ *   txrdma_cdev.c     misc device /dev/txrdma (probe ioctl)
+ *   txrdma_abi.c      pure checks of uapi structures (KUnit-tested)
+ *   txrdma_tbucket.c  token bucket arithmetic (pure logic, KUnit-tested)
+ */
+#ifndef _TXRDMA_H
+#define _TXRDMA_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <linux/netlink.h>
+#include <rdma/ib_verbs.h>
+#include <linux/txrdma.h>
+
+/**
+ * struct txrdma_port - what txrdma last saw of one port
+ * @state: enum ib_port_state reported by the last query
+ * @active_mtu: enum ib_mtu from the last query
+ */
+struct txrdma_port {
+	u8 state;
+	u8 active_mtu;
+};
+
+/**
+ * struct txrdma_dev - one RDMA device tracked by the ib_client
+ * @node: entry in txrdma_devs, protected by txrdma_devs_lock
+ * @ibdev: the device; valid from ib_client add until remove returns
+ * @name: cached device name (updated by the rename callback)
+ * @enabled: admin switch: txrdma may place new work on this device
+ * @event_handler: registered with the RDMA core for async events
+ * @port_work: deferred port re-query; async events arrive from the
+ *	RDMA core's work queue and only schedule this
+ * @first_port: rdma_start_port() of @ibdev
+ * @nports: number of entries in @ports
+ * @ports: last known state per port, protected by txrdma_devs_lock
+ */
+struct txrdma_dev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	char name[TXRDMA_DEV_NAME_MAX];
+	bool enabled;
+	struct ib_event_handler event_handler;
+	struct work_struct port_work;
+	u32 first_port;
+	u32 nports;
+	struct txrdma_port ports[];
+};
+
+extern struct mutex txrdma_devs_lock;
+extern struct list_head txrdma_devs;
+
+int txrdma_ibdev_init(void);
+void txrdma_ibdev_exit(void);
+unsigned int txrdma_ibdev_count(void);
+struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
+					  bool by_index);
+
+int txrdma_nl_init(void);
+void txrdma_nl_exit(void);
+void txrdma_nl_notify_dev(struct txrdma_dev *dev, u8 cmd);
+void txrdma_nl_notify_port(struct txrdma_dev *dev, u32 port, u8 old_state,
+			   u8 new_state);
+
+int txrdma_cdev_init(void);
+void txrdma_cdev_exit(void);
+
+#endif /* _TXRDMA_H */

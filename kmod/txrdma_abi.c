@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Validation of uapi structures.  The rule is the io_uring one: every
+ * flag the kernel does not know and every reserved field that is not
+ * zero is -EINVAL, so that a later kernel can give them a meaning
+ * without an old kernel silently ignoring a request it cannot honour.
+ */
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+
+#include "txrdma_abi.h"
+
+/* The ABI is frozen: these sizes and offsets may never change. */
+static_assert(sizeof(struct txrdma_probe) == 56);
+static_assert(offsetof(struct txrdma_probe, features) == 8);
+static_assert(offsetof(struct txrdma_probe, ndevs) == 16);
+static_assert(offsetof(struct txrdma_probe, resv) == 24);
+
+/**
+ * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request
+ * @in: the structure as copied from user space
+ *
+ * Return: 0, or -EINVAL for a non-zero flags word or reserved field.
+ * Output fields (abi_version, features, ndevs) are ignored on input.
+ */
+int txrdma_probe_check(const struct txrdma_probe *in)
+{
+	unsigned int i;
+
+	if (in->flags || in->resv0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(in->resv); i++)
+		if (in->resv[i])
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * txrdma_probe_fill() - build the TXRDMA_IOC_PROBE answer
+ * @out: structure to fill; every field is written
+ * @ndevs: number of RDMA devices the module tracks
+ */
+void txrdma_probe_fill(struct txrdma_probe *out, u32 ndevs)
+{
+	memset(out, 0, sizeof(*out));
+	out->abi_version = TXRDMA_ABI_VERSION;
+	out->features = TXRDMA_FEAT_ALL;
+	out->ndevs = ndevs;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /dev/txrdma: the process-facing side of the module.  For now a probe
+ * ioctl; endpoints, regions and the mmap of rings come with the data
+ * path.  Opening needs no privilege: what a process may do is decided
+ * per tenant, not by file mode.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+
+#include "txrdma.h"
+#include "txrdma_abi.h"
+
+static long txrdma_ioctl_probe(void __user *uarg)
+{
+	struct txrdma_probe p;
+	int ret;
+
+	if (copy_from_user(&p, uarg, sizeof(p)))
+		return -EFAULT;
+	ret = txrdma_probe_check(&p);
+	if (ret)
+		return ret;
+	txrdma_probe_fill(&p, txrdma_ibdev_count());
+	if (copy_to_user(uarg, &p, sizeof(p)))
+		return -EFAULT;
+	return 0;
+}
+
+static long txrdma_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case TXRDMA_IOC_PROBE:
+		return txrdma_ioctl_probe(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations txrdma_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= txrdma_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice txrdma_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= TXRDMA_DEVICE_NAME,
+	.fops	= &txrdma_fops,
+	.mode	= 0666,
+};
+
+int txrdma_cdev_init(void)
+{
+	return misc_register(&txrdma_miscdev);
+}
+
+void txrdma_cdev_exit(void)
+{
+	misc_deregister(&txrdma_miscdev);
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The RDMA devices txrdma knows about.
+ *
+ * An ib_client sees every device as it is registered and unregistered
+ * (including "rdma link add/delete" of rxe while the module is loaded).
+ * Async events (port up/down) only schedule a work item: the handler
+ * runs from the RDMA core's event work and must not sleep on our lock
+ * for long, and coalescing several events into one re-query of every
+ * port gives the state, not a replay of edges.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "txrdma.h"
+
+/* protects txrdma_devs, every txrdma_dev on it, and orders events */
+DEFINE_MUTEX(txrdma_devs_lock);
+LIST_HEAD(txrdma_devs);
+
+static struct ib_client txrdma_ib_client;
+
+/* Query every port; emit an event for each one whose state changed. */
+static void txrdma_dev_port_work(struct work_struct *work)
+{
+	struct txrdma_dev *dev = container_of(work, struct txrdma_dev,
+					      port_work);
+	struct ib_port_attr attr;
+	u32 i;
+
+	mutex_lock(&txrdma_devs_lock);
+	for (i = 0; i < dev->nports; i++) {
+		struct txrdma_port *p = &dev->ports[i];
+		u8 old = p->state;
+
+		if (ib_query_port(dev->ibdev, dev->first_port + i, &attr))
+			continue;
+		p->state = attr.state;
+		p->active_mtu = attr.active_mtu;
+		if (old != p->state)
+			txrdma_nl_notify_port(dev, dev->first_port + i, old,
+					      p->state);
+	}
+	mutex_unlock(&txrdma_devs_lock);
+}
+
+static void txrdma_dev_event(struct ib_event_handler *handler,
+			     struct ib_event *event)
+{
+	struct txrdma_dev *dev = container_of(handler, struct txrdma_dev,
+					      event_handler);
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_GID_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+		schedule_work(&dev->port_work);
+		break;
+	default:
+		break;
+	}
+}
+
+static int txrdma_ib_add(struct ib_device *ibdev)
+{
+	u32 first = rdma_start_port(ibdev);
+	u32 nports = rdma_end_port(ibdev) - first + 1;
+	struct ib_port_attr attr;
+	struct txrdma_dev *dev;
+	u32 i;
+
+	dev = kzalloc(struct_size(dev, ports, nports), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	dev->first_port = first;
+	dev->nports = nports;
+	dev->enabled = true;
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	INIT_WORK(&dev->port_work, txrdma_dev_port_work);
+	for (i = 0; i < nports; i++) {
+		if (ib_query_port(ibdev, first + i, &attr))
+			continue;
+		dev->ports[i].state = attr.state;
+		dev->ports[i].active_mtu = attr.active_mtu;
+	}
+
+	mutex_lock(&txrdma_devs_lock);
+	list_add_tail(&dev->node, &txrdma_devs);
+	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_ADD_NTF);
+	mutex_unlock(&txrdma_devs_lock);
+
+	ib_set_client_data(ibdev, &txrdma_ib_client, dev);
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, txrdma_dev_event);
+	ib_register_event_handler(&dev->event_handler);
+	/* a port may have changed between the query and the registration */
+	schedule_work(&dev->port_work);
+	return 0;
+}
+
+static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct txrdma_dev *dev = client_data;
+
+	/* no new events, then no work in flight, then unpublish */
+	ib_unregister_event_handler(&dev->event_handler);
+	cancel_work_sync(&dev->port_work);
+
+	mutex_lock(&txrdma_devs_lock);
+	list_del(&dev->node);
+	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_DEL_NTF);
+	mutex_unlock(&txrdma_devs_lock);
+	kfree(dev);
+}
+
+static void txrdma_ib_rename(struct ib_device *ibdev, void *client_data)
+{
+	struct txrdma_dev *dev = client_data;
+
+	mutex_lock(&txrdma_devs_lock);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	mutex_unlock(&txrdma_devs_lock);
+}
+
+static struct ib_client txrdma_ib_client = {
+	.name	= "txrdma",
+	.add	= txrdma_ib_add,
+	.remove	= txrdma_ib_remove,
+	.rename	= txrdma_ib_rename,
+};
+
+/**
+ * txrdma_dev_find_locked() - look a device up by name or index
+ * @name: device name, used when @by_index is false
+ * @index: ib_device index, used when @by_index is true
+ * @by_index: which key to use
+ *
+ * Caller holds txrdma_devs_lock.
+ * Return: the device or NULL.
+ */
+struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
+					  bool by_index)
+{
+	struct txrdma_dev *dev;
+
+	lockdep_assert_held(&txrdma_devs_lock);
+	list_for_each_entry(dev, &txrdma_devs, node) {
+		if (by_index ? dev->ibdev->index == index :
+			       !strcmp(dev->name, name))
+			return dev;
+	}
+	return NULL;
+}
+
+unsigned int txrdma_ibdev_count(void)
+{
+	struct txrdma_dev *dev;
+	unsigned int n = 0;
+
+	mutex_lock(&txrdma_devs_lock);
+	list_for_each_entry(dev, &txrdma_devs, node)
+		n++;
+	mutex_unlock(&txrdma_devs_lock);
+	return n;
+}
+
+int txrdma_ibdev_init(void)
+{
+	return ib_register_client(&txrdma_ib_client);
+}
+
+void txrdma_ibdev_exit(void)
+{
+	/* calls txrdma_ib_remove() for every device still present */
+	ib_unregister_client(&txrdma_ib_client);
+}

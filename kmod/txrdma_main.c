@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * txrdma: an RDMA transport for distributed databases.
+ *
+ * Start order matters: the netlink family exists before the ib_client
+ * so that device add events have somewhere to go, and /dev/txrdma
+ * appears last, when everything it reports is in place.  Exit runs the
+ * same steps backwards; ib_unregister_client() removes every device and
+ * its events still reach listeners.
+ */
+#include <linux/module.h>
+
+#include "txrdma.h"
+
+static int __init txrdma_init(void)
+{
+	int ret;
+
+	ret = txrdma_nl_init();
+	if (ret)
+		return ret;
+	ret = txrdma_ibdev_init();
+	if (ret)
+		goto out_nl;
+	ret = txrdma_cdev_init();
+	if (ret)
+		goto out_ibdev;
+	return 0;
+
+out_ibdev:
+	txrdma_ibdev_exit();
+out_nl:
+	txrdma_nl_exit();
+	return ret;
+}
+
+static void __exit txrdma_exit(void)
+{
+	txrdma_cdev_exit();
+	txrdma_ibdev_exit();
+	txrdma_nl_exit();
+}
+
+module_init(txrdma_init);
+module_exit(txrdma_exit);
+
+MODULE_DESCRIPTION("txrdma: RDMA transport for distributed databases");
+MODULE_LICENSE("GPL");

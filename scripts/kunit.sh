@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run txrdma's KUnit suites on UML.
+#
+# Debian's kernel has no KUnit and the RDMA core does not build for UML,
+# so the pure-logic files of kmod/ (no rdma/ headers) and their suites
+# are staged into a kernel source tree kept in a cache directory outside
+# the checkout, and kunit.py builds and boots a UML kernel with them.
+# Files are copied only when their content changed, so reruns are
+# incremental.
+#
+# Environment: TXRDMA_CACHE (default ~/.cache/txrdma), KUNIT_JOBS.
+# Output: kunit.py's report; exit status is kunit.py's.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
+SRCTAR=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1 || true)
+if [ -z "$SRCTAR" ]; then
+	echo "kunit.sh: no /usr/src/linux-source-*.tar.xz (run scripts/setup.sh)" >&2
+	exit 1
+fi
+SRCVER=$(basename "$SRCTAR" .tar.xz)
+SRC=$CACHE/$SRCVER
+BUILD=$CACHE/uml-build
+
+mkdir -p "$CACHE"
+if [ ! -f "$SRC/.txrdma-unpacked" ] || [ "$SRCTAR" -nt "$SRC/.txrdma-unpacked" ]; then
+	echo "kunit.sh: unpacking $SRCTAR into $CACHE"
+	rm -rf "$SRC"
+	tar -C "$CACHE" -xf "$SRCTAR"
+	touch "$SRC/.txrdma-unpacked"
+fi
+
+# stage: copy a file only if its content differs (keeps mtimes stable)
+stage() {
+	local from=$1 to=$2
+	mkdir -p "$(dirname "$to")"
+	cmp -s "$from" "$to" || cp "$from" "$to"
+}
+DST=$SRC/lib/txrdma
+stage "$ROOT/kmod/tests/kunit/Kconfig" "$DST/Kconfig"
+stage "$ROOT/kmod/tests/kunit/Makefile" "$DST/Makefile"
+stage "$ROOT/uapi/linux/txrdma.h" "$DST/uapi/linux/txrdma.h"
+for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h; do
+	stage "$ROOT/kmod/$f" "$DST/$f"
+done
+for f in "$ROOT"/kmod/tests/*_kunit.c; do
+	stage "$f" "$DST/tests/$(basename "$f")"
+done
+grep -q '^obj-y += txrdma/' "$SRC/lib/Makefile" ||
+	echo 'obj-y += txrdma/' >> "$SRC/lib/Makefile"
+grep -q 'lib/txrdma/Kconfig' "$SRC/lib/Kconfig.debug" ||
+	echo 'source "lib/txrdma/Kconfig"' >> "$SRC/lib/Kconfig.debug"
+
+cd "$SRC"
+exec ./tools/testing/kunit/kunit.py run \
+	--build_dir="$BUILD" \
+	--kunitconfig="$ROOT/kmod/tests/kunit/kunitconfig" \
+	--jobs="${KUNIT_JOBS:-$(nproc)}" "$@"
