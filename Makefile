@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# txrdma: top-level build.
+#   make              module, library, admin tool
+#   make test         every test (host, KUnit, kselftests in QEMU)
+#   make run          the main job: a QEMU cluster with txrdma loaded
+#   make install      module, library, headers, admin tool
+#
+# The kernel defaults to the newest installed one that has headers
+# (never `uname -r`: the build host may run another kernel).
+
+KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -1 | cut -d/ -f4)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+export PREFIX DESTDIR
+
+all: modules lib tools
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+lib:
+	$(MAKE) -C lib
+
+tools: lib
+	$(MAKE) -C tools/txrdma-admin
+
+selftests:
+	$(MAKE) -C selftests/txrdma
+
+check: lib tools
+	$(MAKE) -C lib check
+	$(MAKE) -C tools/txrdma-admin check
+
+checkpatch:
+	$(KDIR)/scripts/checkpatch.pl --no-tree --strict -f \
+		kmod/*.[ch] kmod/tests/*.c 2>/dev/null || \
+	$(lastword $(sort $(wildcard $(HOME)/.cache/txrdma/linux-source-*/scripts/checkpatch.pl))) \
+		--no-tree --strict -f kmod/*.[ch] kmod/tests/*.c
+
+test:
+	scripts/test.sh
+
+run:
+	scripts/run.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	$(MAKE) -C lib install
+	$(MAKE) -C tools/txrdma-admin install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C lib clean
+	$(MAKE) -C tools/txrdma-admin clean
+	$(MAKE) -C selftests/txrdma clean
+
+.PHONY: all modules lib tools selftests check checkpatch test run install clean

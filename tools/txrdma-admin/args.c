@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* args.c: command-line parsing of txrdma-admin, see args.h. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/txrdma.h>
+
+#include "args.h"
+
+bool txa_matches(const char *arg, const char *keyword)
+{
+	size_t len = strlen(arg);
+
+	return len && len <= strlen(keyword) && !strncmp(arg, keyword, len);
+}
+
+int txa_lookup(const char *arg, const char *const *keywords)
+{
+	int i;
+
+	for (i = 0; keywords[i]; i++)
+		if (!strcmp(arg, keywords[i]))
+			return i;
+	for (i = 0; keywords[i]; i++)
+		if (txa_matches(arg, keywords[i]))
+			return i;
+	return -1;
+}
+
+int txa_parse_onoff(const char *arg)
+{
+	static const char *const on[] = { "on", "yes", "true", "1", NULL };
+	static const char *const off[] = { "off", "no", "false", "0", NULL };
+	int i;
+
+	for (i = 0; on[i]; i++)
+		if (!strcmp(arg, on[i]))
+			return 1;
+	for (i = 0; off[i]; i++)
+		if (!strcmp(arg, off[i]))
+			return 0;
+	return -1;
+}
+
+int txa_parse_u64(const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void txa_usage(FILE *out, enum txa_help_topic topic)
+{
+	if (topic == TXA_HELP_ALL)
+		fprintf(out,
+"Usage: " TXA_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
+"       " TXA_PROG " -V | --version\n"
+"       " TXA_PROG " -h | --help | help\n"
+"where  OBJECT := { dev | monitor }\n"
+"       OPTIONS := { -j[son] | -p[retty] }\n"
+"\n");
+	if (topic == TXA_HELP_ALL || topic == TXA_HELP_DEV)
+		fprintf(out, "%s"
+TXA_PROG " dev [ show [ NAME ] ]\n"
+"       " TXA_PROG " dev set NAME enabled { on | off }\n"
+"       " TXA_PROG " dev help\n",
+			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_ALL || topic == TXA_HELP_MONITOR)
+		fprintf(out, "%s"
+TXA_PROG " monitor [ count N ]\n"
+"       " TXA_PROG " monitor help\n",
+			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_ALL)
+		fprintf(out,
+"\n"
+"Keywords may be abbreviated (\"d sh\" is \"dev show\").  Changing a device\n"
+"needs CAP_NET_ADMIN.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
+}
+
+static int usage_error(FILE *err, enum txa_help_topic topic,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int usage_error(FILE *err, enum txa_help_topic topic,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(TXA_PROG ": ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputc('\n', err);
+	txa_usage(err, topic);
+	return TXA_EXIT_USAGE;
+}
+
+static int check_dev_name(FILE *err, const char *name)
+{
+	if (!*name || strlen(name) >= TXRDMA_DEV_NAME_MAX)
+		return usage_error(err, TXA_HELP_DEV,
+				   "invalid device name \"%s\"", name);
+	return TXA_EXIT_OK;
+}
+
+static int parse_dev_show(int argc, char **argv, struct txa_args *a,
+			  FILE *err)
+{
+	a->cmd = TXA_CMD_DEV_SHOW;
+	if (argc == 0)
+		return TXA_EXIT_OK;
+	if (argc > 1)
+		return usage_error(err, TXA_HELP_DEV,
+				   "dev show: unexpected argument \"%s\"",
+				   argv[1]);
+	a->dev_name = argv[0];
+	return check_dev_name(err, a->dev_name);
+}
+
+static int parse_dev_set(int argc, char **argv, struct txa_args *a,
+			 FILE *err)
+{
+	static const char *const attrs[] = { "enabled", NULL };
+	int ret, v;
+
+	a->cmd = TXA_CMD_DEV_SET;
+	if (argc < 1)
+		return usage_error(err, TXA_HELP_DEV, "dev set: %s",
+				   "missing device name");
+	a->dev_name = argv[0];
+	ret = check_dev_name(err, a->dev_name);
+	if (ret)
+		return ret;
+	argc--;
+	argv++;
+	if (argc == 0)
+		return usage_error(err, TXA_HELP_DEV, "dev set: %s",
+				   "nothing to change");
+	while (argc > 0) {
+		switch (txa_lookup(argv[0], attrs)) {
+		case 0:	/* enabled */
+			if (argc < 2)
+				return usage_error(err, TXA_HELP_DEV,
+						   "dev set: %s",
+						   "\"enabled\" needs on or off");
+			v = txa_parse_onoff(argv[1]);
+			if (v < 0)
+				return usage_error(err, TXA_HELP_DEV,
+						   "dev set: enabled: \"%s\" is not on or off",
+						   argv[1]);
+			a->enabled = v;
+			break;
+		default:
+			return usage_error(err, TXA_HELP_DEV,
+					   "dev set: unknown attribute \"%s\"",
+					   argv[0]);
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	return TXA_EXIT_OK;
+}
+
+static int parse_dev(int argc, char **argv, struct txa_args *a, FILE *err)
+{
+	static const char *const cmds[] = { "show", "list", "set", "help",
+					    NULL };
+
+	if (argc == 0)
+		return parse_dev_show(0, argv, a, err);
+	switch (txa_lookup(argv[0], cmds)) {
+	case 0:
+	case 1:
+		return parse_dev_show(argc - 1, argv + 1, a, err);
+	case 2:
+		return parse_dev_set(argc - 1, argv + 1, a, err);
+	case 3:
+		a->cmd = TXA_CMD_HELP;
+		a->help_topic = TXA_HELP_DEV;
+		return TXA_EXIT_OK;
+	}
+	return usage_error(err, TXA_HELP_DEV, "dev: unknown command \"%s\"",
+			   argv[0]);
+}
+
+static int parse_monitor(int argc, char **argv, struct txa_args *a,
+			 FILE *err)
+{
+	static const char *const words[] = { "count", "help", NULL };
+
+	a->cmd = TXA_CMD_MONITOR;
+	while (argc > 0) {
+		switch (txa_lookup(argv[0], words)) {
+		case 0:	/* count */
+			if (argc < 2)
+				return usage_error(err, TXA_HELP_MONITOR,
+						   "monitor: %s",
+						   "\"count\" needs a number");
+			if (txa_parse_u64(argv[1], &a->count) || !a->count)
+				return usage_error(err, TXA_HELP_MONITOR,
+						   "monitor: count: \"%s\" is not a positive number",
+						   argv[1]);
+			argc -= 2;
+			argv += 2;
+			break;
+		case 1:
+			a->cmd = TXA_CMD_HELP;
+			a->help_topic = TXA_HELP_MONITOR;
+			return TXA_EXIT_OK;
+		default:
+			return usage_error(err, TXA_HELP_MONITOR,
+					   "monitor: unexpected argument \"%s\"",
+					   argv[0]);
+		}
+	}
+	return TXA_EXIT_OK;
+}
+
+static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
+{
+	static const char *const topics[] = { "dev", "monitor", NULL };
+
+	a->cmd = TXA_CMD_HELP;
+	a->help_topic = TXA_HELP_ALL;
+	if (argc == 0)
+		return TXA_EXIT_OK;
+	switch (txa_lookup(argv[0], topics)) {
+	case 0:
+		a->help_topic = TXA_HELP_DEV;
+		return TXA_EXIT_OK;
+	case 1:
+		a->help_topic = TXA_HELP_MONITOR;
+		return TXA_EXIT_OK;
+	}
+	return usage_error(err, TXA_HELP_ALL, "help: unknown topic \"%s\"",
+			   argv[0]);
+}
+
+int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
+{
+	static const struct option opts[] = {
+		{ "json",	no_argument, NULL, 'j' },
+		{ "pretty",	no_argument, NULL, 'p' },
+		{ "help",	no_argument, NULL, 'h' },
+		{ "version",	no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *const objects[] = { "dev", "monitor", "help",
+					       NULL };
+	char shortopt[3] = "-?";
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->enabled = -1;
+
+	/* getopt keeps state in globals: start afresh, print nothing */
+	optind = 0;
+	opterr = 0;
+	/* "+": stop at the first word, the rest belongs to the command */
+	while ((c = getopt_long_only(argc, argv, "+jphV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			a->json = true;
+			break;
+		case 'p':
+			a->pretty = true;
+			break;
+		case 'h':
+			a->cmd = TXA_CMD_HELP;
+			return TXA_EXIT_OK;
+		case 'V':
+			a->cmd = TXA_CMD_VERSION;
+			return TXA_EXIT_OK;
+		default:
+			if (optopt) {
+				shortopt[1] = (char)optopt;
+				return usage_error(err, TXA_HELP_ALL,
+						   "unknown option \"%s\"",
+						   shortopt);
+			}
+			return usage_error(err, TXA_HELP_ALL,
+					   "unknown option \"%s\"",
+					   argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (argc == 0)
+		return usage_error(err, TXA_HELP_ALL, "%s",
+				   "missing object");
+	switch (txa_lookup(argv[0], objects)) {
+	case 0:
+		return parse_dev(argc - 1, argv + 1, a, err);
+	case 1:
+		return parse_monitor(argc - 1, argv + 1, a, err);
+	case 2:
+		return parse_help(argc - 1, argv + 1, a, err);
+	}
+	return usage_error(err, TXA_HELP_ALL, "unknown object \"%s\"",
+			   argv[0]);
+}

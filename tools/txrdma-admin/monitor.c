@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * monitor.c: print txrdma events as they happen.
+ *
+ * The socket is non-blocking and we wait in ppoll() with SIGINT/SIGTERM
+ * unblocked only while waiting: libnl retries recvmsg() on EINTR, so a
+ * signal must not arrive while we are inside libnl.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include <netlink/msg.h>
+
+#include "monitor.h"
+#include "nl.h"
+#include "print.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+const char *txa_event_name(unsigned int cmd)
+{
+	switch (cmd) {
+	case TXRDMA_CMD_DEV_ADD_NTF:
+		return "dev_add";
+	case TXRDMA_CMD_DEV_DEL_NTF:
+		return "dev_del";
+	case TXRDMA_CMD_DEV_PORT_NTF:
+		return "port";
+	case TXRDMA_CMD_DEV_SET_NTF:
+		return "dev_set";
+	}
+	return NULL;
+}
+
+static uint64_t event_time(const struct txa_dev *ev)
+{
+	struct timespec ts;
+
+	if (ev->have & TXA_HAVE_TIME)
+		return ev->time_ns;
+	/* no timestamp from the kernel: use the time we got it */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static const char *ev_dev_name(const struct txa_dev *ev)
+{
+	return ev->have & TXA_HAVE_NAME ? ev->name : "?";
+}
+
+void txa_event_print_plain(FILE *out, const struct txa_dev *ev)
+{
+	char tbuf[TIME_STRLEN], s1[PORT_STATE_STRLEN], s2[PORT_STATE_STRLEN];
+	const struct txa_port *port = &ev->port;
+	unsigned int i;
+
+	fprintf(out, "[%s] ", time_ns_str(event_time(ev), tbuf, sizeof(tbuf)));
+	switch (ev->cmd) {
+	case TXRDMA_CMD_DEV_ADD_NTF:
+		fprintf(out, "dev add %s", ev_dev_name(ev));
+		txa_dev_print_attrs_plain(out, ev);
+		for (i = 0; i < ev->nports; i++) {
+			fputc(' ', out);
+			txa_port_print_plain(out, &ev->ports[i]);
+		}
+		break;
+	case TXRDMA_CMD_DEV_DEL_NTF:
+		fprintf(out, "dev del %s", ev_dev_name(ev));
+		txa_dev_print_attrs_plain(out, ev);
+		break;
+	case TXRDMA_CMD_DEV_SET_NTF:
+		fprintf(out, "dev set %s", ev_dev_name(ev));
+		txa_dev_print_attrs_plain(out, ev);
+		break;
+	case TXRDMA_CMD_DEV_PORT_NTF:
+		fprintf(out, "port %s/", ev_dev_name(ev));
+		if (port->have & TXA_HAVE_NUM)
+			fprintf(out, "%u", port->num);
+		else
+			fputc('?', out);
+		if (port->have & TXA_HAVE_OLD_STATE)
+			fprintf(out, " %s ->", port_state_str(port->old_state,
+							       s1, sizeof(s1)));
+		if (port->have & TXA_HAVE_STATE)
+			fprintf(out, " %s", port_state_str(port->state, s2,
+							   sizeof(s2)));
+		break;
+	default:
+		fprintf(out, "event %u dev %s", ev->cmd, ev_dev_name(ev));
+		txa_dev_print_attrs_plain(out, ev);
+		break;
+	}
+	fputc('\n', out);
+}
+
+void txa_event_print_json(FILE *out, const struct txa_dev *ev)
+{
+	char tbuf[TIME_STRLEN], sbuf[PORT_STATE_STRLEN];
+	const struct txa_port *port = &ev->port;
+	const char *name = txa_event_name(ev->cmd);
+	struct json_writer w;
+
+	json_init(&w, out, false);	/* JSON Lines: never pretty */
+	json_obj_start(&w);
+	if (name) {
+		json_kv_str(&w, "event", name);
+	} else {
+		json_kv_str(&w, "event", "unknown");
+		json_kv_u64(&w, "cmd", ev->cmd);
+	}
+	if (ev->have & TXA_HAVE_SEQ)
+		json_kv_u64(&w, "seq", ev->seq);
+	if (ev->have & TXA_HAVE_TIME) {
+		json_kv_u64(&w, "time_ns", ev->time_ns);
+		json_kv_str(&w, "time",
+			    time_ns_str(ev->time_ns, tbuf, sizeof(tbuf)));
+	}
+	if (ev->have & TXA_HAVE_NAME)
+		json_kv_str(&w, "dev", ev->name);
+	if (ev->cmd == TXRDMA_CMD_DEV_PORT_NTF) {
+		if (ev->have & TXA_HAVE_INDEX)
+			json_kv_u64(&w, "index", ev->index);
+		if (port->have & TXA_HAVE_NUM)
+			json_kv_u64(&w, "port", port->num);
+		if (port->have & TXA_HAVE_OLD_STATE)
+			json_kv_str(&w, "old_state",
+				    port_state_str(port->old_state, sbuf,
+						   sizeof(sbuf)));
+		if (port->have & TXA_HAVE_STATE)
+			json_kv_str(&w, "state",
+				    port_state_str(port->state, sbuf,
+						   sizeof(sbuf)));
+		if (port->have & TXA_HAVE_MTU)
+			json_kv_u64(&w, "active_mtu", port->active_mtu);
+		if (port->have & TXA_HAVE_NETDEV)
+			json_kv_str(&w, "netdev", port->netdev);
+	} else {
+		txa_dev_print_attrs_json(&w, ev);
+	}
+	json_obj_end(&w);
+	json_finish(&w);
+}
+
+static int on_event(struct nlmsghdr *nlh, void *arg)
+{
+	struct txa_monitor *mon = arg;
+	struct txa_dev ev;
+	int ret;
+
+	ret = txa_dev_parse(nlh, &ev);
+	if (ret == -ENOMEM) {
+		txa_dev_free(&ev);
+		mon->err = ret;
+		return NL_STOP;
+	}
+	if (ret) {
+		fprintf(mon->errf, TXA_PROG ": monitor: skipped a malformed event\n");
+		txa_dev_free(&ev);
+		return NL_OK;
+	}
+	if (ev.cmd == TXRDMA_CMD_DEV_GET) {	/* not an event */
+		txa_dev_free(&ev);
+		return NL_OK;
+	}
+	if (ev.have & TXA_HAVE_SEQ) {
+		if (mon->have_last_seq && ev.seq > mon->last_seq + 1)
+			fprintf(mon->errf, TXA_PROG ": monitor: %llu event(s) lost\n",
+				(unsigned long long)(ev.seq - mon->last_seq - 1));
+		mon->have_last_seq = true;
+		mon->last_seq = ev.seq;
+	}
+	if (mon->args->json)
+		txa_event_print_json(mon->out, &ev);
+	else
+		txa_event_print_plain(mon->out, &ev);
+	fflush(mon->out);
+	txa_dev_free(&ev);
+
+	mon->seen++;
+	if (mon->args->count && mon->seen >= mon->args->count)
+		return NL_STOP;
+	return NL_OK;
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct txa_monitor *mon = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+
+	if (nlh->nlmsg_type != mon->family)
+		return NL_SKIP;
+	return on_event(nlh, mon);
+}
+
+int txa_monitor_init(struct txa_monitor *mon, struct txa_nl *nl,
+		     const struct txa_args *a, FILE *out)
+{
+	struct nl_cb *sock_cb;
+
+	memset(mon, 0, sizeof(*mon));
+	mon->args = a;
+	mon->out = out;
+	mon->errf = nl->err;
+	mon->family = nl->family;
+
+	/* events are unsolicited: their seq is 0, never what we expect */
+	nl_socket_disable_seq_check(nl->sk);
+	/* clone so that the seq check stays off (and tests' overrides stay) */
+	sock_cb = nl_socket_get_cb(nl->sk);
+	mon->cb = sock_cb ? nl_cb_clone(sock_cb) : NULL;
+	nl_cb_put(sock_cb);
+	if (!mon->cb) {
+		fprintf(mon->errf, TXA_PROG ": monitor: %s\n", strerror(ENOMEM));
+		return -1;
+	}
+	nl_cb_set(mon->cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, mon);
+	return 0;
+}
+
+void txa_monitor_fini(struct txa_monitor *mon)
+{
+	nl_cb_put(mon->cb);
+	mon->cb = NULL;
+}
+
+int txa_monitor_recv(struct txa_monitor *mon, struct txa_nl *nl)
+{
+	int err = nl_recvmsgs(nl->sk, mon->cb);
+
+	if (mon->err) {
+		fprintf(mon->errf, TXA_PROG ": monitor: %s\n",
+			strerror(-mon->err));
+		return -1;
+	}
+	if (mon->args->count && mon->seen >= mon->args->count)
+		return 1;
+	if (err == -NLE_AGAIN || err >= 0)
+		return 0;
+	if (err == -NLE_NOMEM) {
+		/* ENOBUFS: the kernel dropped events for us */
+		fprintf(mon->errf, TXA_PROG ": monitor: receive buffer overrun, events were lost\n");
+		return 0;
+	}
+	fprintf(mon->errf, TXA_PROG ": monitor: %s\n", nl_geterror(err));
+	return -1;
+}
+
+int txa_cmd_monitor(const struct txa_args *a)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct txa_monitor mon;
+	sigset_t block, waitmask;
+	struct pollfd pfd;
+	struct txa_nl nl;
+	int ret = TXA_EXIT_FAIL, err;
+
+	/* signals are blocked except inside ppoll() */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (txa_nl_open(&nl, "monitor"))
+		goto out_sig;
+	if (txa_nl_join_events(&nl))
+		goto out_close;
+	/* a burst of events must not overrun us too easily */
+	nl_socket_set_buffer_size(nl.sk, 1 << 20, 0);
+	err = nl_socket_set_nonblocking(nl.sk);
+	if (err < 0) {
+		fprintf(stderr, TXA_PROG ": monitor: %s\n", nl_geterror(err));
+		goto out_close;
+	}
+	if (txa_monitor_init(&mon, &nl, a, stdout))
+		goto out_close;
+
+	pfd.fd = nl_socket_get_fd(nl.sk);
+	pfd.events = POLLIN;
+	while (!stop_signal) {
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, TXA_PROG ": monitor: poll: %s\n",
+				strerror(errno));
+			goto out_mon;
+		}
+		err = txa_monitor_recv(&mon, &nl);
+		if (err < 0)
+			goto out_mon;
+		if (err > 0)
+			break;
+	}
+	ret = TXA_EXIT_OK;
+out_mon:
+	txa_monitor_fini(&mon);
+out_close:
+	txa_nl_close(&nl);
+out_sig:
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+	return ret;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the command-line parser (args.c). */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "tap.h"
+#include "../args.h"
+
+static char *errbuf;
+static size_t errlen;
+
+/* parse a space-separated command line (after the program name) */
+static int parse(const char *line, struct txa_args *a)
+{
+	char *copy = strdup(line), *argv[32], *tok, *save = NULL;
+	static char *keep[16];
+	static unsigned int nkeep;
+	int argc = 0, ret;
+	FILE *err;
+
+	argv[argc++] = "txrdma-admin";
+	for (tok = strtok_r(copy, " ", &save); tok && argc < 31;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+
+	free(errbuf);
+	errbuf = NULL;
+	err = open_memstream(&errbuf, &errlen);
+	ret = txa_parse_args(argc, argv, a, err);
+	fclose(err);
+	/* a->dev_name points into copy: keep it alive for the test */
+	if (nkeep == 16) {
+		for (nkeep = 0; nkeep < 16; nkeep++)
+			free(keep[nkeep]);
+		nkeep = 0;
+	}
+	keep[nkeep++] = copy;
+	return ret;
+}
+
+static bool err_has(const char *s)
+{
+	return errbuf && strstr(errbuf, s);
+}
+
+static void test_matches(void)
+{
+	TAP_CHECK(txa_matches("d", "dev"));
+	TAP_CHECK(txa_matches("dev", "dev"));
+	TAP_CHECK(!txa_matches("devx", "dev"));
+	TAP_CHECK(!txa_matches("", "dev"));
+	TAP_CHECK(!txa_matches("x", "dev"));
+}
+
+static void test_lookup(void)
+{
+	static const char *const kw[] = { "show", "list", "set", "help", NULL };
+	static const char *const kw2[] = { "setting", "set", NULL };
+
+	TAP_CHECK_INT(txa_lookup("s", kw), 0);	/* order settles it */
+	TAP_CHECK_INT(txa_lookup("sh", kw), 0);
+	TAP_CHECK_INT(txa_lookup("se", kw), 2);
+	TAP_CHECK_INT(txa_lookup("set", kw), 2);
+	TAP_CHECK_INT(txa_lookup("h", kw), 3);
+	TAP_CHECK_INT(txa_lookup("showx", kw), -1);
+	TAP_CHECK_INT(txa_lookup("", kw), -1);
+	TAP_CHECK_INT(txa_lookup("set", kw2), 1);	/* exact wins */
+}
+
+static void test_onoff_u64(void)
+{
+	uint64_t v = 7;
+
+	TAP_CHECK_INT(txa_parse_onoff("on"), 1);
+	TAP_CHECK_INT(txa_parse_onoff("off"), 0);
+	TAP_CHECK_INT(txa_parse_onoff("yes"), 1);
+	TAP_CHECK_INT(txa_parse_onoff("0"), 0);
+	TAP_CHECK_INT(txa_parse_onoff("o"), -1);
+	TAP_CHECK_INT(txa_parse_onoff(""), -1);
+	TAP_CHECK_INT(txa_parse_u64("42", &v), 0);
+	TAP_CHECK(v == 42);
+	TAP_CHECK_INT(txa_parse_u64("18446744073709551615", &v), 0);
+	TAP_CHECK(v == UINT64_MAX);
+	TAP_CHECK_INT(txa_parse_u64("18446744073709551616", &v), -1);
+	TAP_CHECK_INT(txa_parse_u64("-1", &v), -1);
+	TAP_CHECK_INT(txa_parse_u64("+1", &v), -1);
+	TAP_CHECK_INT(txa_parse_u64("1x", &v), -1);
+	TAP_CHECK_INT(txa_parse_u64("", &v), -1);
+}
+
+static void test_dev_show(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("dev show", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SHOW);
+	TAP_CHECK(a.dev_name == NULL);
+	TAP_CHECK(!a.json && !a.pretty);
+
+	TAP_CHECK_INT(parse("dev", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SHOW);
+
+	TAP_CHECK_INT(parse("d sh rxe0", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SHOW);
+	TAP_CHECK_STR(a.dev_name, "rxe0");
+
+	TAP_CHECK_INT(parse("dev list", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SHOW);
+
+	TAP_CHECK_INT(parse("dev show rxe0 extra", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("unexpected argument \"extra\""));
+}
+
+static void test_options(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("-j -p dev show", &a), 0);
+	TAP_CHECK(a.json && a.pretty);
+	TAP_CHECK_INT(parse("-jp dev", &a), 0);
+	TAP_CHECK(a.json && a.pretty);
+	TAP_CHECK_INT(parse("--json dev", &a), 0);
+	TAP_CHECK(a.json && !a.pretty);
+	TAP_CHECK_INT(parse("-json -pretty dev", &a), 0);
+	TAP_CHECK(a.json && a.pretty);
+	/* options end at the first word */
+	TAP_CHECK_INT(parse("dev show -j", &a), 0);
+	TAP_CHECK_STR(a.dev_name, "-j");
+	TAP_CHECK(!a.json);
+
+	TAP_CHECK_INT(parse("-x dev", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("unknown option \"-x\""));
+	TAP_CHECK(err_has("Usage:"));
+	TAP_CHECK_INT(parse("--bogus dev", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("unknown option \"--bogus\""));
+}
+
+static void test_help_version(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("-h", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_ALL);
+	TAP_CHECK_INT(parse("--help", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(parse("help", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(parse("dev help", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_DEV);
+	TAP_CHECK_INT(parse("help dev", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_DEV);
+	TAP_CHECK_INT(parse("monitor help", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_MONITOR);
+	TAP_CHECK_INT(parse("-V", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_VERSION);
+	TAP_CHECK_INT(parse("--version", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_VERSION);
+	TAP_CHECK_INT(parse("help foo", &a), TXA_EXIT_USAGE);
+}
+
+static void test_dev_set(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("dev set rxe0 enabled off", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SET);
+	TAP_CHECK_STR(a.dev_name, "rxe0");
+	TAP_CHECK_INT(a.enabled, 0);
+	TAP_CHECK_INT(parse("d se rxe0 en on", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_DEV_SET);
+	TAP_CHECK_INT(a.enabled, 1);
+
+	TAP_CHECK_INT(parse("dev set", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("missing device name"));
+	TAP_CHECK_INT(parse("dev set rxe0", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("nothing to change"));
+	TAP_CHECK_INT(parse("dev set rxe0 enabled", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("dev set rxe0 enabled maybe", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"maybe\" is not on or off"));
+	TAP_CHECK_INT(parse("dev set rxe0 mtu 4096", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("unknown attribute \"mtu\""));
+}
+
+static void test_dev_name_length(void)
+{
+	char line[128];
+	struct txa_args a;
+
+	/* 63 characters fit (TXRDMA_DEV_NAME_MAX with the NUL), 64 do not */
+	snprintf(line, sizeof(line), "dev show %.63s",
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	TAP_CHECK_INT(parse(line, &a), 0);
+	snprintf(line, sizeof(line), "dev show %.64s",
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	TAP_CHECK_INT(parse(line, &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("invalid device name"));
+}
+
+static void test_monitor(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("monitor", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_MONITOR);
+	TAP_CHECK(a.count == 0);
+	TAP_CHECK_INT(parse("-j m c 3", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_MONITOR);
+	TAP_CHECK(a.json);
+	TAP_CHECK(a.count == 3);
+	TAP_CHECK_INT(parse("monitor count", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("monitor count 0", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("monitor count -2", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("monitor bogus", &a), TXA_EXIT_USAGE);
+}
+
+static void test_unknown(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("missing object"));
+	TAP_CHECK_INT(parse("foo", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("unknown object \"foo\""));
+	TAP_CHECK_INT(parse("dev frob", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("dev: unknown command \"frob\""));
+	TAP_CHECK(err_has("Usage: txrdma-admin dev"));
+}
+
+static const struct tap_test tests[] = {
+	TAP_TEST(test_matches, "args: prefix matching"),
+	TAP_TEST(test_lookup, "args: keyword lookup, order and exact match"),
+	TAP_TEST(test_onoff_u64, "args: on/off and number parsing"),
+	TAP_TEST(test_dev_show, "args: dev show [NAME], abbreviations"),
+	TAP_TEST(test_options, "args: -j/-p/--json/-json, unknown options"),
+	TAP_TEST(test_help_version, "args: help topics and version"),
+	TAP_TEST(test_dev_set, "args: dev set NAME enabled on|off"),
+	TAP_TEST(test_dev_name_length, "args: device name length limit"),
+	TAP_TEST(test_monitor, "args: monitor [count N]"),
+	TAP_TEST(test_unknown, "args: unknown object and command"),
+};
+
+int main(void)
+{
+	int ret = TAP_MAIN(tests);
+
+	free(errbuf);
+	return ret;
+}
