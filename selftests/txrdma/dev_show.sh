@@ -30,7 +30,7 @@ for dev in $a; do
 	check "$dev max_qp $(jq .max_qp <<<"$mine") = ibv_devinfo's $mq" \
 		test "$(jq .max_qp <<<"$mine")" = "$mq"
 	# jq 1.6 reads numbers as doubles: take the u64 from the text
-	m=$(grep -o '"max_mr_size":[0-9]*' <<<"$mine" | cut -d: -f2)
+	m=$("$ADMIN" -j dev show "$dev" | grep -o '"max_mr_size":[0-9]*' | cut -d: -f2)
 	check "$dev max_mr_size $m = ibv_devinfo's $mr" \
 		test "$(printf '0x%x' "$m")" = "$mr"
 

@@ -16,6 +16,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # the first rxe device and its netdev: cycled below, restored at the end
 DEV=$(rdma -j link show | jq -r '.[0].ifname')
+ORIG=$DEV
 NETDEV=$(rdma -j link show | jq -r '.[0].netdev')
 diag "cycling $DEV on $NETDEV"
 
@@ -47,7 +48,7 @@ for i in $(seq 1 "$CYCLES"); do
 	# delete the device while the module is out; in odd cycles add it
 	# back while the module is loading, in even cycles after
 	new=rxc$i
-	[ "$i" -eq "$CYCLES" ] && new=$DEV
+	[ "$i" -eq "$CYCLES" ] && new=$ORIG
 	rdma link delete "$DEV"
 	if [ $((i % 2)) -eq 1 ]; then
 		rdma link add "$new" type rxe netdev "$NETDEV" &

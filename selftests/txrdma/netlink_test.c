@@ -255,9 +255,11 @@ TEST_F(nl, set_out_of_range_changes_nothing)
 	struct dev_info *d = &self->devs.d[0], g;
 	struct nlmini_msg m;
 
-	EXPECT_EQ(-EINVAL, set_enabled(&self->nl, d->name, 2));
+	/* the policy's range check answers -ERANGE, with a message */
+	EXPECT_EQ(-ERANGE, set_enabled(&self->nl, d->name, 2));
 	EXPECT_NE(0, self->nl.extack[0]);
-	EXPECT_EQ(-EINVAL, set_enabled(&self->nl, d->name, 255));
+	EXPECT_NE(0, self->nl.extack_off);
+	EXPECT_EQ(-ERANGE, set_enabled(&self->nl, d->name, 255));
 	ASSERT_EQ(0, get_dev(&self->nl, d->name, &g));
 	EXPECT_EQ(1, g.enabled);
 

@@ -156,11 +156,8 @@ int nlmini_talk(struct nlmini *nl, struct nlmini_msg *m, nlmini_cb cb,
 				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
 			}
 			if (h->nlmsg_type == NLMSG_DONE) {
-				/* a dump ends here; its ack follows */
-				ret = *(int *)NLMSG_DATA(h);
-				if (ret)
-					return ret;
-				continue;
+				/* a dump ends here; no ack follows */
+				return ret ? ret : *(int *)NLMSG_DATA(h);
 			}
 			if (cb && !ret)
 				ret = cb(h, arg);

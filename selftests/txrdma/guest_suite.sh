@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Runs every single-host selftest inside a guest (txrdma.ko loaded,
+# rxe up) and prints their TAP lines prefixed with the test's name.  A
+# test that exits non-zero without a "not ok" line (a crash) still
+# counts as a failure.
+DIR=$(cd "$(dirname "$0")" && pwd)
+cd "$DIR" || exit 1
+TESTS=${TXRDMA_TESTS:-"probe_test netlink_test dev_show.sh load_cycles.sh"}
+failed=0
+for t in $TESTS; do
+	echo "# ===== $t"
+	start=$(date +%s.%N)
+	out=$(timeout 600 "./$t" 2>&1)
+	rc=$?
+	sed -E "s/^(not ok|ok) [0-9]+ (- )?/\1 - $t: /" <<<"$out"
+	echo "# $t: exit $rc in $(echo "$(date +%s.%N) - $start" | bc) s"
+	if [ $rc -ne 0 ]; then
+		failed=1
+		grep -q '^not ok' <<<"$out" || echo "not ok - $t: exited $rc"
+	fi
+done
+exit $failed

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for commands that run inside txrdma-vm guests.  Source it:
+#   . "$TXRDMA_ROOT/tools/vm/guestlib.sh"
+# Rendezvous files live in $TXRDMA_JOB, which every guest and the host see.
+# All waits are bounded polls; they return 1 on timeout.
+
+# txrdma_signal NAME [TEXT]: atomically create $TXRDMA_JOB/NAME.
+txrdma_signal() {
+	printf '%s\n' "${2:-$TXRDMA_GUEST}" > "$TXRDMA_JOB/.$1.tmp.$$" &&
+		mv "$TXRDMA_JOB/.$1.tmp.$$" "$TXRDMA_JOB/$1"
+}
+
+# txrdma_wait_file NAME [TIMEOUT_S]: wait until $TXRDMA_JOB/NAME exists.
+txrdma_wait_file() {
+	_n=$(( ${2:-60} * 10 ))
+	while [ $_n -gt 0 ]; do
+		[ -e "$TXRDMA_JOB/$1" ] && return 0
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	echo "txrdma_wait_file: $1 did not appear within ${2:-60}s" >&2
+	return 1
+}
+
+# txrdma_wait_until TIMEOUT_S CMD...: poll CMD until it succeeds.
+txrdma_wait_until() {
+	_n=$(( $1 * 10 ))
+	shift
+	while [ $_n -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	echo "txrdma_wait_until: '$*' still failing" >&2
+	return 1
+}
+
+_txrdma_tcp_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# txrdma_wait_tcp_listen PORT [TIMEOUT_S]: a TCP listener on PORT (e.g.
+# perftest without -R exchanges its parameters over TCP port 18515).
+txrdma_wait_tcp_listen() {
+	txrdma_wait_until "${2:-60}" _txrdma_tcp_listening "$1"
+}
+
+_txrdma_cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\b"
+}
+
+# txrdma_wait_cm_listen PORT [TIMEOUT_S]: an rdma_cm listener on PORT
+# (perftest -R uses 18515, rping 7174).
+txrdma_wait_cm_listen() {
+	txrdma_wait_until "${2:-60}" _txrdma_cm_listening "$1"
+}
+
+# txrdma_port_state RXE: print the state of port 1 of RXE (ACTIVE, DOWN, ...).
+txrdma_port_state() {
+	rdma link show "$1/1" | sed -n 's/.* state \([A-Z_]*\) .*/\1/p'
+}
+
+# txrdma_peer_addr PEER: this guest's peer address on its link to guest PEER.
+txrdma_peer_addr() {
+	awk -v g="$TXRDMA_GUEST" -v p="$1" \
+		'$2 == g && $12 == p { print $14 }' "$TXRDMA_JOB/topology"
+}
+
+# txrdma_my_addr PEER: this guest's own address on its link to guest PEER.
+txrdma_my_addr() {
+	awk -v g="$TXRDMA_GUEST" -v p="$1" \
+		'$2 == g && $12 == p { sub("/.*", "", $10); print $10 }' \
+		"$TXRDMA_JOB/topology"
+}
+
+# txrdma_rxe_to PEER: name of the rxe device on the link to guest PEER.
+txrdma_rxe_to() {
+	awk -v g="$TXRDMA_GUEST" -v p="$1" \
+		'$2 == g && $12 == p { print $18 }' "$TXRDMA_JOB/topology"
+}

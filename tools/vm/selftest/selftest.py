@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Self-test of the txrdma-vm harness (no txrdma module needed).
+
+Usage: selftest.py [TEST...]   (default: all; see TESTS below)
+Prints one line per test with its wall time; exits non-zero on a failure.
+"""
+
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import txrdmavm  # noqa: E402
+from txrdmavm import format_result  # noqa: E402
+
+ST = "tools/vm/selftest/"
+# Every run directory goes under BASE, removed at the end if all passed.
+os.makedirs(os.path.join(txrdmavm.cache_dir(), "runs"), exist_ok=True)
+BASE = tempfile.mkdtemp(prefix="selftest-",
+                        dir=os.path.join(txrdmavm.cache_dir(), "runs"))
+_seq = itertools.count()
+
+
+def Cluster(*args, **kw):
+    kw.setdefault("rundir", os.path.join(BASE, "run%d" % next(_seq)))
+    return txrdmavm.Cluster(*args, **kw)
+
+
+def run(n, cmds, **kw):
+    kw.setdefault("load_module", False)
+    kw.setdefault("timeout", 240)
+    with Cluster(n, cmds, **kw) as c:
+        c.start()
+        return c.wait()
+
+
+def expect_ok(results):
+    for r in results:
+        if not r.ok:
+            raise AssertionError(format_result(r))
+    return "boot " + "/".join("%.1f" % (r.boot_s or -1) for r in results)
+
+
+def t_loopback():
+    return expect_ok(run(1, ST + "loopback.sh"))
+
+
+def t_pair():
+    return expect_ok(run(2, ST + "pair.sh"))
+
+
+def t_mesh3():
+    return expect_ok(run(3, ST + "mesh.sh"))
+
+
+def t_linkcut():
+    with Cluster(2, ST + "linkcut.sh", load_module=False, timeout=240) as c:
+        c.start()
+        for g in (0, 1):
+            c.wait_file(g, "ready-%d" % g, 120)
+        c.cut(0, 1)
+        for g in (0, 1):
+            c.wait_file(g, "down-%d" % g, 60)
+        # A paused guest keeps its state; resume it before the restore.
+        c.pause(1)
+        time.sleep(1)
+        c.resume(1)
+        c.restore(0, 1)
+        res = c.wait()
+    return expect_ok(res)
+
+
+def t_dmesg_catch():
+    res = run(1, 'echo "WARNING: test" > /dev/kmsg; echo done')
+    r = res[0]
+    assert r.status == 0, format_result(r)
+    assert not r.ok, "a WARNING in dmesg must fail the guest"
+    assert any("WARNING: test" in p for p in r.problems), r.problems
+    return "caught: %s" % r.problems[0].strip()
+
+
+def t_clean_pass():
+    res = run(1, 'echo "harmless message" > /dev/kmsg; dmesg | tail -1')
+    return expect_ok(res)
+
+
+def t_missing_module():
+    res = run(1, "true", load_module=True,
+              module="/nonexistent/txrdma.ko")
+    r = res[0]
+    assert r.status == 125, format_result(r)
+    assert "not found" in r.output, r.output
+    return "status 125: " + r.output.strip()
+
+
+def t_timeout_kill():
+    res = run(1, "sleep 1000", timeout=30)
+    r = res[0]
+    assert r.status is None and r.error and "timed out" in r.error, repr(r)
+    return r.error
+
+
+def t_kill():
+    with Cluster(2, ["txrdma_x=1; sleep 1000", "true"],
+                 load_module=False, timeout=240) as c:
+        c.start()
+        c.wait_file(1, "g1/status", 120)
+        c.kill(0)
+        res = c.wait()
+    assert res[0].status is None and res[0].error == "killed", repr(res[0])
+    assert res[1].ok, format_result(res[1])
+    return "guest 0 killed, guest 1 ok"
+
+
+TESTS = [
+    ("loopback", t_loopback),
+    ("pair", t_pair),
+    ("mesh3", t_mesh3),
+    ("linkcut", t_linkcut),
+    ("dmesg_catch", t_dmesg_catch),
+    ("clean_pass", t_clean_pass),
+    ("missing_module", t_missing_module),
+    ("timeout_kill", t_timeout_kill),
+    ("kill", t_kill),
+]
+
+
+def main():
+    want = sys.argv[1:]
+    failed = 0
+    for name, fn in TESTS:
+        if want and name not in want:
+            continue
+        t0 = time.monotonic()
+        try:
+            info = fn()
+            verdict = "ok"
+        except Exception as e:  # noqa: BLE001 - report any failure
+            info = "%s: %s" % (type(e).__name__, e)
+            verdict = "FAIL"
+            failed += 1
+        print("%-15s %-4s %6.1fs  %s" % (name, verdict,
+                                          time.monotonic() - t0, info),
+              flush=True)
+    if failed:
+        print("run directories kept under %s" % BASE)
+    else:
+        shutil.rmtree(BASE, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
