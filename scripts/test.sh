@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The test command: installs what is missing, builds everything and runs
+# every test, then prints one line "N passed, M failed".
+#
+#   stage      what                                          where
+#   setup      scripts/setup.sh (apt, idempotent)            host
+#   build      module (W=1), library, admin tool, selftests  host
+#   style      checkpatch --strict on kmod/, warning-free    host
+#   host       lib + txrdma-admin unit tests (ASan/UBSan)    host
+#   kunit      txrdma_* suites on UML (scripts/kunit.sh)     host (UML)
+#   vm         kselftests in 2 QEMU guests with rxe          QEMU
+#
+# TXRDMA_STAGES="build host" runs a subset (setup and build always run
+# first when named or implied).  Logs go to $TXRDMA_OUT (default
+# out/test) in the checkout.  Exit status 0 only if nothing failed.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+OUT=${TXRDMA_OUT:-$ROOT/out/test}
+STAGES=${TXRDMA_STAGES:-"setup build style host kunit vm"}
+mkdir -p "$OUT"
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+TIMES=()
+
+# count TAP lines of a log: top-level "ok"/"not ok" (skips count apart)
+count_tap() {
+	local p f s
+	p=$(grep -E '^ok\b' "$1" | grep -vc '# SKIP')
+	s=$(grep -E '^ok\b' "$1" | grep -c '# SKIP')
+	f=$(grep -cE '^not ok\b' "$1")
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	SKIPPED=$((SKIPPED + s))
+	echo "  $p passed, $f failed, $s skipped ($(basename "$1"))"
+}
+
+# result NAME OK|FAIL: a single check of the runner itself
+result() {
+	if [ "$2" = OK ]; then
+		PASSED=$((PASSED + 1)); echo "ok - $1"
+	else
+		FAILED=$((FAILED + 1)); echo "not ok - $1"
+	fi
+}
+
+stage_begin() {
+	STAGE_T0=$(date +%s)
+	echo "===== stage $1"
+}
+
+stage_end() {
+	local dt=$(($(date +%s) - STAGE_T0))
+	TIMES+=("$1 ${dt}s")
+	echo "===== stage $1 took ${dt}s"
+}
+
+want() { [[ " $STAGES " == *" $1 "* ]]; }
+
+if want setup; then
+	stage_begin setup
+	if scripts/setup.sh > "$OUT/setup.log" 2>&1; then
+		result "setup: packages present" OK
+	else
+		result "setup: packages present (see $OUT/setup.log)" FAIL
+		tail -20 "$OUT/setup.log"
+	fi
+	tail -2 "$OUT/setup.log"
+	stage_end setup
+fi
+
+BUILD_OK=1
+if want build || want vm || want host; then
+	stage_begin build
+	make modules > "$OUT/build-kmod.log" 2>&1; rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'warning:' "$OUT/build-kmod.log"; then
+		result "build: txrdma.ko, W=1, no warnings" OK
+	else
+		result "build: txrdma.ko, W=1, no warnings (see $OUT/build-kmod.log)" FAIL
+		grep -E 'warning:|error:' "$OUT/build-kmod.log" | head -20
+		BUILD_OK=0
+	fi
+	make lib tools > "$OUT/build-user.log" 2>&1; rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'warning:' "$OUT/build-user.log"; then
+		result "build: libtxrdma and txrdma-admin, -Wall -Wextra, no warnings" OK
+	else
+		result "build: libtxrdma and txrdma-admin, no warnings (see $OUT/build-user.log)" FAIL
+		grep -E 'warning:|error:' "$OUT/build-user.log" | head -20
+		BUILD_OK=0
+	fi
+	# kselftest_harness.h comes from the kernel source that kunit.sh
+	# unpacks; unpack it here if the kunit stage has not run yet
+	if ! ls "${TXRDMA_CACHE:-$HOME/.cache/txrdma}"/linux-source-*/tools/testing/selftests/kselftest_harness.h >/dev/null 2>&1; then
+		scripts/kunit.sh --help > /dev/null 2>&1 || true
+	fi
+	make selftests > "$OUT/build-selftests.log" 2>&1; rc=$?
+	if [ $rc -eq 0 ] && ! grep -q 'warning:' "$OUT/build-selftests.log"; then
+		result "build: selftests, no warnings" OK
+	else
+		result "build: selftests (see $OUT/build-selftests.log)" FAIL
+		tail -20 "$OUT/build-selftests.log"
+		BUILD_OK=0
+	fi
+	stage_end build
+fi
+
+if want style; then
+	stage_begin style
+	CP=$(ls "${TXRDMA_CACHE:-$HOME/.cache/txrdma}"/linux-source-*/scripts/checkpatch.pl 2>/dev/null | tail -1)
+	[ -n "$CP" ] || CP=$(ls /lib/modules/*/build/scripts/checkpatch.pl 2>/dev/null | tail -1)
+	for f in $(git ls-files 'kmod/*.[ch]' 2>/dev/null || ls kmod/*.[ch] kmod/tests/*.c); do
+		if [ -z "$CP" ]; then
+			result "checkpatch $f: checkpatch.pl not found" FAIL
+		elif "$CP" --no-tree --strict --quiet -f "$f" > "$OUT/checkpatch.log" 2>&1 &&
+		     ! grep -qE '^(WARNING|ERROR|CHECK)' "$OUT/checkpatch.log"; then
+			result "checkpatch --strict $f" OK
+		else
+			result "checkpatch --strict $f" FAIL
+			cat "$OUT/checkpatch.log"
+		fi
+	done
+	stage_end style
+fi
+
+if want host; then
+	stage_begin host
+	make -C lib check > "$OUT/host-lib.log" 2>&1
+	count_tap "$OUT/host-lib.log"
+	make -C tools/txrdma-admin check > "$OUT/host-admin.log" 2>&1
+	count_tap "$OUT/host-admin.log"
+	grep -E '^not ok' "$OUT"/host-*.log
+	stage_end host
+fi
+
+if want kunit; then
+	stage_begin kunit
+	scripts/kunit.sh > "$OUT/kunit.log" 2>&1; rc=$?
+	grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete' "$OUT/kunit.log"
+	# kunit.py: "Testing complete. Ran 16 tests: passed: 16"
+	line=$(grep 'Testing complete' "$OUT/kunit.log" | tail -1)
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
+	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$line")
+	c=$(sed -n 's/.*crashed: \([0-9]*\).*/\1/p' <<<"$line")
+	if [ -z "$p" ]; then
+		result "kunit: suites built and ran (see $OUT/kunit.log)" FAIL
+		tail -30 "$OUT/kunit.log"
+	else
+		PASSED=$((PASSED + p))
+		FAILED=$((FAILED + ${f:-0} + ${c:-0}))
+		[ $rc -eq 0 ] || result "kunit: kunit.py exit status $rc" FAIL
+	fi
+	stage_end kunit
+fi
+
+if want vm; then
+	stage_begin vm
+	if [ $BUILD_OK -eq 1 ]; then
+		selftests/txrdma/run_vm_tests.py > "$OUT/vm.log" 2>&1
+		grep -E '^(ok|not ok)|^# (suite|both)' "$OUT/vm.log"
+		count_tap "$OUT/vm.log"
+	else
+		result "vm: kselftests in QEMU (not run: the build failed)" FAIL
+	fi
+	stage_end vm
+fi
+
+echo "===== times: ${TIMES[*]}"
+echo "logs: $OUT"
+if [ "$SKIPPED" -gt 0 ]; then
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+else
+	echo "$PASSED passed, $FAILED failed"
+fi
+[ "$FAILED" -eq 0 ]
