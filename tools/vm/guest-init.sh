@@ -48,7 +48,8 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=0620,ptmxmode=0666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 shm /dev/shm
 mount -t tmpfs -o mode=0755 run /run
-mount -t tmpfs -o mode=1777 tmp /tmp
+# /tmp stays the overlay's view of the host's /tmp (writes go to the
+# guest's tmpfs upper layer): a checkout under /tmp must stay visible
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null

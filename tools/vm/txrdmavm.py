@@ -80,7 +80,7 @@ def dmesg_problems(text):
 
 
 # Directories guest-init mounts over: host files there are invisible in guests.
-GUEST_PRIVATE_DIRS = ("/tmp", "/run", "/dev", "/proc", "/sys")
+GUEST_PRIVATE_DIRS = ("/run", "/dev", "/proc", "/sys")
 
 
 def _shadowed(path):
