@@ -9,6 +9,8 @@
  *   txrdma_cdev.c     misc device /dev/txrdma (probe ioctl)
  *   txrdma_abi.c      pure checks of uapi structures (KUnit-tested)
  *   txrdma_tbucket.c  token bucket arithmetic (pure logic, KUnit-tested)
+ *   txrdma_quota.c    resource accounting (pure logic, KUnit-tested)
+ *   txrdma_tenant.c   tenants, cgroup membership, their netlink ops
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
@@ -17,6 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <linux/netlink.h>
+#include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 #include <linux/txrdma.h>
 
@@ -63,6 +66,8 @@ void txrdma_ibdev_exit(void);
 unsigned int txrdma_ibdev_count(void);
 struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
 					  bool by_index);
+
+extern struct genl_family txrdma_genl_family;
 
 int txrdma_nl_init(void);
 void txrdma_nl_exit(void);

@@ -17,6 +17,9 @@ static_assert(sizeof(struct txrdma_probe) == 56);
 static_assert(offsetof(struct txrdma_probe, features) == 8);
 static_assert(offsetof(struct txrdma_probe, ndevs) == 16);
 static_assert(offsetof(struct txrdma_probe, resv) == 24);
+static_assert(sizeof(struct txrdma_tenant_info) == 56);
+static_assert(offsetof(struct txrdma_tenant_info, name) == 8);
+static_assert(offsetof(struct txrdma_tenant_info, resv) == 40);
 
 /**
  * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request
@@ -48,4 +51,17 @@ void txrdma_probe_fill(struct txrdma_probe *out, u32 ndevs)
 	out->abi_version = TXRDMA_ABI_VERSION;
 	out->features = TXRDMA_FEAT_ALL;
 	out->ndevs = ndevs;
+}
+
+/**
+ * txrdma_tenant_info_check() - validate a TXRDMA_IOC_TENANT_INFO request
+ * @in: the structure as copied from user space
+ *
+ * Return: 0, or -EINVAL for a non-zero flags word or reserved field.
+ */
+int txrdma_tenant_info_check(const struct txrdma_tenant_info *in)
+{
+	if (in->flags || in->resv[0] || in->resv[1])
+		return -EINVAL;
+	return 0;
 }

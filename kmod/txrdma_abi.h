@@ -12,5 +12,6 @@
 
 int txrdma_probe_check(const struct txrdma_probe *in);
 void txrdma_probe_fill(struct txrdma_probe *out, u32 ndevs);
+int txrdma_tenant_info_check(const struct txrdma_tenant_info *in);
 
 #endif /* _TXRDMA_ABI_H */

@@ -12,6 +12,7 @@
 
 #include "txrdma.h"
 #include "txrdma_abi.h"
+#include "txrdma_tenant.h"
 
 static long txrdma_ioctl_probe(void __user *uarg)
 {
@@ -29,6 +30,25 @@ static long txrdma_ioctl_probe(void __user *uarg)
 	return 0;
 }
 
+static long txrdma_ioctl_tenant_info(void __user *uarg)
+{
+	struct txrdma_tenant_info ti;
+	int ret;
+
+	if (copy_from_user(&ti, uarg, sizeof(ti)))
+		return -EFAULT;
+	ret = txrdma_tenant_info_check(&ti);
+	if (ret)
+		return ret;
+	memset(&ti, 0, sizeof(ti));
+	ret = txrdma_tenant_of_current(&ti.id, ti.name, sizeof(ti.name));
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &ti, sizeof(ti)))
+		return -EFAULT;
+	return 0;
+}
+
 static long txrdma_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -37,6 +57,8 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case TXRDMA_IOC_PROBE:
 		return txrdma_ioctl_probe(uarg);
+	case TXRDMA_IOC_TENANT_INFO:
+		return txrdma_ioctl_tenant_info(uarg);
 	default:
 		return -ENOTTY;
 	}

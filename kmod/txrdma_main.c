@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "txrdma.h"
+#include "txrdma_tenant.h"
 
 static int __init txrdma_init(void)
 {
@@ -31,6 +32,7 @@ out_ibdev:
 	txrdma_ibdev_exit();
 out_nl:
 	txrdma_nl_exit();
+	txrdma_tenants_exit();
 	return ret;
 }
 
@@ -39,6 +41,8 @@ static void __exit txrdma_exit(void)
 	txrdma_cdev_exit();
 	txrdma_ibdev_exit();
 	txrdma_nl_exit();
+	/* no netlink op can run now: tenants go last */
+	txrdma_tenants_exit();
 }
 
 module_init(txrdma_init);

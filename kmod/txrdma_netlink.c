@@ -14,8 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "txrdma.h"
-
-static struct genl_family txrdma_genl_family;
+#include "txrdma_tenant.h"
 
 enum txrdma_mcgrp {
 	TXRDMA_MCGRP_EVENTS_IDX,
@@ -340,9 +339,37 @@ static const struct genl_ops txrdma_genl_ops[] = {
 		.maxattr	= ARRAY_SIZE(txrdma_dev_set_policy) - 1,
 		.flags		= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd		= TXRDMA_CMD_TENANT_GET,
+		.doit		= txrdma_nl_tenant_get_doit,
+		.dumpit		= txrdma_nl_tenant_get_dumpit,
+		.policy		= txrdma_tenant_get_policy,
+		.maxattr	= TXRDMA_TENANT_GET_MAXATTR,
+	},
+	{
+		.cmd		= TXRDMA_CMD_TENANT_NEW,
+		.doit		= txrdma_nl_tenant_new_doit,
+		.policy		= txrdma_tenant_new_policy,
+		.maxattr	= TXRDMA_TENANT_NEW_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_TENANT_SET,
+		.doit		= txrdma_nl_tenant_set_doit,
+		.policy		= txrdma_tenant_new_policy,
+		.maxattr	= TXRDMA_TENANT_NEW_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_TENANT_DEL,
+		.doit		= txrdma_nl_tenant_del_doit,
+		.policy		= txrdma_tenant_del_policy,
+		.maxattr	= TXRDMA_TENANT_DEL_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
 };
 
-static struct genl_family txrdma_genl_family __ro_after_init = {
+struct genl_family txrdma_genl_family __ro_after_init = {
 	.name		= TXRDMA_GENL_NAME,
 	.version	= TXRDMA_GENL_VERSION,
 	.module		= THIS_MODULE,

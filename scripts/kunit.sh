@@ -43,7 +43,8 @@ DST=$SRC/lib/txrdma
 stage "$ROOT/kmod/tests/kunit/Kconfig" "$DST/Kconfig"
 stage "$ROOT/kmod/tests/kunit/Makefile" "$DST/Makefile"
 stage "$ROOT/uapi/linux/txrdma.h" "$DST/uapi/linux/txrdma.h"
-for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h; do
+for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h \
+	 txrdma_quota.c txrdma_quota.h; do
 	stage "$ROOT/kmod/$f" "$DST/$f"
 done
 for f in "$ROOT"/kmod/tests/*_kunit.c; do

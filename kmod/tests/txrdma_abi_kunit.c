@@ -68,11 +68,29 @@ static void abi_probe_fill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_probe_check(&p), 0);
 }
 
+static void abi_tenant_info_check(struct kunit *test)
+{
+	struct txrdma_tenant_info ti;
+
+	memset(&ti, 0, sizeof(ti));
+	KUNIT_EXPECT_EQ(test, txrdma_tenant_info_check(&ti), 0);
+	/* output fields are ignored on input */
+	ti.id = 5;
+	ti.name[0] = 'x';
+	KUNIT_EXPECT_EQ(test, txrdma_tenant_info_check(&ti), 0);
+	ti.flags = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_tenant_info_check(&ti), -EINVAL);
+	ti.flags = 0;
+	ti.resv[1] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_tenant_info_check(&ti), -EINVAL);
+}
+
 static struct kunit_case txrdma_abi_cases[] = {
 	KUNIT_CASE(abi_probe_accepts_zero),
 	KUNIT_CASE(abi_probe_rejects_flags),
 	KUNIT_CASE(abi_probe_rejects_resv),
 	KUNIT_CASE(abi_probe_fill),
+	KUNIT_CASE(abi_tenant_info_check),
 	{}
 };
 

@@ -25,9 +25,11 @@
 enum {
 	/* generic netlink "dev" object: get/dump/set and add/del/port events */
 	TXRDMA_FEAT_NL_DEV		= 1ULL << 0,
+	/* tenants over netlink and TXRDMA_IOC_TENANT_INFO */
+	TXRDMA_FEAT_TENANTS		= 1ULL << 1,
 };
 
-#define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV)
+#define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -43,8 +45,23 @@ struct txrdma_probe {
 	__u64 resv[4];
 };
 
+/*
+ * TXRDMA_IOC_TENANT_INFO: the tenant of the calling process, i.e. of the
+ * nearest ancestor of its cgroup (v2) that a tenant is bound to.
+ * In:  flags and resv must be 0.
+ * Out: id and name; -EPERM when the process belongs to no tenant.
+ */
+struct txrdma_tenant_info {
+	__u32 id;
+	__u32 flags;
+	char name[32];
+	__u64 resv[2];
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
+#define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
+				      struct txrdma_tenant_info)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */
@@ -61,6 +78,10 @@ enum txrdma_cmd {
 	TXRDMA_CMD_DEV_DEL_NTF,		/* event: a device went away */
 	TXRDMA_CMD_DEV_PORT_NTF,	/* event: a port changed state */
 	TXRDMA_CMD_DEV_SET_NTF,		/* event: an admin changed a device */
+	TXRDMA_CMD_TENANT_GET,		/* do (by TENANT_NAME) and dump */
+	TXRDMA_CMD_TENANT_NEW,		/* CAP_NET_ADMIN */
+	TXRDMA_CMD_TENANT_SET,		/* CAP_NET_ADMIN */
+	TXRDMA_CMD_TENANT_DEL,		/* CAP_NET_ADMIN; TENANT_FORCE */
 
 	__TXRDMA_CMD_MAX,
 	TXRDMA_CMD_MAX = __TXRDMA_CMD_MAX - 1
@@ -94,11 +115,39 @@ enum txrdma_attr {
 	TXRDMA_A_PORT_NETDEV,		/* string: bound net device, if any */
 	TXRDMA_A_EVENT_TIME_NS,		/* u64: CLOCK_REALTIME of the event */
 	TXRDMA_A_EVENT_SEQ,		/* u64: per-module event counter */
+	TXRDMA_A_TENANT_NAME,		/* string, < 32 bytes */
+	TXRDMA_A_TENANT_ID,		/* u32: assigned by the module */
+	TXRDMA_A_TENANT_CGROUP,		/* string: cgroup v2 path, "/a/b" */
+	TXRDMA_A_TENANT_PRIO,		/* u8: enum txrdma_prio */
+	TXRDMA_A_TENANT_LIMITS,		/* nest of TXRDMA_A_LIMIT_* */
+	TXRDMA_A_TENANT_USAGE,		/* nest of TXRDMA_A_LIMIT_*: in use */
+	TXRDMA_A_TENANT_REFUSED,	/* nest of TXRDMA_A_LIMIT_*: refusals */
+	TXRDMA_A_TENANT_FORCE,		/* flag: delete even while in use */
+	TXRDMA_A_LIMIT_QPS,		/* u64: queue pairs */
+	TXRDMA_A_LIMIT_ENDPOINTS,	/* u64: endpoints */
+	TXRDMA_A_LIMIT_PINNED_BYTES,	/* u64: pinned/registered memory */
+	TXRDMA_A_LIMIT_BW_RATE,		/* u64: bytes per second */
+	TXRDMA_A_LIMIT_BW_BURST,	/* u64: bytes */
+	TXRDMA_A_LIMIT_OPS_RATE,	/* u64: operations per second */
+	TXRDMA_A_LIMIT_OPS_BURST,	/* u64: operations */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
 };
 
 #define TXRDMA_DEV_NAME_MAX	64	/* IB_DEVICE_NAME_MAX, with NUL */
+#define TXRDMA_TENANT_NAME_MAX	32	/* with NUL */
+#define TXRDMA_CGROUP_PATH_MAX	4096	/* with NUL */
+
+/* A limit of TXRDMA_UNLIMITED is no limit. */
+#define TXRDMA_UNLIMITED	(~(__u64)0)
+
+/* Priority classes of tenants: who goes first on a busy link. */
+enum txrdma_prio {
+	TXRDMA_PRIO_CRITICAL	= 0,
+	TXRDMA_PRIO_NORMAL	= 1,
+	TXRDMA_PRIO_BULK	= 2,
+	__TXRDMA_PRIO_MAX
+};
 
 #endif /* _UAPI_LINUX_TXRDMA_H */
