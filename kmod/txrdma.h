@@ -11,6 +11,7 @@
  *   txrdma_tbucket.c  token bucket arithmetic (pure logic, KUnit-tested)
  *   txrdma_quota.c    resource accounting (pure logic, KUnit-tested)
  *   txrdma_tenant.c   tenants, cgroup membership, their netlink ops
+ *   txrdma_region.c   regions: pinned tenant memory, mmap, revocation
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /dev/txrdma: the process-facing side of the module.  For now a probe
- * ioctl; endpoints, regions and the mmap of rings come with the data
- * path.  Opening needs no privilege: what a process may do is decided
+ * /dev/txrdma: the process-facing side of the module: probe, tenant and
+ * region ioctls and the mmap of regions (rings come with the data
+ * path).  Opening needs no privilege: what a process may do is decided
  * per tenant, not by file mode.
  */
 #include <linux/fs.h>
@@ -12,6 +12,7 @@
 
 #include "txrdma.h"
 #include "txrdma_abi.h"
+#include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
 static long txrdma_ioctl_probe(void __user *uarg)
@@ -52,6 +53,7 @@ static long txrdma_ioctl_tenant_info(void __user *uarg)
 static long txrdma_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
+	struct txrdma_file *tf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
@@ -59,13 +61,45 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_probe(uarg);
 	case TXRDMA_IOC_TENANT_INFO:
 		return txrdma_ioctl_tenant_info(uarg);
+	case TXRDMA_IOC_REGION_CREATE:
+		return txrdma_ioctl_region_create(tf, uarg);
+	case TXRDMA_IOC_REGION_REG_USER:
+		return txrdma_ioctl_region_reg_user(tf, uarg);
+	case TXRDMA_IOC_REGION_INFO:
+		return txrdma_ioctl_region_info(uarg);
+	case TXRDMA_IOC_REGION_DESTROY:
+		return txrdma_ioctl_region_destroy(uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
+static int txrdma_open(struct inode *inode, struct file *file)
+{
+	struct txrdma_file *tf = txrdma_file_alloc(file->f_mapping);
+
+	if (!tf)
+		return -ENOMEM;
+	file->private_data = tf;
+	return 0;
+}
+
+static int txrdma_release(struct inode *inode, struct file *file)
+{
+	txrdma_file_release(file->private_data);
+	return 0;
+}
+
+static int txrdma_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return txrdma_region_mmap(file, vma);
+}
+
 static const struct file_operations txrdma_fops = {
 	.owner		= THIS_MODULE,
+	.open		= txrdma_open,
+	.release	= txrdma_release,
+	.mmap		= txrdma_mmap,
 	.unlocked_ioctl	= txrdma_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

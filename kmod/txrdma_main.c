@@ -11,15 +11,19 @@
 #include <linux/module.h>
 
 #include "txrdma.h"
+#include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
 static int __init txrdma_init(void)
 {
 	int ret;
 
-	ret = txrdma_nl_init();
+	ret = txrdma_regions_init();
 	if (ret)
 		return ret;
+	ret = txrdma_nl_init();
+	if (ret)
+		goto out_regions;
 	ret = txrdma_ibdev_init();
 	if (ret)
 		goto out_nl;
@@ -33,6 +37,8 @@ out_ibdev:
 out_nl:
 	txrdma_nl_exit();
 	txrdma_tenants_exit();
+out_regions:
+	txrdma_regions_exit();
 	return ret;
 }
 
@@ -41,8 +47,9 @@ static void __exit txrdma_exit(void)
 	txrdma_cdev_exit();
 	txrdma_ibdev_exit();
 	txrdma_nl_exit();
-	/* no netlink op can run now: tenants go last */
+	/* no netlink op or open file remains: tenants and regions go last */
 	txrdma_tenants_exit();
+	txrdma_regions_exit();
 }
 
 module_init(txrdma_init);

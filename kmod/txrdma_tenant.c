@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "txrdma.h"
+#include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
 /* protects txrdma_tenants and the set of tenants; nests outside t->lock */
@@ -158,6 +159,16 @@ static void txrdma_tenant_free(struct txrdma_tenant *t)
 		cgroup_put(t->cgrp);
 	kfree(t->cgroup_path);
 	kfree(t);
+}
+
+static void txrdma_tenant_release(struct kref *ref)
+{
+	txrdma_tenant_free(container_of(ref, struct txrdma_tenant, ref));
+}
+
+void txrdma_tenant_put(struct txrdma_tenant *t)
+{
+	kref_put(&t->ref, txrdma_tenant_release);
 }
 
 /*
@@ -375,6 +386,8 @@ int txrdma_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	t->prio = info->attrs[TXRDMA_A_TENANT_PRIO] ?
 		  nla_get_u8(info->attrs[TXRDMA_A_TENANT_PRIO]) :
 		  TXRDMA_PRIO_NORMAL;
+	kref_init(&t->ref);
+	INIT_LIST_HEAD(&t->regions);
 	spin_lock_init(&t->lock);
 	txrdma_quota_init(&t->quota);
 	txrdma_tb_init(&t->bw, TXRDMA_TB_UNLIMITED, TXRDMA_UNLIMITED,
@@ -413,7 +426,7 @@ int txrdma_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 out_unlock:
 	mutex_unlock(&txrdma_tenants_lock);
 out_free:
-	txrdma_tenant_free(t);
+	txrdma_tenant_free(t);	/* never published: no other reference */
 	return ret;
 }
 
@@ -471,36 +484,53 @@ int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 	spin_lock_bh(&t->lock);
 	busy = txrdma_quota_in_use(&t->quota);
 	spin_unlock_bh(&t->lock);
-	/*
-	 * Nothing can hold a tenant's resources yet (regions and endpoints
-	 * come with the data path), so a forced delete has nothing to
-	 * revoke; without force a busy tenant stays.
-	 */
 	if (busy && !nla_get_flag(info->attrs[TXRDMA_A_TENANT_FORCE])) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "tenant holds resources: release them or delete with force");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
+	/*
+	 * Unlisted first, so no process can find it any more; then its
+	 * regions are unpublished and their mappings zapped.  Memory is
+	 * freed, and the quota released, as the last users let go.
+	 */
 	list_del(&t->node);
 	txrdma_ntenants--;
-	txrdma_tenant_free(t);
+	txrdma_regions_revoke_tenant(t);
+	txrdma_tenant_put(t);
 out_unlock:
 	mutex_unlock(&txrdma_tenants_lock);
 	return ret;
 }
 
 /**
- * txrdma_tenant_of_current() - the tenant the calling process belongs to
+ * txrdma_tenant_of_current() - id and name of the caller's tenant
  * @id: its id
  * @name: buffer for its name
  * @len: size of @name
  *
- * The tenant of the nearest ancestor (or self) of the process's cgroup
- * v2 that has one.
  * Return: 0, or -EPERM when the process belongs to no tenant.
  */
 int txrdma_tenant_of_current(u32 *id, char *name, size_t len)
+{
+	struct txrdma_tenant *t = txrdma_tenant_get_current();
+
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	*id = t->id;
+	strscpy(name, t->name, len);
+	txrdma_tenant_put(t);
+	return 0;
+}
+
+/**
+ * txrdma_tenant_get_current() - the calling process's tenant, referenced
+ *
+ * Return: the tenant (release with txrdma_tenant_put()), or
+ * ERR_PTR(-EPERM) when the process belongs to no tenant.
+ */
+struct txrdma_tenant *txrdma_tenant_get_current(void)
 {
 	struct txrdma_tenant *t, *found = NULL;
 	struct cgroup *cg;
@@ -512,19 +542,17 @@ int txrdma_tenant_of_current(u32 *id, char *name, size_t len)
 		list_for_each_entry(t, &txrdma_tenants, node) {
 			if (t->cgrp == cg) {
 				found = t;
+				kref_get(&t->ref);
 				break;
 			}
 		}
 	}
 	rcu_read_unlock();
-	if (found) {
-		*id = found->id;
-		strscpy(name, found->name, len);
-	}
 	mutex_unlock(&txrdma_tenants_lock);
-	return found ? 0 : -EPERM;
+	return found ? found : ERR_PTR(-EPERM);
 }
 
+/* At module exit no file is open, so no region holds a tenant. */
 void txrdma_tenants_exit(void)
 {
 	struct txrdma_tenant *t, *tmp;
@@ -532,7 +560,7 @@ void txrdma_tenants_exit(void)
 	mutex_lock(&txrdma_tenants_lock);
 	list_for_each_entry_safe(t, tmp, &txrdma_tenants, node) {
 		list_del(&t->node);
-		txrdma_tenant_free(t);
+		txrdma_tenant_put(t);
 	}
 	txrdma_ntenants = 0;
 	mutex_unlock(&txrdma_tenants_lock);

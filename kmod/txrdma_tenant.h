@@ -4,6 +4,7 @@
 #define _TXRDMA_TENANT_H
 
 #include <linux/cgroup.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
@@ -16,6 +17,9 @@
 /**
  * struct txrdma_tenant - one tenant
  * @node: entry in the tenant list (txrdma_tenants_lock)
+ * @ref: the list's reference and one per region; the structure outlives
+ *	its deletion until its last region is freed
+ * @regions: its regions (txrdma_regions_lock), for forced deletion
  * @id: assigned at creation, never reused while the module is loaded
  * @name: admin-chosen name
  * @cgroup_path: the cgroup v2 directory as the admin gave it
@@ -30,6 +34,8 @@
  */
 struct txrdma_tenant {
 	struct list_head node;
+	struct kref ref;
+	struct list_head regions;
 	u32 id;
 	char name[TXRDMA_TENANT_NAME_MAX];
 	char *cgroup_path;
@@ -45,6 +51,8 @@ struct txrdma_tenant {
 
 void txrdma_tenants_exit(void);
 int txrdma_tenant_of_current(u32 *id, char *name, size_t len);
+struct txrdma_tenant *txrdma_tenant_get_current(void);
+void txrdma_tenant_put(struct txrdma_tenant *t);
 
 int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info);
 int txrdma_nl_tenant_get_dumpit(struct sk_buff *skb,

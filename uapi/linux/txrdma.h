@@ -27,9 +27,14 @@ enum {
 	TXRDMA_FEAT_NL_DEV		= 1ULL << 0,
 	/* tenants over netlink and TXRDMA_IOC_TENANT_INFO */
 	TXRDMA_FEAT_TENANTS		= 1ULL << 1,
+	/* TXRDMA_IOC_REGION_*: module-owned huge-page regions and mmap */
+	TXRDMA_FEAT_REGIONS		= 1ULL << 2,
+	/* TXRDMA_IOC_REGION_REG_USER: registration of user memory */
+	TXRDMA_FEAT_USER_REGIONS	= 1ULL << 3,
 };
 
-#define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS)
+#define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
+				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -58,10 +63,92 @@ struct txrdma_tenant_info {
 	__u64 resv[2];
 };
 
+/*
+ * Regions: memory that belongs to the caller's tenant and that txrdma
+ * may use for RDMA.  User space never sees keys: it names memory as
+ * (region id, offset, length) and the kernel checks the tenant.
+ *
+ * A region lives until it is destroyed or the file that created it is
+ * closed (also on exit or kill -9), and its memory until the last
+ * mapping of it goes.  Its bytes are charged to the tenant's pinned
+ * limit from creation until the memory is freed.
+ */
+#define TXRDMA_REGION_HUGE_SIZE	(2ULL << 20)	/* module-owned page size */
+
+/* region_create.flags */
+enum {
+	/* allow order-0 pages when 2 MiB pages cannot be had; size then
+	 * need only be a multiple of the page size
+	 */
+	TXRDMA_REGION_F_SMALL_PAGES	= 1U << 0,
+};
+
+#define TXRDMA_REGION_F_ALL	(TXRDMA_REGION_F_SMALL_PAGES)
+
+enum txrdma_region_kind {
+	TXRDMA_REGION_KIND_POOL	= 1,	/* module-owned, mmap-able */
+	TXRDMA_REGION_KIND_USER	= 2,	/* the caller's memory, pinned */
+};
+
+/*
+ * TXRDMA_IOC_REGION_CREATE: allocate, pin and zero a module-owned region.
+ * In:  size (> 0, a multiple of TXRDMA_REGION_HUGE_SIZE, or of the page
+ *      size with F_SMALL_PAGES), flags, resv 0.
+ * Out: id, mmap_offset (mmap the region there, or a page-aligned part
+ *      of it at mmap_offset + offset).
+ * Errors: -EPERM (no tenant), -EDQUOT (tenant's pinned limit), -ENOMEM,
+ *      -EINVAL (size, flags, reserved fields).
+ */
+struct txrdma_region_create {
+	__u64 size;
+	__u32 flags;
+	__u32 id;
+	__u64 mmap_offset;
+	__u64 resv[2];
+};
+
+/*
+ * TXRDMA_IOC_REGION_REG_USER: pin [addr, addr + size) of the caller's
+ * memory long-term (charged to the tenant and to the process's locked
+ * memory) and make it a region.  addr and size page-aligned, size > 0.
+ * Out: id.  Errors as for create, and -EFAULT for an unmapped range.
+ */
+struct txrdma_region_reg_user {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 id;
+	__u64 resv[2];
+};
+
+/*
+ * TXRDMA_IOC_REGION_INFO: describe a region of the caller's tenant.
+ * TXRDMA_IOC_REGION_DESTROY: unpublish it (memory goes with its last
+ * mapping).  In: id, flags 0, resv 0.  -ENOENT: no such region;
+ * -EACCES: the region belongs to another tenant.
+ */
+struct txrdma_region_info {
+	__u32 id;
+	__u32 flags;
+	__u64 size;		/* out */
+	__u64 mmap_offset;	/* out; 0 for user regions */
+	__u32 kind;		/* out: enum txrdma_region_kind */
+	__u32 tenant_id;	/* out */
+	__u64 resv[2];
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
 #define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
 				      struct txrdma_tenant_info)
+#define TXRDMA_IOC_REGION_CREATE _IOWR(TXRDMA_IOC_MAGIC, 0x02, \
+				       struct txrdma_region_create)
+#define TXRDMA_IOC_REGION_REG_USER _IOWR(TXRDMA_IOC_MAGIC, 0x03, \
+					 struct txrdma_region_reg_user)
+#define TXRDMA_IOC_REGION_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x04, \
+				      struct txrdma_region_info)
+#define TXRDMA_IOC_REGION_DESTROY _IOW(TXRDMA_IOC_MAGIC, 0x05, \
+				       struct txrdma_region_info)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */

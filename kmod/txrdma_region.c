@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Regions: memory of a tenant that txrdma may use for RDMA.
+ *
+ * Module-owned regions are 2 MiB compound pages (order-0 pages only
+ * when the caller allows it), zeroed, pinned by construction and mapped
+ * into processes with remap_pfn_range.  User regions pin a process's
+ * own memory long-term (FOLL_LONGTERM) and charge its pinned_vm against
+ * RLIMIT_MEMLOCK, as ib_umem does.  Both are charged to the tenant's
+ * pinned limit from creation until the memory is freed.
+ *
+ * Lifetime: a region is published (found by id) from creation until it
+ * is destroyed, its creating file is released, or its tenant is
+ * deleted by force.  The memory lives until the last reference goes:
+ * the publication holds one, every VMA one (vm_ops open/close), so a
+ * process that still maps a destroyed region never sees freed pages.
+ * Forced deletion zaps every mapping of the tenant's regions through
+ * the device's shared address_space: later accesses get SIGBUS.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "txrdma.h"
+#include "txrdma_region.h"
+#include "txrdma_tenant.h"
+
+#define TXRDMA_HUGE_ORDER	(21 - PAGE_SHIFT)
+
+/* protects publication, the file and tenant region lists */
+static DEFINE_MUTEX(txrdma_regions_lock);
+static DEFINE_XARRAY_ALLOC1(txrdma_regions);
+/* ids are allocated cyclically: a stale id rarely names a new region */
+static u32 txrdma_region_next_id;
+static struct kmem_cache *txrdma_region_cache;
+/* every open file (txrdma_regions_lock): their mappings are zapped */
+static LIST_HEAD(txrdma_files);
+
+static u64 txrdma_region_offset(const struct txrdma_region *r)
+{
+	return (u64)r->id << TXRDMA_REGION_SHIFT;
+}
+
+static void txrdma_region_free_pages(struct txrdma_region *r)
+{
+	unsigned long i;
+
+	if (!r->pages)
+		return;
+	if (r->kind == TXRDMA_REGION_KIND_USER) {
+		unpin_user_pages_dirty_lock(r->pages, r->npages, true);
+		atomic64_sub(r->npages, &r->mm->pinned_vm);
+		mmdrop(r->mm);
+	} else {
+		for (i = 0; i < r->npages && r->pages[i]; i++)
+			__free_pages(r->pages[i], r->order);
+	}
+	kvfree(r->pages);
+}
+
+static void txrdma_region_release(struct kref *ref)
+{
+	struct txrdma_region *r = container_of(ref, struct txrdma_region, ref);
+	struct txrdma_tenant *t = r->tenant;
+
+	txrdma_region_free_pages(r);
+	spin_lock_bh(&t->lock);
+	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, r->size);
+	spin_unlock_bh(&t->lock);
+	txrdma_tenant_put(t);
+	kmem_cache_free(txrdma_region_cache, r);
+}
+
+static void txrdma_region_put(struct txrdma_region *r)
+{
+	kref_put(&r->ref, txrdma_region_release);
+}
+
+/* Unpublish; caller holds txrdma_regions_lock and then drops the ref. */
+static void txrdma_region_unpublish(struct txrdma_region *r)
+{
+	lockdep_assert_held(&txrdma_regions_lock);
+	xa_erase(&txrdma_regions, r->id);
+	list_del(&r->file_node);
+	list_del(&r->tenant_node);
+	r->published = false;
+}
+
+/*
+ * Allocate a region charged to the caller's tenant.  On success it is
+ * not yet published.
+ */
+static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
+{
+	struct txrdma_tenant *t;
+	struct txrdma_region *r;
+	int ret;
+
+	t = txrdma_tenant_get_current();
+	if (IS_ERR(t))
+		return ERR_CAST(t);
+	spin_lock_bh(&t->lock);
+	ret = txrdma_quota_charge(&t->quota, TXRDMA_RES_PINNED, size);
+	spin_unlock_bh(&t->lock);
+	if (ret) {
+		txrdma_tenant_put(t);
+		return ERR_PTR(ret);
+	}
+	r = kmem_cache_zalloc(txrdma_region_cache, GFP_KERNEL);
+	if (!r) {
+		spin_lock_bh(&t->lock);
+		txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, size);
+		spin_unlock_bh(&t->lock);
+		txrdma_tenant_put(t);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&r->ref);
+	r->kind = kind;
+	r->size = size;
+	r->tenant = t;
+	INIT_LIST_HEAD(&r->file_node);
+	INIT_LIST_HEAD(&r->tenant_node);
+	return r;
+}
+
+static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
+{
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+	unsigned long i;
+
+	if (IS_ALIGNED(r->size, TXRDMA_REGION_HUGE_SIZE)) {
+		r->order = TXRDMA_HUGE_ORDER;
+		r->npages = r->size >> 21;
+		r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+		if (!r->pages)
+			return -ENOMEM;
+		for (i = 0; i < r->npages; i++) {
+			r->pages[i] = alloc_pages(gfp | __GFP_COMP, r->order);
+			if (!r->pages[i])
+				break;
+			cond_resched();
+		}
+		if (i == r->npages)
+			return 0;
+		txrdma_region_free_pages(r);
+		r->pages = NULL;
+		if (!small_ok)
+			return -ENOMEM;
+	}
+	/* order-0 pages: allowed by the caller, or the size needs them */
+	r->order = 0;
+	r->npages = r->size >> PAGE_SHIFT;
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->pages)
+		return -ENOMEM;
+	for (i = 0; i < r->npages; i++) {
+		r->pages[i] = alloc_page(gfp);
+		if (!r->pages[i])
+			return -ENOMEM;	/* the release frees what was taken */
+		if (!(i & 511))
+			cond_resched();
+	}
+	return 0;
+}
+
+static int txrdma_region_pin_user(struct txrdma_region *r, u64 addr)
+{
+	unsigned long lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long done = 0, pinned;
+	int n, ret = 0;
+
+	r->order = 0;
+	r->npages = r->size >> PAGE_SHIFT;
+	pinned = atomic64_add_return(r->npages, &current->mm->pinned_vm);
+	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
+		ret = -ENOMEM;
+		goto out_unaccount;
+	}
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->pages) {
+		ret = -ENOMEM;
+		goto out_unaccount;
+	}
+	while (done < r->npages) {
+		n = pin_user_pages_fast(addr + (done << PAGE_SHIFT),
+					min_t(unsigned long, r->npages - done,
+					      SZ_64K),
+					FOLL_WRITE | FOLL_LONGTERM,
+					r->pages + done);
+		if (n <= 0) {
+			ret = n ? n : -EFAULT;
+			break;
+		}
+		done += n;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	if (!ret) {
+		r->mm = current->mm;
+		mmgrab(r->mm);
+		return 0;
+	}
+	unpin_user_pages(r->pages, done);
+	kvfree(r->pages);
+	r->pages = NULL;
+out_unaccount:
+	atomic64_sub(r->npages, &current->mm->pinned_vm);
+	return ret;
+}
+
+/* Publish @r, owned by @tf; returns its id. */
+static int txrdma_region_publish(struct txrdma_file *tf,
+				 struct txrdma_region *r)
+{
+	u32 id;
+	int ret;
+
+	mutex_lock(&txrdma_regions_lock);
+	ret = xa_alloc_cyclic(&txrdma_regions, &id, r,
+			      XA_LIMIT(1, TXRDMA_REGION_MAX_ID),
+			      &txrdma_region_next_id, GFP_KERNEL);
+	if (ret >= 0) {
+		ret = 0;
+		r->id = id;
+		r->published = true;
+		list_add_tail(&r->file_node, &tf->regions);
+		list_add_tail(&r->tenant_node, &r->tenant->regions);
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	return ret == -EBUSY ? -ENOSPC : ret;
+}
+
+/* Undo a publication whose id could not reach user space. */
+static void txrdma_region_unpublish_put(struct txrdma_region *r)
+{
+	mutex_lock(&txrdma_regions_lock);
+	if (r->published)
+		txrdma_region_unpublish(r);
+	else
+		r = NULL;	/* revoked meanwhile: that dropped the ref */
+	mutex_unlock(&txrdma_regions_lock);
+	if (r)
+		txrdma_region_put(r);
+}
+
+long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_region_create rc;
+	struct txrdma_region *r;
+	int ret;
+
+	if (copy_from_user(&rc, uarg, sizeof(rc)))
+		return -EFAULT;
+	if (rc.flags & ~TXRDMA_REGION_F_ALL || rc.resv[0] || rc.resv[1] ||
+	    !rc.size || rc.size > TXRDMA_REGION_MAX_SIZE ||
+	    !IS_ALIGNED(rc.size, rc.flags & TXRDMA_REGION_F_SMALL_PAGES ?
+			PAGE_SIZE : TXRDMA_REGION_HUGE_SIZE))
+		return -EINVAL;
+
+	r = txrdma_region_alloc(rc.size, TXRDMA_REGION_KIND_POOL);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = txrdma_region_alloc_pool(r, rc.flags &
+				       TXRDMA_REGION_F_SMALL_PAGES);
+	if (!ret)
+		ret = txrdma_region_publish(tf, r);
+	if (ret) {
+		txrdma_region_put(r);
+		return ret;
+	}
+	rc.id = r->id;
+	rc.mmap_offset = txrdma_region_offset(r);
+	if (copy_to_user(uarg, &rc, sizeof(rc))) {
+		txrdma_region_unpublish_put(r);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_region_reg_user ru;
+	struct txrdma_region *r;
+	int ret;
+
+	if (copy_from_user(&ru, uarg, sizeof(ru)))
+		return -EFAULT;
+	if (ru.flags || ru.resv[0] || ru.resv[1] || !ru.size ||
+	    ru.size > TXRDMA_REGION_MAX_SIZE ||
+	    !PAGE_ALIGNED(ru.size) || !PAGE_ALIGNED(ru.addr) ||
+	    ru.addr + ru.size < ru.addr)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(ru.addr), ru.size))
+		return -EFAULT;
+
+	r = txrdma_region_alloc(ru.size, TXRDMA_REGION_KIND_USER);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = txrdma_region_pin_user(r, ru.addr);
+	if (!ret)
+		ret = txrdma_region_publish(tf, r);
+	if (ret) {
+		txrdma_region_put(r);
+		return ret;
+	}
+	ru.id = r->id;
+	if (copy_to_user(uarg, &ru, sizeof(ru))) {
+		txrdma_region_unpublish_put(r);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Find a published region for the caller: a reference on success,
+ * -ENOENT if none, -EACCES if it is another tenant's, -EPERM if the
+ * caller has no tenant.
+ */
+static struct txrdma_region *txrdma_region_get(u32 id)
+{
+	struct txrdma_tenant *t = txrdma_tenant_get_current();
+	struct txrdma_region *r;
+
+	if (IS_ERR(t))
+		return ERR_CAST(t);
+	mutex_lock(&txrdma_regions_lock);
+	r = xa_load(&txrdma_regions, id);
+	if (!r)
+		r = ERR_PTR(-ENOENT);
+	else if (r->tenant != t)
+		r = ERR_PTR(-EACCES);
+	else
+		kref_get(&r->ref);
+	mutex_unlock(&txrdma_regions_lock);
+	txrdma_tenant_put(t);
+	return r;
+}
+
+static int txrdma_region_info_check(struct txrdma_region_info *ri,
+				    void __user *uarg)
+{
+	if (copy_from_user(ri, uarg, sizeof(*ri)))
+		return -EFAULT;
+	if (ri->flags || ri->resv[0] || ri->resv[1])
+		return -EINVAL;
+	return 0;
+}
+
+long txrdma_ioctl_region_info(void __user *uarg)
+{
+	struct txrdma_region_info ri;
+	struct txrdma_region *r;
+	int ret;
+
+	ret = txrdma_region_info_check(&ri, uarg);
+	if (ret)
+		return ret;
+	r = txrdma_region_get(ri.id);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ri.size = r->size;
+	ri.kind = r->kind;
+	ri.tenant_id = r->tenant->id;
+	ri.mmap_offset = r->kind == TXRDMA_REGION_KIND_POOL ?
+			 txrdma_region_offset(r) : 0;
+	txrdma_region_put(r);
+	return copy_to_user(uarg, &ri, sizeof(ri)) ? -EFAULT : 0;
+}
+
+long txrdma_ioctl_region_destroy(void __user *uarg)
+{
+	struct txrdma_region_info ri;
+	struct txrdma_region *r;
+	bool unpublished = false;
+	int ret;
+
+	ret = txrdma_region_info_check(&ri, uarg);
+	if (ret)
+		return ret;
+	r = txrdma_region_get(ri.id);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	mutex_lock(&txrdma_regions_lock);
+	if (r->published) {
+		txrdma_region_unpublish(r);
+		unpublished = true;
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	if (unpublished)
+		txrdma_region_put(r);	/* the publication's reference */
+	txrdma_region_put(r);		/* ours */
+	return unpublished ? 0 : -ENOENT;
+}
+
+static void txrdma_vma_open(struct vm_area_struct *vma)
+{
+	struct txrdma_region *r = vma->vm_private_data;
+
+	kref_get(&r->ref);
+}
+
+static void txrdma_vma_close(struct vm_area_struct *vma)
+{
+	txrdma_region_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct txrdma_vm_ops = {
+	.open	= txrdma_vma_open,
+	.close	= txrdma_vma_close,
+};
+
+int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	u64 in = off & (TXRDMA_REGION_MAX_SIZE - 1);
+	unsigned long addr = vma->vm_start, chunk, i, skip;
+	struct txrdma_region *r;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	r = txrdma_region_get(off >> TXRDMA_REGION_SHIFT);
+	if (IS_ERR(r))
+		/* an offset that names no region base is malformed */
+		return PTR_ERR(r) == -ENOENT && (in || !(off >> TXRDMA_REGION_SHIFT)) ?
+		       -EINVAL : PTR_ERR(r);
+	ret = -EINVAL;
+	if (r->kind != TXRDMA_REGION_KIND_POOL || in >= r->size ||
+	    len > r->size - in)
+		goto out_put;
+
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	chunk = PAGE_SIZE << r->order;
+	i = in / chunk;
+	skip = in % chunk;
+	while (addr < vma->vm_end) {
+		unsigned long n = min_t(unsigned long, chunk - skip,
+					vma->vm_end - addr);
+
+		ret = remap_pfn_range(vma, addr,
+				      page_to_pfn(r->pages[i]) +
+				      (skip >> PAGE_SHIFT), n,
+				      vma->vm_page_prot);
+		if (ret)
+			goto out_put;
+		addr += n;
+		skip = 0;
+		i++;
+	}
+	vma->vm_private_data = r;	/* the lookup's reference */
+	vma->vm_ops = &txrdma_vm_ops;
+	return 0;
+
+out_put:
+	txrdma_region_put(r);
+	return ret;
+}
+
+/**
+ * txrdma_regions_revoke_tenant() - unpublish a tenant's regions, zap maps
+ * @t: a tenant being deleted by force (already unlisted)
+ *
+ * Processes that map the regions get SIGBUS on their next access;
+ * memory is freed as their mappings and files go.
+ */
+void txrdma_regions_revoke_tenant(struct txrdma_tenant *t)
+{
+	struct txrdma_region *r, *tmp;
+	LIST_HEAD(dead);
+
+	struct txrdma_file *tf;
+
+	mutex_lock(&txrdma_regions_lock);
+	list_for_each_entry_safe(r, tmp, &t->regions, tenant_node) {
+		txrdma_region_unpublish(r);
+		list_add(&r->file_node, &dead);
+		if (r->kind != TXRDMA_REGION_KIND_POOL)
+			continue;
+		/*
+		 * Opens through one device node share its inode's mapping;
+		 * another node of the device has its own: zap them all.
+		 */
+		list_for_each_entry(tf, &txrdma_files, node)
+			unmap_mapping_range(tf->mapping,
+					    txrdma_region_offset(r), r->size,
+					    1);
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	list_for_each_entry_safe(r, tmp, &dead, file_node) {
+		list_del(&r->file_node);
+		txrdma_region_put(r);
+	}
+}
+
+struct txrdma_file *txrdma_file_alloc(struct address_space *mapping)
+{
+	struct txrdma_file *tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+
+	if (!tf)
+		return NULL;
+	INIT_LIST_HEAD(&tf->regions);
+	tf->mapping = mapping;
+	mutex_lock(&txrdma_regions_lock);
+	list_add(&tf->node, &txrdma_files);
+	mutex_unlock(&txrdma_regions_lock);
+	return tf;
+}
+
+/* Release of an open file: its regions are destroyed. */
+void txrdma_file_release(struct txrdma_file *tf)
+{
+	struct txrdma_region *r, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&txrdma_regions_lock);
+	list_del(&tf->node);
+	list_for_each_entry_safe(r, tmp, &tf->regions, file_node) {
+		txrdma_region_unpublish(r);
+		list_add(&r->file_node, &dead);
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	list_for_each_entry_safe(r, tmp, &dead, file_node) {
+		list_del(&r->file_node);
+		txrdma_region_put(r);
+	}
+	kfree(tf);
+}
+
+int txrdma_regions_init(void)
+{
+	txrdma_region_cache = KMEM_CACHE(txrdma_region, 0);
+	return txrdma_region_cache ? 0 : -ENOMEM;
+}
+
+void txrdma_regions_exit(void)
+{
+	kmem_cache_destroy(txrdma_region_cache);
+}

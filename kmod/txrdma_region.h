@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Regions: tenant memory that txrdma may use for RDMA. */
+#ifndef _TXRDMA_REGION_H
+#define _TXRDMA_REGION_H
+
+#include <linux/bits.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm_types.h>
+
+struct txrdma_tenant;
+
+/* mmap offset of region id: id << TXRDMA_REGION_SHIFT (1 TiB apart) */
+#define TXRDMA_REGION_SHIFT	40
+#define TXRDMA_REGION_MAX_SIZE	BIT_ULL(TXRDMA_REGION_SHIFT)
+#define TXRDMA_REGION_MAX_ID	((1U << (63 - TXRDMA_REGION_SHIFT)) - 1)
+
+/**
+ * struct txrdma_file - one open of /dev/txrdma
+ * @node: entry in the list of open files (txrdma_regions_lock)
+ * @regions: regions created through it (txrdma_regions_lock); they are
+ *	destroyed when it is released
+ * @mapping: the address_space its mmaps go to (the device inode's)
+ */
+struct txrdma_file {
+	struct list_head node;
+	struct list_head regions;
+	struct address_space *mapping;
+};
+
+/**
+ * struct txrdma_region - a region
+ * @ref: the owner's reference (while published) and one per VMA
+ * @id: index in txrdma_regions; mmap offset is id << TXRDMA_REGION_SHIFT
+ * @kind: enum txrdma_region_kind
+ * @size: bytes
+ * @tenant: owner, referenced
+ * @file_node: entry in the creating file's list (txrdma_regions_lock)
+ * @tenant_node: entry in the tenant's list (txrdma_regions_lock)
+ * @published: reachable by id (txrdma_regions_lock)
+ * @order: page order of @pages (9 for 2 MiB, 0 for small and user pages)
+ * @npages: entries in @pages
+ * @pages: the memory
+ * @mm: for user regions, the mm whose pinned_vm was charged
+ */
+struct txrdma_region {
+	struct kref ref;
+	u32 id;
+	u8 kind;
+	u64 size;
+	struct txrdma_tenant *tenant;
+	struct list_head file_node;
+	struct list_head tenant_node;
+	bool published;
+	unsigned int order;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+};
+
+int txrdma_regions_init(void);
+void txrdma_regions_exit(void);
+struct txrdma_file *txrdma_file_alloc(struct address_space *mapping);
+void txrdma_file_release(struct txrdma_file *tf);
+void txrdma_regions_revoke_tenant(struct txrdma_tenant *t);
+
+long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_region_info(void __user *uarg);
+long txrdma_ioctl_region_destroy(void __user *uarg);
+int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma);
+
+#endif /* _TXRDMA_REGION_H */
