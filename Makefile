@@ -4,6 +4,7 @@
 #   make              module, library, admin tool
 #   make test         every test (host, KUnit, kselftests in QEMU)
 #   make run          the main job: a QEMU cluster with txrdma loaded
+#   make bench        benchmarks in a QEMU guest (registration cost)
 #   make install      module, library, headers, admin tool
 #
 # The kernel defaults to the newest installed one that has headers
@@ -42,6 +43,11 @@ checkpatch:
 test:
 	scripts/test.sh
 
+# benchmarks run inside a QEMU guest (rxe), peers measured in the same run
+bench: all
+	$(MAKE) -C tools/bench
+	tools/vm/txrdma-vm run --timeout 600 -- tools/bench/reg_cost.sh
+
 run:
 	scripts/run.sh
 
@@ -55,5 +61,6 @@ clean:
 	$(MAKE) -C lib clean
 	$(MAKE) -C tools/txrdma-admin clean
 	$(MAKE) -C selftests/txrdma clean
+	$(MAKE) -C tools/bench clean
 
-.PHONY: all modules lib tools selftests check checkpatch test run install clean
+.PHONY: all modules lib tools selftests check checkpatch test bench run install clean

@@ -12,6 +12,7 @@
  *   txrdma_quota.c    resource accounting (pure logic, KUnit-tested)
  *   txrdma_tenant.c   tenants, cgroup membership, their netlink ops
  *   txrdma_region.c   regions: pinned tenant memory, mmap, revocation
+ *   txrdma_reg.c      fast registration of region pages with devices
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
@@ -23,6 +24,8 @@
 #include <net/genetlink.h>
 #include <rdma/ib_verbs.h>
 #include <linux/txrdma.h>
+
+#include "txrdma_reg.h"
 
 /**
  * struct txrdma_port - what txrdma last saw of one port
@@ -43,6 +46,8 @@ struct txrdma_port {
  * @event_handler: registered with the RDMA core for async events
  * @port_work: deferred port re-query; async events arrive from the
  *	RDMA core's work queue and only schedule this
+ * @reg: PD and control QP for memory registration (reg.pd NULL: none)
+ * @nr_mrs: registrations of regions on this device
  * @first_port: rdma_start_port() of @ibdev
  * @nports: number of entries in @ports
  * @ports: last known state per port, protected by txrdma_devs_lock
@@ -54,6 +59,8 @@ struct txrdma_dev {
 	bool enabled;
 	struct ib_event_handler event_handler;
 	struct work_struct port_work;
+	struct txrdma_dev_reg reg;
+	atomic_t nr_mrs;
 	u32 first_port;
 	u32 nports;
 	struct txrdma_port ports[];

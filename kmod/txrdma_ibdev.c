@@ -13,6 +13,7 @@
 #include <linux/string.h>
 
 #include "txrdma.h"
+#include "txrdma_region.h"
 
 /* protects txrdma_devs, every txrdma_dev on it, and orders events */
 DEFINE_MUTEX(txrdma_devs_lock);
@@ -80,6 +81,9 @@ static int txrdma_ib_add(struct ib_device *ibdev)
 	dev->enabled = true;
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	INIT_WORK(&dev->port_work, txrdma_dev_port_work);
+	atomic_set(&dev->nr_mrs, 0);
+	/* a device that cannot register memory is still listed */
+	txrdma_dev_reg_init(dev);
 	for (i = 0; i < nports; i++) {
 		if (ib_query_port(ibdev, first + i, &attr))
 			continue;
@@ -112,6 +116,9 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 	list_del(&dev->node);
 	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_DEL_NTF);
 	mutex_unlock(&txrdma_devs_lock);
+	/* regions stay (their memory is the tenant's); their MRs here go */
+	txrdma_regions_drop_dev(dev);
+	txrdma_dev_reg_exit(dev);
 	kfree(dev);
 }
 

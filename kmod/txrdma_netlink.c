@@ -136,6 +136,8 @@ static int txrdma_fill_dev(struct sk_buff *skb, struct txrdma_dev *dev,
 	     nla_put_u64_64bit(skb, TXRDMA_A_DEV_MAX_MR_SIZE, a->max_mr_size,
 			       TXRDMA_A_PAD) ||
 	     nla_put_u8(skb, TXRDMA_A_DEV_ENABLED, dev->enabled) ||
+	     nla_put_u32(skb, TXRDMA_A_DEV_MRS, atomic_read(&dev->nr_mrs)) ||
+	     nla_put_u8(skb, TXRDMA_A_DEV_CAN_REGISTER, !!dev->reg.pd) ||
 	     txrdma_put_ports(skb, dev)))
 		goto cancel;
 	if (cmd != TXRDMA_CMD_DEV_GET && txrdma_put_event_stamp(skb))

@@ -39,6 +39,8 @@ static u32 txrdma_region_next_id;
 static struct kmem_cache *txrdma_region_cache;
 /* every open file (txrdma_regions_lock): their mappings are zapped */
 static LIST_HEAD(txrdma_files);
+/* every live region, published or not (txrdma_regions_lock) */
+static LIST_HEAD(txrdma_regions_all);
 
 static u64 txrdma_region_offset(const struct txrdma_region *r)
 {
@@ -62,11 +64,32 @@ static void txrdma_region_free_pages(struct txrdma_region *r)
 	kvfree(r->pages);
 }
 
+/* Drop the registrations of @r on @dev (every device if NULL). */
+static void txrdma_region_drop_mrs(struct txrdma_region *r,
+				   struct txrdma_dev *dev)
+{
+	struct txrdma_mr *m, *tmp;
+
+	lockdep_assert_held(&txrdma_regions_lock);
+	list_for_each_entry_safe(m, tmp, &r->mrs, node) {
+		if (dev && m->dev != dev)
+			continue;
+		list_del(&m->node);
+		atomic_dec(&m->dev->nr_mrs);
+		txrdma_mr_free(m);
+	}
+}
+
 static void txrdma_region_release(struct kref *ref)
 {
 	struct txrdma_region *r = container_of(ref, struct txrdma_region, ref);
 	struct txrdma_tenant *t = r->tenant;
 
+	/* the NIC must be done with the pages before they are freed */
+	mutex_lock(&txrdma_regions_lock);
+	list_del(&r->all_node);
+	txrdma_region_drop_mrs(r, NULL);
+	mutex_unlock(&txrdma_regions_lock);
 	txrdma_region_free_pages(r);
 	spin_lock_bh(&t->lock);
 	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, r->size);
@@ -124,6 +147,11 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	r->tenant = t;
 	INIT_LIST_HEAD(&r->file_node);
 	INIT_LIST_HEAD(&r->tenant_node);
+	INIT_LIST_HEAD(&r->mrs);
+	/* listed from birth, so that device removal finds its MRs */
+	mutex_lock(&txrdma_regions_lock);
+	list_add(&r->all_node, &txrdma_regions_all);
+	mutex_unlock(&txrdma_regions_lock);
 	return r;
 }
 
@@ -214,6 +242,52 @@ out_unaccount:
 	return ret;
 }
 
+/*
+ * Register @r with every enabled device that can register memory: all
+ * or nothing.  Holding txrdma_devs_lock keeps devices from going away
+ * meanwhile; a removal then finds the MRs on the region.
+ */
+static int txrdma_region_register(struct txrdma_region *r)
+{
+	struct txrdma_mr *m, *tmp;
+	struct txrdma_dev *dev;
+	LIST_HEAD(mrs);
+	int ret = 0;
+
+	mutex_lock(&txrdma_devs_lock);
+	list_for_each_entry(dev, &txrdma_devs, node) {
+		if (!dev->enabled || !dev->reg.pd)
+			continue;
+		ret = txrdma_reg_pages(dev, r->pages, r->npages, r->order, &mrs);
+		if (ret)
+			break;
+	}
+	mutex_lock(&txrdma_regions_lock);
+	list_for_each_entry_safe(m, tmp, &mrs, node) {
+		list_move_tail(&m->node, &r->mrs);
+		atomic_inc(&m->dev->nr_mrs);
+	}
+	if (ret)
+		txrdma_region_drop_mrs(r, NULL);
+	mutex_unlock(&txrdma_regions_lock);
+	mutex_unlock(&txrdma_devs_lock);
+	return ret;
+}
+
+/**
+ * txrdma_regions_drop_dev() - a device goes: drop every MR on it
+ * @dev: the device, already unlisted
+ */
+void txrdma_regions_drop_dev(struct txrdma_dev *dev)
+{
+	struct txrdma_region *r;
+
+	mutex_lock(&txrdma_regions_lock);
+	list_for_each_entry(r, &txrdma_regions_all, all_node)
+		txrdma_region_drop_mrs(r, dev);
+	mutex_unlock(&txrdma_regions_lock);
+}
+
 /* Publish @r, owned by @tf; returns its id. */
 static int txrdma_region_publish(struct txrdma_file *tf,
 				 struct txrdma_region *r)
@@ -269,6 +343,8 @@ long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg)
 	ret = txrdma_region_alloc_pool(r, rc.flags &
 				       TXRDMA_REGION_F_SMALL_PAGES);
 	if (!ret)
+		ret = txrdma_region_register(r);
+	if (!ret)
 		ret = txrdma_region_publish(tf, r);
 	if (ret) {
 		txrdma_region_put(r);
@@ -303,6 +379,8 @@ long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	ret = txrdma_region_pin_user(r, ru.addr);
+	if (!ret)
+		ret = txrdma_region_register(r);
 	if (!ret)
 		ret = txrdma_region_publish(tf, r);
 	if (ret) {

@@ -39,6 +39,8 @@ struct txrdma_file {
  * @file_node: entry in the creating file's list (txrdma_regions_lock)
  * @tenant_node: entry in the tenant's list (txrdma_regions_lock)
  * @published: reachable by id (txrdma_regions_lock)
+ * @all_node: entry in the list of all live regions (txrdma_regions_lock)
+ * @mrs: its registrations, struct txrdma_mr (txrdma_regions_lock)
  * @order: page order of @pages (9 for 2 MiB, 0 for small and user pages)
  * @npages: entries in @pages
  * @pages: the memory
@@ -53,6 +55,8 @@ struct txrdma_region {
 	struct list_head file_node;
 	struct list_head tenant_node;
 	bool published;
+	struct list_head all_node;
+	struct list_head mrs;
 	unsigned int order;
 	unsigned long npages;
 	struct page **pages;
@@ -64,6 +68,8 @@ void txrdma_regions_exit(void);
 struct txrdma_file *txrdma_file_alloc(struct address_space *mapping);
 void txrdma_file_release(struct txrdma_file *tf);
 void txrdma_regions_revoke_tenant(struct txrdma_tenant *t);
+struct txrdma_dev;
+void txrdma_regions_drop_dev(struct txrdma_dev *dev);
 
 long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg);

@@ -229,6 +229,13 @@ static const int txrdma_limit_attrs[] = {
 	TXRDMA_A_LIMIT_OPS_BURST,
 };
 
+/* REFUSED carries the refusal counters, then the throttle counters */
+static const int txrdma_refused_attrs[] = {
+	TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
+	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_BW_RATE,
+	TXRDMA_A_LIMIT_OPS_RATE,
+};
+
 /* Caller holds txrdma_tenants_lock. */
 static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 			      u32 portid, u32 seq, int flags)
@@ -268,7 +275,7 @@ static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 			    limits, 7) ||
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_USAGE, txrdma_limit_attrs,
 			    usage, 3) ||
-	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_REFUSED, txrdma_limit_attrs,
+	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_REFUSED, txrdma_refused_attrs,
 			    refused, 5)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -62,6 +62,13 @@ int txa_parse_u64(const char *arg, uint64_t *out)
 	return 0;
 }
 
+static const char limits_help[] =
+"where  LIMITS := [ prio { critical | normal | bulk } ] [ qps { N | unlimited } ]\n"
+"                 [ endpoints { N | unlimited } ] [ pinned { SIZE | unlimited } ]\n"
+"                 [ bw { RATE[:BURST] | unlimited } ] [ ops { RATE[:BURST] | unlimited } ]\n"
+"       SIZE and the bw RATE (bytes/s) and BURST (bytes) are N[K|M|G|T]\n"
+"       (powers of 1024, also KiB..TiB); ops RATE (ops/s) and BURST are N\n";
+
 void txa_usage(FILE *out, enum txa_help_topic topic)
 {
 	if (topic == TXA_HELP_ALL)
@@ -69,7 +76,7 @@ void txa_usage(FILE *out, enum txa_help_topic topic)
 "Usage: " TXA_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 "       " TXA_PROG " -V | --version\n"
 "       " TXA_PROG " -h | --help | help\n"
-"where  OBJECT := { dev | monitor }\n"
+"where  OBJECT := { dev | tenant | monitor }\n"
 "       OPTIONS := { -j[son] | -p[retty] }\n"
 "\n");
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_DEV)
@@ -78,16 +85,29 @@ TXA_PROG " dev [ show [ NAME ] ]\n"
 "       " TXA_PROG " dev set NAME enabled { on | off }\n"
 "       " TXA_PROG " dev help\n",
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_ALL || topic == TXA_HELP_TENANT)
+		fprintf(out, "%s"
+TXA_PROG " tenant [ show [ NAME ] ]\n"
+"       " TXA_PROG " tenant add NAME cgroup PATH [ LIMITS ]\n"
+"       " TXA_PROG " tenant set NAME LIMITS\n"
+"       " TXA_PROG " tenant del NAME [ force ]\n"
+"       " TXA_PROG " tenant help\n",
+			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_TENANT)
+		fputs(limits_help, out);
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_MONITOR)
 		fprintf(out, "%s"
 TXA_PROG " monitor [ count N ]\n"
 "       " TXA_PROG " monitor help\n",
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
 	if (topic == TXA_HELP_ALL)
+		fputs(limits_help, out);
+	if (topic == TXA_HELP_ALL)
 		fprintf(out,
 "\n"
 "Keywords may be abbreviated (\"d sh\" is \"dev show\").  Changing a device\n"
-"needs CAP_NET_ADMIN.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
+"or a tenant needs CAP_NET_ADMIN.  Exit status: 0 success, 1 failure,\n"
+"2 bad usage.\n");
 }
 
 static int usage_error(FILE *err, enum txa_help_topic topic,
@@ -195,6 +215,208 @@ static int parse_dev(int argc, char **argv, struct txa_args *a, FILE *err)
 			   argv[0]);
 }
 
+/* ---- tenant --------------------------------------------------------- */
+
+enum {
+	TATTR_CGROUP,
+	TATTR_PRIO,
+	TATTR_QPS,
+	TATTR_ENDPOINTS,
+	TATTR_PINNED,
+	TATTR_BW,
+	TATTR_OPS,
+};
+
+static void set_limit(struct txa_tenant_args *t, enum txa_limit lim,
+		      uint64_t v)
+{
+	t->limits[lim] = v;
+	t->limits_set |= 1U << lim;
+}
+
+/* "qps N", "bw RATE[:BURST]", ... of tenant add/set; @what: "tenant add" */
+static int parse_tenant_attrs(int argc, char **argv, struct txa_args *a,
+			      const char *what, FILE *err)
+{
+	static const char *const attrs[] = {
+		[TATTR_CGROUP]		= "cgroup",
+		[TATTR_PRIO]		= "prio",
+		[TATTR_QPS]		= "qps",
+		[TATTR_ENDPOINTS]	= "endpoints",
+		[TATTR_PINNED]		= "pinned",
+		[TATTR_BW]		= "bw",
+		[TATTR_OPS]		= "ops",
+		NULL
+	};
+	struct txa_tenant_args *t = &a->tenant;
+	unsigned int seen = 0;
+	uint64_t v, rate, burst;
+	bool has_burst, bytes;
+	int k, p;
+
+	while (argc > 0) {
+		k = txa_lookup(argv[0], attrs);
+		if (k < 0)
+			return usage_error(err, TXA_HELP_TENANT,
+					   "%s: unknown attribute \"%s\"",
+					   what, argv[0]);
+		if (argc < 2)
+			return usage_error(err, TXA_HELP_TENANT,
+					   "%s: \"%s\" needs a value", what,
+					   attrs[k]);
+		if (seen & (1U << k))
+			return usage_error(err, TXA_HELP_TENANT,
+					   "%s: \"%s\" given twice", what,
+					   attrs[k]);
+		seen |= 1U << k;
+		switch (k) {
+		case TATTR_CGROUP:
+			t->cgroup = argv[1];
+			break;
+		case TATTR_PRIO:
+			p = txa_parse_prio(argv[1]);
+			if (p < 0)
+				return usage_error(err, TXA_HELP_TENANT,
+						   "%s: prio: \"%s\" is not critical, normal or bulk",
+						   what, argv[1]);
+			t->prio = p;
+			break;
+		case TATTR_QPS:
+		case TATTR_ENDPOINTS:
+			if (txa_parse_limit(argv[1], false, &v))
+				return usage_error(err, TXA_HELP_TENANT,
+						   "%s: %s: \"%s\" is not a number or unlimited",
+						   what, attrs[k], argv[1]);
+			set_limit(t, k == TATTR_QPS ? TXA_LIM_QPS :
+				  TXA_LIM_ENDPOINTS, v);
+			break;
+		case TATTR_PINNED:
+			if (txa_parse_limit(argv[1], true, &v))
+				return usage_error(err, TXA_HELP_TENANT,
+						   "%s: pinned: \"%s\" is not a size (N[K|M|G|T]) or unlimited",
+						   what, argv[1]);
+			set_limit(t, TXA_LIM_PINNED, v);
+			break;
+		case TATTR_BW:
+		case TATTR_OPS:
+			bytes = k == TATTR_BW;
+			if (txa_parse_rate(argv[1], bytes, &rate, &burst,
+					   &has_burst))
+				return usage_error(err, TXA_HELP_TENANT,
+						   "%s: %s: \"%s\" is not %s or unlimited",
+						   what, attrs[k], argv[1],
+						   bytes ? "RATE[:BURST] (N[K|M|G|T])" :
+						   "RATE[:BURST] (N)");
+			set_limit(t, bytes ? TXA_LIM_BW_RATE :
+				  TXA_LIM_OPS_RATE, rate);
+			if (has_burst)
+				set_limit(t, bytes ? TXA_LIM_BW_BURST :
+					  TXA_LIM_OPS_BURST, burst);
+			break;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	return TXA_EXIT_OK;
+}
+
+/* the NAME after the command; the module checks its characters */
+static int tenant_name(int argc, char **argv, struct txa_args *a,
+		       const char *what, FILE *err)
+{
+	if (argc < 1)
+		return usage_error(err, TXA_HELP_TENANT, "%s: %s", what,
+				   "missing tenant name");
+	a->tenant.name = argv[0];
+	return TXA_EXIT_OK;
+}
+
+static int parse_tenant_add(int argc, char **argv, struct txa_args *a,
+			    FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_TENANT_ADD;
+	ret = tenant_name(argc, argv, a, "tenant add", err);
+	if (!ret)
+		ret = parse_tenant_attrs(argc - 1, argv + 1, a, "tenant add",
+					 err);
+	if (!ret && !a->tenant.cgroup)
+		ret = usage_error(err, TXA_HELP_TENANT, "tenant add: %s",
+				  "missing \"cgroup PATH\"");
+	return ret;
+}
+
+static int parse_tenant_set(int argc, char **argv, struct txa_args *a,
+			    FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_TENANT_SET;
+	ret = tenant_name(argc, argv, a, "tenant set", err);
+	if (ret)
+		return ret;
+	if (argc == 1)
+		return usage_error(err, TXA_HELP_TENANT, "tenant set: %s",
+				   "nothing to change");
+	/* cgroup is sent on: the module says why it cannot change */
+	return parse_tenant_attrs(argc - 1, argv + 1, a, "tenant set", err);
+}
+
+static int parse_tenant_del(int argc, char **argv, struct txa_args *a,
+			    FILE *err)
+{
+	static const char *const words[] = { "force", NULL };
+	int ret;
+
+	a->cmd = TXA_CMD_TENANT_DEL;
+	ret = tenant_name(argc, argv, a, "tenant del", err);
+	if (ret)
+		return ret;
+	for (argc--, argv++; argc > 0; argc--, argv++) {
+		if (txa_lookup(argv[0], words) != 0)
+			return usage_error(err, TXA_HELP_TENANT,
+					   "tenant del: unexpected argument \"%s\"",
+					   argv[0]);
+		a->tenant.force = true;
+	}
+	return TXA_EXIT_OK;
+}
+
+static int parse_tenant(int argc, char **argv, struct txa_args *a,
+			FILE *err)
+{
+	static const char *const cmds[] = { "show", "list", "add", "set",
+					    "del", "delete", "help", NULL };
+
+	a->cmd = TXA_CMD_TENANT_SHOW;
+	if (argc == 0)
+		return TXA_EXIT_OK;
+	switch (txa_lookup(argv[0], cmds)) {
+	case 0:
+	case 1:
+		if (argc > 2)
+			return usage_error(err, TXA_HELP_TENANT,
+					   "tenant show: unexpected argument \"%s\"",
+					   argv[2]);
+		a->tenant.name = argc == 2 ? argv[1] : NULL;
+		return TXA_EXIT_OK;
+	case 2:
+		return parse_tenant_add(argc - 1, argv + 1, a, err);
+	case 3:
+		return parse_tenant_set(argc - 1, argv + 1, a, err);
+	case 4:
+	case 5:
+		return parse_tenant_del(argc - 1, argv + 1, a, err);
+	case 6:
+		a->cmd = TXA_CMD_HELP;
+		a->help_topic = TXA_HELP_TENANT;
+		return TXA_EXIT_OK;
+	}
+	return usage_error(err, TXA_HELP_TENANT,
+			   "tenant: unknown command \"%s\"", argv[0]);
+}
+
 static int parse_monitor(int argc, char **argv, struct txa_args *a,
 			 FILE *err)
 {
@@ -230,7 +452,8 @@ static int parse_monitor(int argc, char **argv, struct txa_args *a,
 
 static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 {
-	static const char *const topics[] = { "dev", "monitor", NULL };
+	static const char *const topics[] = { "dev", "monitor", "tenant",
+					      NULL };
 
 	a->cmd = TXA_CMD_HELP;
 	a->help_topic = TXA_HELP_ALL;
@@ -242,6 +465,9 @@ static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 		return TXA_EXIT_OK;
 	case 1:
 		a->help_topic = TXA_HELP_MONITOR;
+		return TXA_EXIT_OK;
+	case 2:
+		a->help_topic = TXA_HELP_TENANT;
 		return TXA_EXIT_OK;
 	}
 	return usage_error(err, TXA_HELP_ALL, "help: unknown topic \"%s\"",
@@ -258,12 +484,13 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const objects[] = { "dev", "monitor", "help",
-					       NULL };
+					       "tenant", NULL };
 	char shortopt[3] = "-?";
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->enabled = -1;
+	a->tenant.prio = -1;
 
 	/* getopt keeps state in globals: start afresh, print nothing */
 	optind = 0;
@@ -308,6 +535,8 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		return parse_monitor(argc - 1, argv + 1, a, err);
 	case 2:
 		return parse_help(argc - 1, argv + 1, a, err);
+	case 3:
+		return parse_tenant(argc - 1, argv + 1, a, err);
 	}
 	return usage_error(err, TXA_HELP_ALL, "unknown object \"%s\"",
 			   argv[0]);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "limits.h"
+
 #define TXA_PROG	"txrdma-admin"
 
 /* exit statuses */
@@ -24,12 +26,27 @@ enum txa_cmd {
 	TXA_CMD_DEV_SHOW,	/* dev_name NULL: all devices */
 	TXA_CMD_DEV_SET,
 	TXA_CMD_MONITOR,
+	TXA_CMD_TENANT_SHOW,	/* tenant.name NULL: all tenants */
+	TXA_CMD_TENANT_ADD,
+	TXA_CMD_TENANT_SET,
+	TXA_CMD_TENANT_DEL,
 };
 
 enum txa_help_topic {
 	TXA_HELP_ALL,
 	TXA_HELP_DEV,
 	TXA_HELP_MONITOR,
+	TXA_HELP_TENANT,
+};
+
+/* tenant add/set/del/show NAME ... */
+struct txa_tenant_args {
+	const char *name;
+	const char *cgroup;		/* add (and set, which the module refuses) */
+	int prio;			/* enum txrdma_prio, -1 not given */
+	unsigned int limits_set;	/* bit (1 << enum txa_limit): given */
+	uint64_t limits[TXA_LIM_NR];	/* TXRDMA_UNLIMITED for "unlimited" */
+	bool force;			/* del */
 };
 
 struct txa_args {
@@ -40,6 +57,7 @@ struct txa_args {
 	const char *dev_name;
 	int enabled;		/* dev set: -1 not given, else 0/1 */
 	uint64_t count;		/* monitor: stop after this many, 0 = never */
+	struct txa_tenant_args tenant;
 };
 
 /*

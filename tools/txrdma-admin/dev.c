@@ -28,6 +28,8 @@ static struct nla_policy dev_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_DEV_MAX_QP]		= { .type = NLA_U32 },
 	[TXRDMA_A_DEV_MAX_MR_SIZE]	= { .type = NLA_U64 },
 	[TXRDMA_A_DEV_ENABLED]		= { .type = NLA_U8 },
+	[TXRDMA_A_DEV_MRS]		= { .type = NLA_U32 },
+	[TXRDMA_A_DEV_CAN_REGISTER]	= { .type = NLA_U8 },
 	[TXRDMA_A_DEV_PORTS]		= { .type = NLA_NESTED },
 	[TXRDMA_A_PORT_NUM]		= { .type = NLA_U32 },
 	[TXRDMA_A_PORT_STATE]		= { .type = NLA_U8 },
@@ -137,6 +139,14 @@ int txa_dev_parse(const struct nlmsghdr *nlh, struct txa_dev *dev)
 		dev->max_mr_size = nla_get_u64(tb[TXRDMA_A_DEV_MAX_MR_SIZE]);
 		dev->have |= TXA_HAVE_MAX_MR;
 	}
+	if (tb[TXRDMA_A_DEV_MRS]) {
+		dev->mrs = nla_get_u32(tb[TXRDMA_A_DEV_MRS]);
+		dev->have |= TXA_HAVE_MRS;
+	}
+	if (tb[TXRDMA_A_DEV_CAN_REGISTER]) {
+		dev->can_register = !!nla_get_u8(tb[TXRDMA_A_DEV_CAN_REGISTER]);
+		dev->have |= TXA_HAVE_CAN_REG;
+	}
 	if (tb[TXRDMA_A_DEV_ENABLED]) {
 		dev->enabled = !!nla_get_u8(tb[TXRDMA_A_DEV_ENABLED]);
 		dev->have |= TXA_HAVE_ENABLED;
@@ -186,6 +196,10 @@ void txa_dev_print_attrs_plain(FILE *out, const struct txa_dev *dev)
 			(unsigned long long)dev->max_mr_size);
 	if (dev->have & TXA_HAVE_ENABLED)
 		fprintf(out, " enabled %s", yes_no(dev->enabled));
+	if (dev->have & TXA_HAVE_CAN_REG)
+		fprintf(out, " can_register %s", yes_no(dev->can_register));
+	if (dev->have & TXA_HAVE_MRS)
+		fprintf(out, " mrs %u", dev->mrs);
 }
 
 void txa_port_print_plain(FILE *out, const struct txa_port *port)
@@ -253,6 +267,10 @@ void txa_dev_print_attrs_json(struct json_writer *w, const struct txa_dev *dev)
 		json_kv_u64(w, "max_mr_size", dev->max_mr_size);
 	if (dev->have & TXA_HAVE_ENABLED)
 		json_kv_bool(w, "enabled", dev->enabled);
+	if (dev->have & TXA_HAVE_CAN_REG)
+		json_kv_bool(w, "can_register", dev->can_register);
+	if (dev->have & TXA_HAVE_MRS)
+		json_kv_u64(w, "mrs", dev->mrs);
 	if (dev->have & TXA_HAVE_PORTS) {
 		json_key(w, "ports");
 		json_arr_start(w);

@@ -38,6 +38,8 @@ enum {
 	TXA_HAVE_TIME		= 1 << 7,
 	TXA_HAVE_SEQ		= 1 << 8,
 	TXA_HAVE_PORT		= 1 << 9,	/* top-level port attrs */
+	TXA_HAVE_MRS		= 1 << 10,
+	TXA_HAVE_CAN_REG	= 1 << 11,
 };
 
 struct txa_port {
@@ -59,6 +61,8 @@ struct txa_dev {
 	uint32_t max_qp;
 	uint64_t max_mr_size;
 	bool enabled;
+	uint32_t mrs;		/* region registrations on the device */
+	bool can_register;	/* the module can register memory on it */
 	struct txa_port *ports;	/* from TXRDMA_A_DEV_PORTS */
 	unsigned int nports;
 	struct txa_port port;	/* DEV_PORT_NTF: port attrs at top level */

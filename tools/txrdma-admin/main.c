@@ -5,6 +5,8 @@
  *	txrdma-admin [-j] [-p] dev show [NAME]
  *	txrdma-admin dev set NAME enabled on|off
  *	txrdma-admin [-j] monitor [count N]
+ *	txrdma-admin [-j] [-p] tenant show [NAME]
+ *	txrdma-admin tenant { add | set | del } NAME ...
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "args.h"
 #include "dev.h"
 #include "monitor.h"
+#include "tenant.h"
 
 #ifndef TXA_VERSION
 #define TXA_VERSION	"0.1.0"
@@ -59,6 +62,12 @@ int main(int argc, char **argv)
 		break;
 	case TXA_CMD_MONITOR:
 		ret = txa_cmd_monitor(&a);
+		break;
+	case TXA_CMD_TENANT_SHOW:
+	case TXA_CMD_TENANT_ADD:
+	case TXA_CMD_TENANT_SET:
+	case TXA_CMD_TENANT_DEL:
+		ret = txa_cmd_tenant(&a);
 		break;
 	default:
 		txa_usage(stderr, TXA_HELP_ALL);

@@ -44,6 +44,21 @@ static const char *const attr_names[] = {
 	[TXRDMA_A_PORT_NETDEV]		= "port_netdev",
 	[TXRDMA_A_EVENT_TIME_NS]	= "event_time_ns",
 	[TXRDMA_A_EVENT_SEQ]		= "event_seq",
+	[TXRDMA_A_TENANT_NAME]		= "tenant_name",
+	[TXRDMA_A_TENANT_ID]		= "tenant_id",
+	[TXRDMA_A_TENANT_CGROUP]	= "tenant_cgroup",
+	[TXRDMA_A_TENANT_PRIO]		= "tenant_prio",
+	[TXRDMA_A_TENANT_LIMITS]	= "tenant_limits",
+	[TXRDMA_A_TENANT_USAGE]		= "tenant_usage",
+	[TXRDMA_A_TENANT_REFUSED]	= "tenant_refused",
+	[TXRDMA_A_TENANT_FORCE]		= "tenant_force",
+	[TXRDMA_A_LIMIT_QPS]		= "limit_qps",
+	[TXRDMA_A_LIMIT_ENDPOINTS]	= "limit_endpoints",
+	[TXRDMA_A_LIMIT_PINNED_BYTES]	= "limit_pinned_bytes",
+	[TXRDMA_A_LIMIT_BW_RATE]	= "limit_bw_rate",
+	[TXRDMA_A_LIMIT_BW_BURST]	= "limit_bw_burst",
+	[TXRDMA_A_LIMIT_OPS_RATE]	= "limit_ops_rate",
+	[TXRDMA_A_LIMIT_OPS_BURST]	= "limit_ops_burst",
 };
 
 const char *txa_attr_name(unsigned int type)

@@ -217,6 +217,8 @@ enum txrdma_attr {
 	TXRDMA_A_LIMIT_BW_BURST,	/* u64: bytes */
 	TXRDMA_A_LIMIT_OPS_RATE,	/* u64: operations per second */
 	TXRDMA_A_LIMIT_OPS_BURST,	/* u64: operations */
+	TXRDMA_A_DEV_MRS,		/* u32: region registrations here */
+	TXRDMA_A_DEV_CAN_REGISTER,	/* u8: 1 if regions can be registered */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "tap.h"
+#include <linux/txrdma.h>
+
 #include "../args.h"
 
 static char *errbuf;
@@ -228,6 +230,184 @@ static void test_unknown(void)
 	TAP_CHECK(err_has("Usage: txrdma-admin dev"));
 }
 
+static bool lim(const struct txa_args *a, enum txa_limit l, uint64_t v)
+{
+	return (a->tenant.limits_set & (1U << l)) && a->tenant.limits[l] == v;
+}
+
+static void test_tenant_add(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("tenant add a cgroup /db/a", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_ADD);
+	TAP_CHECK_STR(a.tenant.name, "a");
+	TAP_CHECK_STR(a.tenant.cgroup, "/db/a");
+	TAP_CHECK_INT(a.tenant.prio, -1);
+	TAP_CHECK_INT(a.tenant.limits_set, 0);
+	TAP_CHECK(!a.tenant.force);
+
+	TAP_CHECK_INT(parse("tenant add a cgroup /db/a prio bulk qps 10 endpoints unlimited "
+			    "pinned 64M bw 100M:10M ops 1000:100", &a), 0);
+	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_BULK);
+	TAP_CHECK(lim(&a, TXA_LIM_QPS, 10));
+	TAP_CHECK(lim(&a, TXA_LIM_ENDPOINTS, TXRDMA_UNLIMITED));
+	TAP_CHECK(lim(&a, TXA_LIM_PINNED, 64ULL << 20));
+	TAP_CHECK(lim(&a, TXA_LIM_BW_RATE, 100ULL << 20));
+	TAP_CHECK(lim(&a, TXA_LIM_BW_BURST, 10ULL << 20));
+	TAP_CHECK(lim(&a, TXA_LIM_OPS_RATE, 1000));
+	TAP_CHECK(lim(&a, TXA_LIM_OPS_BURST, 100));
+	TAP_CHECK_INT(a.tenant.limits_set, (1U << TXA_LIM_NR) - 1);
+
+	/* abbreviations: t a, c, pr, pi, e, b, o; rate without burst */
+	TAP_CHECK_INT(parse("t a x c /x pr crit pi 1GiB e 3 b 5K o 7 q unl", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_ADD);
+	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_CRITICAL);
+	TAP_CHECK(lim(&a, TXA_LIM_PINNED, 1ULL << 30));
+	TAP_CHECK(lim(&a, TXA_LIM_ENDPOINTS, 3));
+	TAP_CHECK(lim(&a, TXA_LIM_BW_RATE, 5120));
+	TAP_CHECK(!(a.tenant.limits_set & (1U << TXA_LIM_BW_BURST)));
+	TAP_CHECK(lim(&a, TXA_LIM_OPS_RATE, 7));
+	TAP_CHECK(lim(&a, TXA_LIM_QPS, TXRDMA_UNLIMITED));
+	/* "p" is prio, the first keyword */
+	TAP_CHECK_INT(parse("tenant add a cgroup /a p normal", &a), 0);
+	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_NORMAL);
+	/* bw unlimited clears both halves */
+	TAP_CHECK_INT(parse("tenant add a cgroup /a bw unlimited", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_BW_RATE, TXRDMA_UNLIMITED));
+	TAP_CHECK(lim(&a, TXA_LIM_BW_BURST, TXRDMA_UNLIMITED));
+	/* names and paths are the module's to judge */
+	TAP_CHECK_INT(parse("tenant add a/b cgroup nope", &a), 0);
+	TAP_CHECK_STR(a.tenant.name, "a/b");
+	/* 0 goes to the module, which refuses it with a reason */
+	TAP_CHECK_INT(parse("tenant add a cgroup /a bw 0:0", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_BW_RATE, 0) && lim(&a, TXA_LIM_BW_BURST, 0));
+}
+
+static void test_tenant_add_errors(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("tenant add", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant add: missing tenant name"));
+	TAP_CHECK(err_has("Usage: txrdma-admin tenant"));
+	TAP_CHECK_INT(parse("tenant add a", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("missing \"cgroup PATH\""));
+	TAP_CHECK_INT(parse("tenant add a qps 1", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("missing \"cgroup PATH\""));
+	TAP_CHECK_INT(parse("tenant add a cgroup", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"cgroup\" needs a value"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a qps", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"qps\" needs a value"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a qps -1", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("qps: \"-1\" is not a number or unlimited"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a qps 1K", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a endpoints x", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a pinned 16777216T", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("pinned: \"16777216T\" is not a size"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a pinned 1.5G", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a bw 1M:", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("bw: \"1M:\" is not RATE[:BURST]"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a ops 1K", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("ops: \"1K\" is not RATE[:BURST] (N)"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a prio high", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("prio: \"high\" is not critical, normal or bulk"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a mtu 1", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant add: unknown attribute \"mtu\""));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a qps 1 qps 2", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"qps\" given twice"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a cgroup /b", &a),
+		      TXA_EXIT_USAGE);
+}
+
+static void test_tenant_set_del_show(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("tenant set a qps 2", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SET);
+	TAP_CHECK_STR(a.tenant.name, "a");
+	TAP_CHECK(a.tenant.cgroup == NULL);
+	TAP_CHECK_INT(a.tenant.limits_set, 1U << TXA_LIM_QPS);
+	TAP_CHECK_INT(a.tenant.prio, -1);
+	TAP_CHECK_INT(parse("t se a pr bulk", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SET);
+	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_BULK);
+	TAP_CHECK_INT(a.tenant.limits_set, 0);
+	/* sent on: the module refuses to move a tenant */
+	TAP_CHECK_INT(parse("tenant set a cgroup /b", &a), 0);
+	TAP_CHECK_STR(a.tenant.cgroup, "/b");
+	TAP_CHECK_INT(parse("tenant set a", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant set: nothing to change"));
+	TAP_CHECK_INT(parse("tenant set", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant set: missing tenant name"));
+	TAP_CHECK_INT(parse("tenant set a ops 5:x", &a), TXA_EXIT_USAGE);
+
+	TAP_CHECK_INT(parse("tenant del a", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_DEL);
+	TAP_CHECK_STR(a.tenant.name, "a");
+	TAP_CHECK(!a.tenant.force);
+	TAP_CHECK_INT(parse("t d a f", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_DEL);
+	TAP_CHECK(a.tenant.force);
+	TAP_CHECK_INT(parse("tenant delete a force", &a), 0);
+	TAP_CHECK(a.tenant.force);
+	TAP_CHECK_INT(parse("tenant del", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant del a now", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant del: unexpected argument \"now\""));
+
+	TAP_CHECK_INT(parse("tenant", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
+	TAP_CHECK(a.tenant.name == NULL);
+	TAP_CHECK_INT(parse("-j t s a", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
+	TAP_CHECK(a.json);
+	TAP_CHECK_STR(a.tenant.name, "a");
+	TAP_CHECK_INT(parse("tenant list", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
+	TAP_CHECK_INT(parse("tenant show a b", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant show: unexpected argument \"b\""));
+	TAP_CHECK_INT(parse("tenant frob", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant: unknown command \"frob\""));
+
+	TAP_CHECK_INT(parse("tenant help", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_TENANT);
+	TAP_CHECK_INT(parse("help tenant", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_TENANT);
+	TAP_CHECK_INT(parse("help t", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_TENANT);
+}
+
+static void test_usage_text(void)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	txa_usage(f, TXA_HELP_ALL);
+	fclose(f);
+	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | monitor }"));
+	TAP_CHECK(strstr(buf, "tenant add NAME cgroup PATH [ LIMITS ]"));
+	TAP_CHECK(strstr(buf, "where  LIMITS :="));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	txa_usage(f, TXA_HELP_TENANT);
+	fclose(f);
+	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin tenant [ show [ NAME ] ]\n", 45));
+	TAP_CHECK(strstr(buf, "tenant del NAME [ force ]"));
+	TAP_CHECK(strstr(buf, "KiB..TiB"));
+	TAP_CHECK(!strstr(buf, "monitor"));
+	free(buf);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_matches, "args: prefix matching"),
 	TAP_TEST(test_lookup, "args: keyword lookup, order and exact match"),
@@ -239,6 +419,10 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_dev_name_length, "args: device name length limit"),
 	TAP_TEST(test_monitor, "args: monitor [count N]"),
 	TAP_TEST(test_unknown, "args: unknown object and command"),
+	TAP_TEST(test_tenant_add, "args: tenant add, every limit, abbreviations"),
+	TAP_TEST(test_tenant_add_errors, "args: tenant add usage errors (exit 2)"),
+	TAP_TEST(test_tenant_set_del_show, "args: tenant set/del/show/help"),
+	TAP_TEST(test_usage_text, "args: help text names tenant and LIMITS"),
 };
 
 int main(void)

@@ -20,6 +20,7 @@
 #include "../dev.h"
 #include "../monitor.h"
 #include "../nl.h"
+#include "../tenant.h"
 
 #define FAMILY	0x1c
 #define QMAX	8
@@ -674,13 +675,14 @@ static void test_event_add_del_set(void)
 
 static void test_event_unknown(void)
 {
-	struct nl_msg *m = event(TXRDMA_CMD_MAX + 3, 9);
+	/* a fixed number: TXRDMA_CMD_MAX grows with every new command */
+	struct nl_msg *m = event(200, 9);
 	char *plain, *json;
 
 	nla_put_string(m, TXRDMA_A_DEV_NAME, "rxe\"0");
 	print_event(m, &plain, &json);
-	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] event 9 dev rxe\"0\n");
-	TAP_CHECK_STR(json, "{\"event\":\"unknown\",\"cmd\":9,\"seq\":9,\"time_ns\":1714566896123456789,"
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] event 200 dev rxe\"0\n");
+	TAP_CHECK_STR(json, "{\"event\":\"unknown\",\"cmd\":200,\"seq\":9,\"time_ns\":1714566896123456789,"
 		      "\"time\":\"2024-05-01T12:34:56.123456Z\",\"dev\":\"rxe\\\"0\"}\n");
 	free(plain);
 	free(json);
@@ -742,6 +744,476 @@ static void test_monitor_loop(void)
 	cleanup_bufs();
 }
 
+/* ---- tenants -------------------------------------------------------- */
+
+#define UNL	TXRDMA_UNLIMITED
+
+struct ftenant {
+	const char *name;
+	uint32_t id;
+	const char *cgroup;
+	uint8_t prio;
+	uint64_t limits[TXA_LIM_NR];
+	uint64_t usage[3];
+	uint64_t refused[5];	/* qps, endpoints, pinned, bw, ops */
+};
+
+static const struct ftenant ten_a = {
+	"a", 1, "/db/a", TXRDMA_PRIO_NORMAL,
+	{ 10, UNL, 64ULL << 20, 100ULL << 20, 10ULL << 20, 1000, 100 },
+	{ 0, 0, 0 }, { 0, 0, 0, 0, 0 },
+};
+
+static const struct ftenant ten_b = {
+	"b", 2, "/db/b \"q\"", TXRDMA_PRIO_BULK,
+	{ UNL, UNL, UNL, UNL, UNL, UNL, UNL },
+	{ 3, 5, 1536 }, { 4, 0, 1, 7, 9 },
+};
+
+static const struct ftenant *ftenants[2] = { &ten_a, &ten_b };
+
+static void put_tenant_reply(struct nl_msg *m, const struct ftenant *t)
+{
+	static const int refused_attr[5] = {
+		TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
+		TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_BW_RATE,
+		TXRDMA_A_LIMIT_OPS_RATE,
+	};
+	struct nlattr *nest;
+	unsigned int i;
+
+	nla_put_string(m, TXRDMA_A_TENANT_NAME, t->name);
+	nla_put_u32(m, TXRDMA_A_TENANT_ID, t->id);
+	nla_put_string(m, TXRDMA_A_TENANT_CGROUP, t->cgroup);
+	nla_put_u8(m, TXRDMA_A_TENANT_PRIO, t->prio);
+	nest = nla_nest_start(m, TXRDMA_A_TENANT_LIMITS | NLA_F_NESTED);
+	for (i = 0; i < TXA_LIM_NR; i++)
+		put_u64(m, TXRDMA_A_LIMIT_QPS + i, t->limits[i]);
+	nla_nest_end(m, nest);
+	nest = nla_nest_start(m, TXRDMA_A_TENANT_USAGE | NLA_F_NESTED);
+	for (i = 0; i < 3; i++)
+		put_u64(m, TXRDMA_A_LIMIT_QPS + i, t->usage[i]);
+	nla_nest_end(m, nest);
+	nest = nla_nest_start(m, TXRDMA_A_TENANT_REFUSED | NLA_F_NESTED);
+	for (i = 0; i < 5; i++)
+		put_u64(m, refused_attr[i], t->refused[i]);
+	nla_nest_end(m, nest);
+}
+
+static void handle_tenant_get(const struct nlmsghdr *req)
+{
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	struct nl_msg *m;
+	unsigned int i;
+
+	if (fake.errno_to_send) {
+		queue_error(fake.errno_to_send, fake.extack, true);
+		return;
+	}
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		for (i = 0; i < fake.ndevs; i++) {
+			m = genl_reply(TXRDMA_CMD_TENANT_GET, NLM_F_MULTI);
+			put_tenant_reply(m, ftenants[i]);
+			queue_append(m, i == 1);	/* two datagrams */
+		}
+		queue_done(0);
+		return;
+	}
+	genlmsg_parse((struct nlmsghdr *)req, 0, tb, TXRDMA_A_MAX, NULL);
+	for (i = 0; i < 2; i++) {
+		if (tb[TXRDMA_A_TENANT_NAME] &&
+		    !strcmp(nla_get_string(tb[TXRDMA_A_TENANT_NAME]),
+			    ftenants[i]->name)) {
+			m = genl_reply(TXRDMA_CMD_TENANT_GET, 0);
+			put_tenant_reply(m, ftenants[i]);
+			queue_append(m, true);
+			queue_error(0, NULL, true);
+			return;
+		}
+	}
+	queue_error(ENOENT, "no such tenant", true);
+}
+
+static int run_tenant(enum txa_cmd cmd, const char *what,
+		      const struct txa_tenant_args *t, bool json, bool pretty)
+{
+	struct txa_args a = { .cmd = cmd, .json = json, .pretty = pretty,
+			      .enabled = -1, .tenant = *t };
+	int ret;
+
+	nl.what = what;
+	switch (cmd) {
+	case TXA_CMD_TENANT_SHOW:
+		ret = txa_tenant_show(&nl, &a, out);
+		break;
+	case TXA_CMD_TENANT_ADD:
+		ret = txa_tenant_add(&nl, &a);
+		break;
+	case TXA_CMD_TENANT_SET:
+		ret = txa_tenant_set(&nl, &a);
+		break;
+	default:
+		ret = txa_tenant_del(&nl, &a);
+		break;
+	}
+	fflush(out);
+	fflush(nl.err);
+	return ret;
+}
+
+static const struct txa_tenant_args no_tenant_args = { .prio = -1 };
+
+static const char tenant_plain[] =
+"a: id 1 cgroup /db/a prio normal\n"
+"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0\n"
+"    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
+"b: id 2 cgroup /db/b \"q\" prio bulk\n"
+"    qps 3/unlimited refused 4  endpoints 5/unlimited refused 0  pinned 1536/unlimited refused 1\n"
+"    bw unlimited throttled 7  ops unlimited throttled 9\n";
+
+static const char tenant_a_json[] =
+"{\"name\":\"a\",\"id\":1,\"cgroup\":\"/db/a\",\"prio\":\"normal\","
+"\"limits\":{\"qps\":10,\"endpoints\":null,\"pinned_bytes\":67108864,\"bw_rate\":104857600,"
+"\"bw_burst\":10485760,\"ops_rate\":1000,\"ops_burst\":100},"
+"\"usage\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0},"
+"\"refused\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0,\"bw\":0,\"ops\":0}}";
+
+static const char tenant_b_json[] =
+"{\"name\":\"b\",\"id\":2,\"cgroup\":\"/db/b \\\"q\\\"\",\"prio\":\"bulk\","
+"\"limits\":{\"qps\":null,\"endpoints\":null,\"pinned_bytes\":null,\"bw_rate\":null,"
+"\"bw_burst\":null,\"ops_rate\":null,\"ops_burst\":null},"
+"\"usage\":{\"qps\":3,\"endpoints\":5,\"pinned_bytes\":1536},"
+"\"refused\":{\"qps\":4,\"endpoints\":0,\"pinned_bytes\":1,\"bw\":7,\"ops\":9}}";
+
+static void test_tenant_dump(void)
+{
+	char want[2048];
+
+	setup(handle_tenant_get);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, false, false), TXA_EXIT_OK);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_DUMP);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_TENANT_GET);
+	teardown();
+	TAP_CHECK_STR(outbuf, tenant_plain);
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	setup(handle_tenant_get);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "[%s,%s]\n", tenant_a_json, tenant_b_json);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	/* pretty JSON: the same document, indented */
+	setup(handle_tenant_get);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, true), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK(strstr(outbuf, "\n    {\n        \"name\": \"a\","));
+	TAP_CHECK(strstr(outbuf, "\"endpoints\": null"));
+	cleanup_bufs();
+
+	setup(handle_tenant_get);
+	fake.ndevs = 0;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[]\n");
+	cleanup_bufs();
+}
+
+static void test_tenant_show_do(void)
+{
+	struct txa_tenant_args t = { .name = "a", .prio = -1 };
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	char want[1024];
+
+	setup(handle_tenant_get);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show", &t,
+				 true, false), TXA_EXIT_OK);
+	TAP_CHECK(!(fake.req->nlmsg_flags & NLM_F_DUMP));
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_TENANT_NAME]), "a"));
+	teardown();
+	snprintf(want, sizeof(want), "[%s]\n", tenant_a_json);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	t.name = "zz";
+	setup(handle_tenant_get);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show", &t,
+				 false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: tenant show: no such tenant (No such file or directory)\n");
+	cleanup_bufs();
+
+	/* without an extack message the tool names the tenant */
+	setup(handle_tenant_get);
+	fake.errno_to_send = ENOENT;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show", &t,
+				 false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: tenant show: no tenant \"zz\" (No such file or directory)\n");
+	cleanup_bufs();
+}
+
+/* a LIMITS nest with a 4-byte QPS, then a tenant with nothing but a name */
+static void handle_tenant_odd(const struct nlmsghdr *req)
+{
+	struct nlattr *nest;
+	struct nl_msg *m;
+
+	(void)req;
+	m = genl_reply(TXRDMA_CMD_TENANT_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_TENANT_NAME, "bad");
+	nest = nla_nest_start(m, TXRDMA_A_TENANT_LIMITS | NLA_F_NESTED);
+	nla_put_u32(m, TXRDMA_A_LIMIT_QPS, 1);
+	nla_nest_end(m, nest);
+	queue_append(m, true);
+	m = genl_reply(TXRDMA_CMD_TENANT_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_TENANT_NAME, "bare");
+	nla_put_u32(m, TXRDMA_A_MAX + 5, 1);	/* from a newer module */
+	queue_append(m, false);
+	queue_done(0);
+}
+
+static void test_tenant_malformed(void)
+{
+	setup(handle_tenant_odd);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "bare:\n");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: tenant show: skipped a malformed reply from the kernel\n");
+	cleanup_bufs();
+
+	setup(handle_tenant_odd);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[{\"name\":\"bare\"}]\n");
+	cleanup_bufs();
+}
+
+static bool req_limit(struct nlattr **tb, int attr, uint64_t v)
+{
+	return tb[attr] && nla_len(tb[attr]) == 8 && nla_get_u64(tb[attr]) == v;
+}
+
+static void test_tenant_add_request(void)
+{
+	struct txa_tenant_args t = {
+		.name = "a", .cgroup = "/db/a", .prio = TXRDMA_PRIO_CRITICAL,
+		.limits_set = (1U << TXA_LIM_QPS) | (1U << TXA_LIM_PINNED) |
+			      (1U << TXA_LIM_BW_RATE) | (1U << TXA_LIM_BW_BURST),
+		.limits = { [TXA_LIM_QPS] = 10, [TXA_LIM_PINNED] = UNL,
+			    [TXA_LIM_BW_RATE] = 1ULL << 20,
+			    [TXA_LIM_BW_BURST] = 4096 },
+	};
+	struct nlattr *tb[TXRDMA_A_MAX + 1], *lim[TXRDMA_A_MAX + 1];
+	int i, n = 0;
+
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_ADD, "tenant add", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_TENANT_NEW);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_ACK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_TENANT_NAME]), "a"));
+	TAP_CHECK(tb[TXRDMA_A_TENANT_CGROUP] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_TENANT_CGROUP]), "/db/a"));
+	TAP_CHECK(tb[TXRDMA_A_TENANT_PRIO] &&
+		  nla_len(tb[TXRDMA_A_TENANT_PRIO]) == 1 &&
+		  nla_get_u8(tb[TXRDMA_A_TENANT_PRIO]) == TXRDMA_PRIO_CRITICAL);
+	TAP_CHECK(!tb[TXRDMA_A_TENANT_FORCE]);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_LIMITS] &&
+		  (tb[TXRDMA_A_TENANT_LIMITS]->nla_type & NLA_F_NESTED));
+	if (tb[TXRDMA_A_TENANT_LIMITS]) {
+		TAP_CHECK_INT(nla_parse_nested(lim, TXRDMA_A_MAX,
+					       tb[TXRDMA_A_TENANT_LIMITS],
+					       NULL), 0);
+		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_QPS, 10));
+		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_PINNED_BYTES, UNL));
+		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_BW_RATE, 1ULL << 20));
+		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_BW_BURST, 4096));
+		for (i = 0; i <= TXRDMA_A_MAX; i++)
+			n += !!lim[i];
+		TAP_CHECK_INT(n, 4);	/* only what was given */
+	}
+	teardown();
+	TAP_CHECK_STR(errbuf, "");
+	TAP_CHECK_STR(outbuf, "");
+	cleanup_bufs();
+
+	/* no limits given: no nest at all */
+	t.limits_set = 0;
+	t.prio = -1;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_ADD, "tenant add", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_TENANT_LIMITS] && !tb[TXRDMA_A_TENANT_PRIO]);
+	teardown();
+	cleanup_bufs();
+}
+
+static void test_tenant_set_del_request(void)
+{
+	struct txa_tenant_args t = {
+		.name = "a", .prio = -1,
+		.limits_set = 1U << TXA_LIM_OPS_RATE,
+		.limits = { [TXA_LIM_OPS_RATE] = 500 },
+	};
+	struct nlattr *tb[TXRDMA_A_MAX + 1], *lim[TXRDMA_A_MAX + 1];
+
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SET, "tenant set", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_TENANT_SET);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_TENANT_CGROUP] && !tb[TXRDMA_A_TENANT_PRIO]);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_LIMITS] &&
+		  !nla_parse_nested(lim, TXRDMA_A_MAX,
+				    tb[TXRDMA_A_TENANT_LIMITS], NULL) &&
+		  req_limit(lim, TXRDMA_A_LIMIT_OPS_RATE, 500) &&
+		  !lim[TXRDMA_A_LIMIT_OPS_BURST] && !lim[TXRDMA_A_LIMIT_QPS]);
+	teardown();
+	cleanup_bufs();
+
+	t.force = true;
+	t.cgroup = "/ignored";
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_DEL, "tenant del", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_TENANT_DEL);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_TENANT_NAME]), "a"));
+	TAP_CHECK(tb[TXRDMA_A_TENANT_FORCE] &&
+		  nla_len(tb[TXRDMA_A_TENANT_FORCE]) == 0);
+	TAP_CHECK(!tb[TXRDMA_A_TENANT_LIMITS] && !tb[TXRDMA_A_TENANT_CGROUP]);
+	teardown();
+	cleanup_bufs();
+
+	t.force = false;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_DEL, "tenant del", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_TENANT_FORCE]);
+	teardown();
+	cleanup_bufs();
+}
+
+static void test_tenant_warning_ack(void)
+{
+	struct txa_tenant_args t = {
+		.name = "a", .prio = -1, .limits_set = 1U << TXA_LIM_QPS,
+		.limits = { [TXA_LIM_QPS] = 2 },
+	};
+
+	setup(handle_ack_or_error);
+	fake.extack = "qps limit is below current use (3 > 2): applies to new requests";
+	fake.capped = true;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SET, "tenant set", &t, false,
+				 false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: tenant set: warning: qps limit is below current use (3 > 2): applies to new requests\n");
+	cleanup_bufs();
+
+	/* an uncapped ACK (an old kernel): the TLVs are found all the same */
+	setup(handle_ack_or_error);
+	fake.extack = "careful";
+	fake.capped = false;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SET, "tenant set", &t, false,
+				 false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: tenant set: warning: careful\n");
+	cleanup_bufs();
+}
+
+static void check_tenant_error(enum txa_cmd cmd, const char *what, int error,
+			       const char *extack, const char *want)
+{
+	struct txa_tenant_args t = { .name = "a", .cgroup = "/db/a",
+				     .prio = -1 };
+
+	setup(handle_ack_or_error);
+	fake.errno_to_send = error;
+	fake.extack = extack;
+	fake.capped = true;
+	TAP_CHECK_INT(run_tenant(cmd, what, &t, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, want);
+	cleanup_bufs();
+}
+
+static void test_tenant_errors(void)
+{
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", EEXIST,
+			   "tenant \"a\" exists",
+			   "txrdma-admin: tenant add: tenant \"a\" exists (File exists)\n");
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", EPERM, NULL,
+			   "txrdma-admin: tenant add: operation not permitted (changing txrdma needs CAP_NET_ADMIN)\n");
+	check_tenant_error(TXA_CMD_TENANT_DEL, "tenant del", EPERM, NULL,
+			   "txrdma-admin: tenant del: operation not permitted (changing txrdma needs CAP_NET_ADMIN)\n");
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", ENOENT, NULL,
+			   "txrdma-admin: tenant add: no cgroup \"/db/a\" under the cgroup2 mount (No such file or directory)\n");
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", EEXIST, NULL,
+			   "txrdma-admin: tenant add: tenant \"a\", or a tenant of cgroup \"/db/a\", exists (File exists)\n");
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", ENOSPC, NULL,
+			   "txrdma-admin: tenant add: too many tenants (No space left on device)\n");
+	check_tenant_error(TXA_CMD_TENANT_SET, "tenant set", ENOENT, NULL,
+			   "txrdma-admin: tenant set: no tenant \"a\" (No such file or directory)\n");
+	check_tenant_error(TXA_CMD_TENANT_SET, "tenant set", EOPNOTSUPP, NULL,
+			   "txrdma-admin: tenant set: the cgroup of a tenant cannot be changed (Operation not supported)\n");
+	check_tenant_error(TXA_CMD_TENANT_SET, "tenant set", EOPNOTSUPP,
+			   "a tenant's cgroup cannot change",
+			   "txrdma-admin: tenant set: a tenant's cgroup cannot change (Operation not supported)\n");
+	check_tenant_error(TXA_CMD_TENANT_DEL, "tenant del", EBUSY, NULL,
+			   "txrdma-admin: tenant del: tenant \"a\" holds resources (\"force\" deletes it anyway) (Device or resource busy)\n");
+	check_tenant_error(TXA_CMD_TENANT_DEL, "tenant del", EBUSY,
+			   "tenant a holds 3 QPs",
+			   "txrdma-admin: tenant del: tenant a holds 3 QPs (Device or resource busy)\n");
+	check_tenant_error(TXA_CMD_TENANT_ADD, "tenant add", EINVAL,
+			   "bw burst without a bw rate",
+			   "txrdma-admin: tenant add: bw burst without a bw rate (Invalid argument)\n");
+}
+
+static void test_tenant_print_sparse(void)
+{
+	struct txa_tenant t = { 0 };
+	char *buf = NULL;
+	size_t len;
+	FILE *f;
+
+	/* only some limits, an unknown priority, no counters */
+	snprintf(t.name, sizeof(t.name), "s");
+	t.have = TXA_TEN_HAVE_NAME | TXA_TEN_HAVE_PRIO;
+	t.prio = 9;
+	t.limits_have = (1U << TXA_LIM_QPS) | (1U << TXA_LIM_BW_RATE) |
+			(1U << TXA_LIM_BW_BURST);
+	t.limits[TXA_LIM_QPS] = 4;
+	t.limits[TXA_LIM_BW_RATE] = UNL;
+	t.limits[TXA_LIM_BW_BURST] = 3072;
+	f = open_memstream(&buf, &len);
+	txa_tenant_print_plain(f, &t);
+	fclose(f);
+	TAP_CHECK_STR(buf, "s: prio unknown(9)\n    qps 4\n    bw unlimited burst 3K\n");
+	free(buf);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_show_dump_plain, "dev show: dump, plain output"),
 	TAP_TEST(test_show_dump_json, "dev show: dump, JSON output"),
@@ -761,6 +1233,14 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_event_add_del_set, "monitor: dev add/del/set events"),
 	TAP_TEST(test_event_unknown, "monitor: unknown event and port state"),
 	TAP_TEST(test_monitor_loop, "monitor: unsolicited events (seq 0), count, lost events"),
+	TAP_TEST(test_tenant_dump, "tenant show: dump of two tenants, plain and JSON (null = unlimited)"),
+	TAP_TEST(test_tenant_show_do, "tenant show NAME: do request, unknown tenant"),
+	TAP_TEST(test_tenant_malformed, "tenant show: malformed reply skipped, sparse one printed"),
+	TAP_TEST(test_tenant_add_request, "tenant add: name, cgroup, prio, nested u64 limits"),
+	TAP_TEST(test_tenant_set_del_request, "tenant set/del: only what was named, force flag"),
+	TAP_TEST(test_tenant_warning_ack, "tenant set: extack warning on a success ACK, exit 0"),
+	TAP_TEST(test_tenant_errors, "tenant add/set/del: extack and errno messages"),
+	TAP_TEST(test_tenant_print_sparse, "tenant show: partial attributes, unknown prio"),
 };
 
 int main(void)
