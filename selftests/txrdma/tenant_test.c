@@ -21,140 +21,10 @@
 
 #include "kselftest_harness.h"
 #include "nlmini.h"
+#include "tenant_util.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_BASE CG_ROOT "/txrdma-kt"
-
-struct tenant {
-	char name[32];
-	char cgroup[256];
-	uint32_t id;
-	uint8_t prio;
-	uint64_t limits[8];	/* index: attr - TXRDMA_A_LIMIT_QPS */
-	uint64_t usage[3];
-	uint64_t refused[5];
-};
-
-struct tenant_list {
-	int n;
-	struct tenant *t;	/* up to cap */
-	int cap;
-};
-
-static void get_u64s(const struct nlattr *nest, uint64_t *out, int n)
-{
-	struct nlattr *tb[TXRDMA_A_MAX + 1];
-
-	nlmini_parse_nested(nest, tb, TXRDMA_A_MAX);
-	for (int i = 0; i < n; i++) {
-		out[i] = ~0ULL - 1;	/* "missing" marker */
-		if (tb[TXRDMA_A_LIMIT_QPS + i])
-			memcpy(&out[i], nlmini_data(tb[TXRDMA_A_LIMIT_QPS + i]), 8);
-	}
-}
-
-static int tenant_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[TXRDMA_A_MAX + 1];
-	struct tenant_list *l = arg;
-	struct tenant *t;
-
-	nlmini_parse(nlh, tb, TXRDMA_A_MAX);
-	if (!tb[TXRDMA_A_TENANT_NAME] || !tb[TXRDMA_A_TENANT_ID] ||
-	    !tb[TXRDMA_A_TENANT_CGROUP] || !tb[TXRDMA_A_TENANT_PRIO] ||
-	    !tb[TXRDMA_A_TENANT_LIMITS] || !tb[TXRDMA_A_TENANT_USAGE] ||
-	    !tb[TXRDMA_A_TENANT_REFUSED])
-		return -EBADMSG;
-	if (l->n++ >= l->cap)
-		return 0;	/* counted, not stored */
-	t = &l->t[l->n - 1];
-	snprintf(t->name, sizeof(t->name), "%s",
-		 (char *)nlmini_data(tb[TXRDMA_A_TENANT_NAME]));
-	snprintf(t->cgroup, sizeof(t->cgroup), "%s",
-		 (char *)nlmini_data(tb[TXRDMA_A_TENANT_CGROUP]));
-	t->id = *(uint32_t *)nlmini_data(tb[TXRDMA_A_TENANT_ID]);
-	t->prio = *(uint8_t *)nlmini_data(tb[TXRDMA_A_TENANT_PRIO]);
-	get_u64s(tb[TXRDMA_A_TENANT_LIMITS], t->limits, 7);
-	get_u64s(tb[TXRDMA_A_TENANT_USAGE], t->usage, 3);
-	get_u64s(tb[TXRDMA_A_TENANT_REFUSED], t->refused, 5);
-	return 0;
-}
-
-static int dump_tenants(struct nlmini *nl, struct tenant_list *l)
-{
-	struct nlmini_msg m;
-
-	l->n = 0;
-	nlmini_msg_init(nl, &m, TXRDMA_CMD_TENANT_GET, NLM_F_DUMP);
-	return nlmini_talk(nl, &m, tenant_cb, l);
-}
-
-static int count_tenants(struct nlmini *nl)
-{
-	struct tenant_list l = { 0 };
-	int ret = dump_tenants(nl, &l);
-
-	return ret ? ret : l.n;
-}
-
-static int get_tenant(struct nlmini *nl, const char *name, struct tenant *t)
-{
-	struct tenant_list l = { .t = t, .cap = 1 };
-	struct nlmini_msg m;
-	int ret;
-
-	nlmini_msg_init(nl, &m, TXRDMA_CMD_TENANT_GET, 0);
-	nlmini_put_str(&m, TXRDMA_A_TENANT_NAME, name);
-	ret = nlmini_talk(nl, &m, tenant_cb, &l);
-	return ret ? ret : (l.n == 1 ? 0 : -EBADMSG);
-}
-
-static void put_u64(struct nlmini_msg *m, uint16_t type, uint64_t v)
-{
-	nlmini_put(m, type, &v, 8);
-}
-
-/* limits: pairs of (attr, value), terminated by attr 0 */
-static int tenant_op(struct nlmini *nl, uint8_t cmd, const char *name,
-		     const char *cgroup, int prio, const uint64_t *limits)
-{
-	struct nlmini_msg m;
-
-	nlmini_msg_init(nl, &m, cmd, 0);
-	if (name)
-		nlmini_put_str(&m, TXRDMA_A_TENANT_NAME, name);
-	if (cgroup)
-		nlmini_put_str(&m, TXRDMA_A_TENANT_CGROUP, cgroup);
-	if (prio >= 0)
-		nlmini_put_u8(&m, TXRDMA_A_TENANT_PRIO, prio);
-	if (limits) {
-		struct nlattr *nest = nlmini_nest_start(&m, TXRDMA_A_TENANT_LIMITS);
-
-		for (; limits[0]; limits += 2)
-			put_u64(&m, limits[0], limits[1]);
-		nlmini_nest_end(&m, nest);
-	}
-	return nlmini_talk(nl, &m, NULL, NULL);
-}
-
-static int tenant_del(struct nlmini *nl, const char *name)
-{
-	return tenant_op(nl, TXRDMA_CMD_TENANT_DEL, name, NULL, -1, NULL);
-}
-
-static int cg_enter(const char *dir)
-{
-	char path[512];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ok = dprintf(fd, "%d\n", getpid()) > 0;
-	close(fd);
-	return ok ? 0 : -EIO;
-}
 
 /* TENANT_INFO from a fresh open of /dev/txrdma: id, or -errno */
 static int my_tenant(char *name)
@@ -369,7 +239,7 @@ TEST_F(tenant, malformed_limits_nest)
 	nlmini_msg_init(&self->nl, &m, TXRDMA_CMD_TENANT_NEW, 0);
 	nlmini_put_str(&m, TXRDMA_A_TENANT_NAME, "kt-a");
 	nlmini_put_str(&m, TXRDMA_A_TENANT_CGROUP, "/txrdma-kt/a");
-	put_u64(&m, TXRDMA_A_TENANT_LIMITS, 1);
+	tenant_put_u64(&m, TXRDMA_A_TENANT_LIMITS, 1);
 	EXPECT_EQ(-EINVAL, nlmini_talk(&self->nl, &m, NULL, NULL));
 
 	/* force is a flag: a payload is malformed (the core says -ERANGE) */
