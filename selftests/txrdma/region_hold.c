@@ -4,7 +4,9 @@
  * maps them and fills each with a pattern, prints "ready <id>...", then
  * for every line read on stdin: "check" verifies every byte and prints
  * "ok" or "bad", "create" makes one more region and prints its id,
- * "quit" exits 0.  The caller must be in a txrdma tenant.
+ * "user" / "userhuge" registers 2 MiB of anonymous / MAP_HUGETLB memory
+ * as a user region and prints its id or the error, "quit" exits 0.
+ * The caller must be in a txrdma tenant.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +42,25 @@ static int create_one(void)
 		maps[nr][i] = (unsigned char)(i * 7 + rc.id);
 	ids[nr++] = rc.id;
 	return rc.id;
+}
+
+static void reg_user(int huge)
+{
+	struct txrdma_region_reg_user ru = { .size = SZ };
+	void *p;
+
+	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (huge ? MAP_HUGETLB : 0), -1, 0);
+	if (p == MAP_FAILED) {
+		printf("error mmap %s\n", strerror(errno));
+		return;
+	}
+	memset(p, 0x11, SZ);
+	ru.addr = (unsigned long)p;
+	if (ioctl(fd, TXRDMA_IOC_REGION_REG_USER, &ru))
+		printf("error reg_user %s\n", strerror(errno));
+	else
+		printf("user %u\n", ru.id);
 }
 
 static int check_all(void)
@@ -82,6 +103,10 @@ int main(int argc, char **argv)
 				printf("error create %s\n", strerror(errno));
 			else
 				printf("created %d\n", id);
+		} else if (!strncmp(line, "userhuge", 8)) {
+			reg_user(1);
+		} else if (!strncmp(line, "user", 4)) {
+			reg_user(0);
 		} else if (!strncmp(line, "quit", 4)) {
 			return 0;
 		}
