@@ -13,6 +13,7 @@
  *   txrdma_tenant.c   tenants, cgroup membership, their netlink ops
  *   txrdma_region.c   regions: pinned tenant memory, mmap, revocation
  *   txrdma_reg.c      fast registration of region pages with devices
+ *   txrdma_bfd.c      BFD liveness state machine (pure logic, KUnit-tested)
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
