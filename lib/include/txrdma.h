@@ -105,6 +105,92 @@ __u32 txrdma_abi_version(const struct txrdma_ctx *ctx);
 int txrdma_fd(const struct txrdma_ctx *ctx);
 
 /**
+ * struct txrdma_region - a region as the library holds it
+ * @id: the kernel's id; (id, offset, length) names memory in operations
+ * @kind: TXRDMA_REGION_KIND_POOL (module-owned) or _USER (your memory)
+ * @size: bytes
+ * @addr: where the bytes are in this process: the mapping the library
+ *	made of a module-owned region, or the memory you registered
+ */
+struct txrdma_region {
+	__u32 id;
+	__u32 kind;
+	__u64 size;
+	void *addr;
+};
+
+/**
+ * txrdma_tenant() - the tenant this process belongs to
+ * @ctx: context
+ * @id: its id (may be NULL)
+ * @name: buffer of at least 32 bytes for its name (may be NULL)
+ *
+ * Return: 0, -EPERM if the process's cgroup belongs to no tenant.
+ */
+int txrdma_tenant(struct txrdma_ctx *ctx, __u32 *id, char *name);
+
+/**
+ * txrdma_region_create() - allocate, pin, register and map memory
+ * @ctx: context
+ * @size: bytes, a multiple of TXRDMA_REGION_HUGE_SIZE (2 MiB), or of
+ *	the page size with TXRDMA_REGION_F_SMALL_PAGES in @flags
+ * @flags: TXRDMA_REGION_F_*
+ * @out: the region; out->addr is a shared read/write mapping of it
+ *
+ * The memory is zeroed, charged to the tenant's pinned limit and
+ * registered with every RDMA device once, here, so that no operation
+ * pays for registration later.
+ * Return: 0, -EPERM (no tenant), -EDQUOT (pinned limit), -ENOMEM,
+ * -EINVAL (size or flags).  On error nothing is left behind.
+ */
+int txrdma_region_create(struct txrdma_ctx *ctx, __u64 size,
+			 unsigned int flags, struct txrdma_region *out);
+
+/**
+ * txrdma_region_register() - make your own memory a region
+ * @ctx: context
+ * @addr: page-aligned start (e.g. a buffer pool on hugetlbfs)
+ * @size: page-aligned length
+ * @out: the region; out->addr == @addr
+ *
+ * The pages are pinned until the region is destroyed; they count
+ * against the tenant's pinned limit and RLIMIT_MEMLOCK.
+ * Return: 0 or -errno as for txrdma_region_create(), -EFAULT for memory
+ * that is not mapped.
+ */
+int txrdma_region_register(struct txrdma_ctx *ctx, void *addr, __u64 size,
+			   struct txrdma_region *out);
+
+/**
+ * txrdma_region_destroy() - destroy a region and unmap it
+ * @ctx: context
+ * @r: a region from txrdma_region_create() or _register(); zeroed after
+ *
+ * Module-owned memory is freed once no mapping of it is left (other
+ * processes of the tenant may still map it).
+ * Return: 0, -ENOENT (already destroyed), -EACCES (not your tenant's).
+ */
+int txrdma_region_destroy(struct txrdma_ctx *ctx, struct txrdma_region *r);
+
+/**
+ * txrdma_region_open() - map a region another process of your tenant made
+ * @ctx: context
+ * @id: its id
+ * @out: the region, mapped here (module-owned regions only)
+ *
+ * Release it with txrdma_region_close(), which unmaps without destroying.
+ * Return: 0, -ENOENT, -EACCES, -EINVAL (a user region: not mappable).
+ */
+int txrdma_region_open(struct txrdma_ctx *ctx, __u32 id,
+		       struct txrdma_region *out);
+
+/**
+ * txrdma_region_close() - unmap a region opened with txrdma_region_open()
+ * @r: the region; zeroed after
+ */
+void txrdma_region_close(struct txrdma_region *r);
+
+/**
  * txrdma_version() - version of this library
  *
  * Return: a static string such as "0.1.0"; never NULL.

@@ -7,7 +7,7 @@
 # counts as a failure.
 DIR=$(cd "$(dirname "$0")" && pwd)
 cd "$DIR" || exit 1
-TESTS=${TXRDMA_TESTS:-"probe_test netlink_test tenant_test tenant.sh region_test region_dev.sh region_admin.sh dev_show.sh load_cycles.sh"}
+TESTS=${TXRDMA_TESTS:-"probe_test netlink_test tenant_test tenant.sh region_test lib_region_test region_dev.sh region_admin.sh dev_show.sh load_cycles.sh"}
 failed=0
 for t in $TESTS; do
 	echo "# ===== $t"
