@@ -18,7 +18,9 @@
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <linux/netlink.h>
@@ -47,6 +49,11 @@ struct txrdma_port {
  * @event_handler: registered with the RDMA core for async events
  * @port_work: deferred port re-query; async events arrive from the
  *	RDMA core's work queue and only schedule this
+ * @users: the device list's reference and one per registration in
+ *	flight; removal waits for @unused once the list's is dropped
+ * @unused: completed when @users reaches zero
+ * @dying: being removed: registrations drop their new MRs
+ *	(txrdma_regions_lock)
  * @reg: PD and control QP for memory registration (reg.pd NULL: none)
  * @nr_mrs: registrations of regions on this device
  * @first_port: rdma_start_port() of @ibdev
@@ -60,6 +67,9 @@ struct txrdma_dev {
 	bool enabled;
 	struct ib_event_handler event_handler;
 	struct work_struct port_work;
+	refcount_t users;
+	struct completion unused;
+	bool dying;
 	struct txrdma_dev_reg reg;
 	atomic_t nr_mrs;
 	u32 first_port;
@@ -73,6 +83,9 @@ extern struct list_head txrdma_devs;
 int txrdma_ibdev_init(void);
 void txrdma_ibdev_exit(void);
 unsigned int txrdma_ibdev_count(void);
+struct txrdma_dev **txrdma_devs_get_registering(unsigned int *n);
+void txrdma_dev_user_put(struct txrdma_dev *dev);
+bool txrdma_dev_can_register(const struct txrdma_dev *dev);
 struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
 					  bool by_index);
 

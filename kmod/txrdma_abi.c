@@ -20,6 +20,12 @@ static_assert(offsetof(struct txrdma_probe, resv) == 24);
 static_assert(sizeof(struct txrdma_tenant_info) == 56);
 static_assert(offsetof(struct txrdma_tenant_info, name) == 8);
 static_assert(offsetof(struct txrdma_tenant_info, resv) == 40);
+static_assert(sizeof(struct txrdma_region_create) == 40);
+static_assert(offsetof(struct txrdma_region_create, mmap_offset) == 16);
+static_assert(sizeof(struct txrdma_region_reg_user) == 40);
+static_assert(offsetof(struct txrdma_region_reg_user, resv) == 24);
+static_assert(sizeof(struct txrdma_region_info) == 48);
+static_assert(offsetof(struct txrdma_region_info, kind) == 24);
 
 /**
  * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request

@@ -82,6 +82,8 @@ static int txrdma_ib_add(struct ib_device *ibdev)
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	INIT_WORK(&dev->port_work, txrdma_dev_port_work);
 	atomic_set(&dev->nr_mrs, 0);
+	refcount_set(&dev->users, 1);
+	init_completion(&dev->unused);
 	/* a device that cannot register memory is still listed */
 	txrdma_dev_reg_init(dev);
 	for (i = 0; i < nports; i++) {
@@ -118,6 +120,9 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&txrdma_devs_lock);
 	/* regions stay (their memory is the tenant's); their MRs here go */
 	txrdma_regions_drop_dev(dev);
+	/* registrations in flight finish (and drop their MRs) first */
+	txrdma_dev_user_put(dev);
+	wait_for_completion(&dev->unused);
 	txrdma_dev_reg_exit(dev);
 	kfree(dev);
 }
@@ -159,6 +164,48 @@ struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
 			return dev;
 	}
 	return NULL;
+}
+
+bool txrdma_dev_can_register(const struct txrdma_dev *dev)
+{
+	return dev->reg.pd && !READ_ONCE(dev->reg.broken);
+}
+
+/**
+ * txrdma_devs_get_registering() - the devices to register a region with
+ * @n: how many are returned
+ *
+ * Every enabled device that can register memory, each with a user
+ * reference (txrdma_dev_user_put()), so that registration runs without
+ * holding txrdma_devs_lock.
+ * Return: a kmalloc'ed array (kfree it), or ERR_PTR(-ENOMEM).
+ */
+struct txrdma_dev **txrdma_devs_get_registering(unsigned int *n)
+{
+	struct txrdma_dev *dev, **devs;
+	unsigned int i = 0, cnt = 0;
+
+	mutex_lock(&txrdma_devs_lock);
+	list_for_each_entry(dev, &txrdma_devs, node)
+		cnt += dev->enabled && txrdma_dev_can_register(dev);
+	devs = kmalloc_array(cnt, sizeof(*devs), GFP_KERNEL);
+	if (devs) {
+		list_for_each_entry(dev, &txrdma_devs, node) {
+			if (!dev->enabled || !txrdma_dev_can_register(dev))
+				continue;
+			refcount_inc(&dev->users);
+			devs[i++] = dev;
+		}
+	}
+	mutex_unlock(&txrdma_devs_lock);
+	*n = i;
+	return devs ? devs : ERR_PTR(-ENOMEM);
+}
+
+void txrdma_dev_user_put(struct txrdma_dev *dev)
+{
+	if (refcount_dec_and_test(&dev->users))
+		complete(&dev->unused);
 }
 
 unsigned int txrdma_ibdev_count(void)

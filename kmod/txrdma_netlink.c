@@ -137,7 +137,8 @@ static int txrdma_fill_dev(struct sk_buff *skb, struct txrdma_dev *dev,
 			       TXRDMA_A_PAD) ||
 	     nla_put_u8(skb, TXRDMA_A_DEV_ENABLED, dev->enabled) ||
 	     nla_put_u32(skb, TXRDMA_A_DEV_MRS, atomic_read(&dev->nr_mrs)) ||
-	     nla_put_u8(skb, TXRDMA_A_DEV_CAN_REGISTER, !!dev->reg.pd) ||
+	     nla_put_u8(skb, TXRDMA_A_DEV_CAN_REGISTER,
+			txrdma_dev_can_register(dev)) ||
 	     txrdma_put_ports(skb, dev)))
 		goto cancel;
 	if (cmd != TXRDMA_CMD_DEV_GET && txrdma_put_event_stamp(skb))

@@ -11,6 +11,8 @@
  * a flush) so that nothing the NIC may still touch is freed.
  */
 #include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 
@@ -19,11 +21,22 @@
 
 #define TXRDMA_REG_TIMEOUT	(10 * HZ)
 
+/*
+ * On the heap with two references, the waiter's and the completion's:
+ * if a completion comes after the waiter gave up, it still finds it.
+ */
 struct txrdma_reg_wait {
 	struct ib_cqe cqe;
 	struct completion done;
 	enum ib_wc_status status;
+	refcount_t ref;
 };
+
+static void txrdma_reg_wait_put(struct txrdma_reg_wait *w)
+{
+	if (refcount_dec_and_test(&w->ref))
+		kfree(w);
+}
 
 static void txrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -32,6 +45,7 @@ static void txrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	w->status = wc->status;
 	complete(&w->done);
+	txrdma_reg_wait_put(w);
 }
 
 /* INIT -> RTR -> RTS with the QP as its own destination. */
@@ -179,30 +193,44 @@ void txrdma_mr_free(struct txrdma_mr *m)
 /* Post REG_MR for @mr and wait for it; caller holds reg->lock. */
 static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr)
 {
-	struct txrdma_reg_wait w = { .status = IB_WC_GENERAL_ERR };
+	struct txrdma_reg_wait *w;
 	struct ib_reg_wr wr = {};
 	int ret;
 
-	init_completion(&w.done);
-	w.cqe.done = txrdma_reg_done;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	init_completion(&w->done);
+	refcount_set(&w->ref, 2);
+	w->status = IB_WC_GENERAL_ERR;
+	w->cqe.done = txrdma_reg_done;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.wr_cqe = &w.cqe;
+	wr.wr.wr_cqe = &w->cqe;
 	wr.mr = mr;
 	wr.key = mr->rkey;
 	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		    IB_ACCESS_REMOTE_WRITE;
 	ret = ib_post_send(reg->qp, &wr.wr, NULL);
-	if (ret)
+	if (ret) {
+		kfree(w);
 		return ret;
-	if (!wait_for_completion_timeout(&w.done, TXRDMA_REG_TIMEOUT)) {
-		/* flush it: @w lives on our stack until its completion ran */
-		reg->broken = true;
-		ib_drain_sq(reg->qp);
-		return -ETIMEDOUT;
 	}
-	return w.status == IB_WC_SUCCESS ? 0 : -EIO;
+	if (!wait_for_completion_timeout(&w->done, TXRDMA_REG_TIMEOUT)) {
+		/*
+		 * Flush the QP so that the REG_MR completes (as an error)
+		 * before the caller frees the MR; the device registers
+		 * nothing more.
+		 */
+		WRITE_ONCE(reg->broken, true);
+		ib_drain_sq(reg->qp);
+		ret = -ETIMEDOUT;
+	} else {
+		ret = w->status == IB_WC_SUCCESS ? 0 : -EIO;
+	}
+	txrdma_reg_wait_put(w);
+	return ret;
 }
 
 /* Register pages[0..n) (each PAGE_SIZE << order bytes) as one MR. */
@@ -246,7 +274,8 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
 		goto out_free;
 	}
 	mutex_lock(&dev->reg.lock);
-	ret = dev->reg.broken ? -EIO : txrdma_reg_post(&dev->reg, m->mr);
+	ret = READ_ONCE(dev->reg.broken) ? -EIO :
+	      txrdma_reg_post(&dev->reg, m->mr);
 	mutex_unlock(&dev->reg.lock);
 	if (ret)
 		goto out_free;
@@ -280,6 +309,10 @@ int txrdma_reg_pages(struct txrdma_dev *dev, struct page **pages,
 	int ret = 0;
 
 	for (i = 0; i < npages && !ret; i += per) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		ret = txrdma_reg_one(dev, pages + i, min(per, npages - i), order,
 				     &done);
 		cond_resched();

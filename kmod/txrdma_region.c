@@ -14,13 +14,17 @@
  * deleted by force.  The memory lives until the last reference goes:
  * the publication holds one, every VMA one (vm_ops open/close), so a
  * process that still maps a destroyed region never sees freed pages.
- * Forced deletion zaps every mapping of the tenant's regions through
- * the device's shared address_space: later accesses get SIGBUS.
+ * Forced deletion marks the tenant's regions revoked, drops their
+ * registrations and zaps every mapping of them: pages are inserted by
+ * the fault handler, which checks the revoked flag under map_sem, so a
+ * mapping set up while the revocation runs cannot keep its pages.
  */
 #include <linux/highmem.h>
+#include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -88,6 +92,7 @@ static void txrdma_region_release(struct kref *ref)
 	/* the NIC must be done with the pages before they are freed */
 	mutex_lock(&txrdma_regions_lock);
 	list_del(&r->all_node);
+	list_del_init(&r->tenant_node);
 	txrdma_region_drop_mrs(r, NULL);
 	mutex_unlock(&txrdma_regions_lock);
 	txrdma_region_free_pages(r);
@@ -103,13 +108,16 @@ static void txrdma_region_put(struct txrdma_region *r)
 	kref_put(&r->ref, txrdma_region_release);
 }
 
-/* Unpublish; caller holds txrdma_regions_lock and then drops the ref. */
+/*
+ * Unpublish; caller holds txrdma_regions_lock and then drops the ref.
+ * The region stays on its tenant's list until it is freed, so that a
+ * forced deletion also reaches regions that are only still mapped.
+ */
 static void txrdma_region_unpublish(struct txrdma_region *r)
 {
 	lockdep_assert_held(&txrdma_regions_lock);
 	xa_erase(&txrdma_regions, r->id);
 	list_del(&r->file_node);
-	list_del(&r->tenant_node);
 	r->published = false;
 }
 
@@ -127,7 +135,9 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	if (IS_ERR(t))
 		return ERR_CAST(t);
 	spin_lock_bh(&t->lock);
-	ret = txrdma_quota_charge(&t->quota, TXRDMA_RES_PINNED, size);
+	/* a tenant being deleted takes no more charges */
+	ret = t->dead ? -EPERM :
+	      txrdma_quota_charge(&t->quota, TXRDMA_RES_PINNED, size);
 	spin_unlock_bh(&t->lock);
 	if (ret) {
 		txrdma_tenant_put(t);
@@ -148,6 +158,7 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	INIT_LIST_HEAD(&r->file_node);
 	INIT_LIST_HEAD(&r->tenant_node);
 	INIT_LIST_HEAD(&r->mrs);
+	init_rwsem(&r->map_sem);
 	/* listed from birth, so that device removal finds its MRs */
 	mutex_lock(&txrdma_regions_lock);
 	list_add(&r->all_node, &txrdma_regions_all);
@@ -155,9 +166,14 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	return r;
 }
 
+/*
+ * Pages are charged to the caller's memory cgroup (__GFP_ACCOUNT) and
+ * never invoke the OOM killer for it (NORETRY / RETRY_MAYFAIL): pinned
+ * module pages are invisible to the OOM killer's choice of victim.
+ */
 static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN | __GFP_ACCOUNT;
 	unsigned long i;
 
 	if (IS_ALIGNED(r->size, TXRDMA_REGION_HUGE_SIZE)) {
@@ -167,7 +183,10 @@ static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 		if (!r->pages)
 			return -ENOMEM;
 		for (i = 0; i < r->npages; i++) {
-			r->pages[i] = alloc_pages(gfp | __GFP_COMP, r->order);
+			if (fatal_signal_pending(current))
+				return -EINTR;	/* the release frees them */
+			r->pages[i] = alloc_pages(gfp | __GFP_COMP |
+						  __GFP_NORETRY, r->order);
 			if (!r->pages[i])
 				break;
 			cond_resched();
@@ -176,7 +195,7 @@ static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 			return 0;
 		txrdma_region_free_pages(r);
 		r->pages = NULL;
-		if (!small_ok)
+		if (!small_ok || r->size > TXRDMA_REGION_MAX_SMALL)
 			return -ENOMEM;
 	}
 	/* order-0 pages: allowed by the caller, or the size needs them */
@@ -186,13 +205,46 @@ static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 	if (!r->pages)
 		return -ENOMEM;
 	for (i = 0; i < r->npages; i++) {
-		r->pages[i] = alloc_page(gfp);
+		r->pages[i] = alloc_page(gfp | __GFP_RETRY_MAYFAIL);
 		if (!r->pages[i])
 			return -ENOMEM;	/* the release frees what was taken */
-		if (!(i & 511))
+		if (!(i & 511)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
 			cond_resched();
+		}
 	}
 	return 0;
+}
+
+/*
+ * Long-term pins of file-backed page cache break file systems that
+ * track dirty pages (the page gets written behind their back): only
+ * anonymous, shmem and hugetlbfs memory may be registered.
+ */
+static int txrdma_region_check_vmas(u64 addr, u64 size)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	u64 cur = addr, end = addr + size;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (cur < end) {
+		vma = find_vma(mm, cur);
+		if (!vma || vma->vm_start > cur) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!vma_is_anonymous(vma) && !is_vm_hugetlb_page(vma) &&
+		    !shmem_file(vma->vm_file)) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		cur = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 static int txrdma_region_pin_user(struct txrdma_region *r, u64 addr)
@@ -203,6 +255,9 @@ static int txrdma_region_pin_user(struct txrdma_region *r, u64 addr)
 
 	r->order = 0;
 	r->npages = r->size >> PAGE_SHIFT;
+	ret = txrdma_region_check_vmas(addr, r->size);
+	if (ret)
+		return ret;
 	pinned = atomic64_add_return(r->npages, &current->mm->pinned_vm);
 	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
 		ret = -ENOMEM;
@@ -244,68 +299,95 @@ out_unaccount:
 
 /*
  * Register @r with every enabled device that can register memory: all
- * or nothing.  Holding txrdma_devs_lock keeps devices from going away
- * meanwhile; a removal then finds the MRs on the region.
+ * or nothing.  No global lock is held while work requests are posted:
+ * each device is pinned by a user reference, and a device that started
+ * going away meanwhile (dying) gets its new MRs dropped at once.
  */
 static int txrdma_region_register(struct txrdma_region *r)
 {
+	struct txrdma_dev **devs;
 	struct txrdma_mr *m, *tmp;
-	struct txrdma_dev *dev;
-	LIST_HEAD(mrs);
+	unsigned int n, i;
 	int ret = 0;
 
-	mutex_lock(&txrdma_devs_lock);
-	list_for_each_entry(dev, &txrdma_devs, node) {
-		if (!dev->enabled || !dev->reg.pd)
-			continue;
-		ret = txrdma_reg_pages(dev, r->pages, r->npages, r->order, &mrs);
-		if (ret)
-			break;
+	devs = txrdma_devs_get_registering(&n);
+	if (IS_ERR(devs))
+		return PTR_ERR(devs);
+	for (i = 0; i < n; i++) {
+		LIST_HEAD(mrs);
+
+		if (!ret)
+			ret = txrdma_reg_pages(devs[i], r->pages, r->npages,
+					       r->order, &mrs);
+		mutex_lock(&txrdma_regions_lock);
+		list_for_each_entry_safe(m, tmp, &mrs, node) {
+			if (devs[i]->dying) {
+				list_del(&m->node);
+				txrdma_mr_free(m);
+				continue;
+			}
+			list_move_tail(&m->node, &r->mrs);
+			atomic_inc(&m->dev->nr_mrs);
+		}
+		mutex_unlock(&txrdma_regions_lock);
+		txrdma_dev_user_put(devs[i]);
 	}
-	mutex_lock(&txrdma_regions_lock);
-	list_for_each_entry_safe(m, tmp, &mrs, node) {
-		list_move_tail(&m->node, &r->mrs);
-		atomic_inc(&m->dev->nr_mrs);
-	}
-	if (ret)
+	kfree(devs);
+	if (ret) {
+		mutex_lock(&txrdma_regions_lock);
 		txrdma_region_drop_mrs(r, NULL);
-	mutex_unlock(&txrdma_regions_lock);
-	mutex_unlock(&txrdma_devs_lock);
+		mutex_unlock(&txrdma_regions_lock);
+	}
 	return ret;
 }
 
 /**
  * txrdma_regions_drop_dev() - a device goes: drop every MR on it
  * @dev: the device, already unlisted
+ *
+ * Registrations still in flight on it see @dev->dying and drop their
+ * MRs themselves; the caller then waits for their user references.
  */
 void txrdma_regions_drop_dev(struct txrdma_dev *dev)
 {
 	struct txrdma_region *r;
 
 	mutex_lock(&txrdma_regions_lock);
+	dev->dying = true;
 	list_for_each_entry(r, &txrdma_regions_all, all_node)
 		txrdma_region_drop_mrs(r, dev);
 	mutex_unlock(&txrdma_regions_lock);
 }
 
-/* Publish @r, owned by @tf; returns its id. */
+/*
+ * Publish @r, owned by @tf.  On success the caller holds a reference of
+ * its own (dropped when its ioctl is done), since the publication's may
+ * go at any moment through a concurrent destroy or revocation.
+ */
 static int txrdma_region_publish(struct txrdma_file *tf,
-				 struct txrdma_region *r)
+				 struct txrdma_region *r, u32 *idp)
 {
 	u32 id;
 	int ret;
 
 	mutex_lock(&txrdma_regions_lock);
+	if (r->tenant->dead) {
+		ret = -EPERM;
+		goto out_unlock;
+	}
 	ret = xa_alloc_cyclic(&txrdma_regions, &id, r,
 			      XA_LIMIT(1, TXRDMA_REGION_MAX_ID),
 			      &txrdma_region_next_id, GFP_KERNEL);
-	if (ret >= 0) {
-		ret = 0;
-		r->id = id;
-		r->published = true;
-		list_add_tail(&r->file_node, &tf->regions);
-		list_add_tail(&r->tenant_node, &r->tenant->regions);
-	}
+	if (ret < 0)
+		goto out_unlock;
+	ret = 0;
+	r->id = id;
+	r->published = true;
+	list_add_tail(&r->file_node, &tf->regions);
+	list_add_tail(&r->tenant_node, &r->tenant->regions);
+	kref_get(&r->ref);
+	*idp = id;
+out_unlock:
 	mutex_unlock(&txrdma_regions_lock);
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
@@ -313,62 +395,77 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 /* Undo a publication whose id could not reach user space. */
 static void txrdma_region_unpublish_put(struct txrdma_region *r)
 {
+	bool was = false;
+
 	mutex_lock(&txrdma_regions_lock);
-	if (r->published)
+	if (r->published) {
 		txrdma_region_unpublish(r);
-	else
-		r = NULL;	/* revoked meanwhile: that dropped the ref */
+		was = true;
+	}
 	mutex_unlock(&txrdma_regions_lock);
-	if (r)
+	if (was)
+		txrdma_region_put(r);	/* the publication's */
+}
+
+/* Fill, register and publish a new region; consumes @r on error. */
+static int txrdma_region_finish(struct txrdma_file *tf,
+				struct txrdma_region *r, int ret, u32 *idp)
+{
+	if (!ret)
+		ret = txrdma_region_register(r);
+	if (!ret)
+		ret = txrdma_region_publish(tf, r, idp);
+	if (ret)
 		txrdma_region_put(r);
+	return ret;
 }
 
 long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg)
 {
 	struct txrdma_region_create rc;
 	struct txrdma_region *r;
+	bool small;
+	u32 id;
 	int ret;
 
 	if (copy_from_user(&rc, uarg, sizeof(rc)))
 		return -EFAULT;
+	small = rc.flags & TXRDMA_REGION_F_SMALL_PAGES;
 	if (rc.flags & ~TXRDMA_REGION_F_ALL || rc.resv[0] || rc.resv[1] ||
 	    !rc.size || rc.size > TXRDMA_REGION_MAX_SIZE ||
-	    !IS_ALIGNED(rc.size, rc.flags & TXRDMA_REGION_F_SMALL_PAGES ?
-			PAGE_SIZE : TXRDMA_REGION_HUGE_SIZE))
+	    !IS_ALIGNED(rc.size, small ? PAGE_SIZE : TXRDMA_REGION_HUGE_SIZE) ||
+	    (!IS_ALIGNED(rc.size, TXRDMA_REGION_HUGE_SIZE) &&
+	     rc.size > TXRDMA_REGION_MAX_SMALL))
 		return -EINVAL;
 
 	r = txrdma_region_alloc(rc.size, TXRDMA_REGION_KIND_POOL);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	ret = txrdma_region_alloc_pool(r, rc.flags &
-				       TXRDMA_REGION_F_SMALL_PAGES);
-	if (!ret)
-		ret = txrdma_region_register(r);
-	if (!ret)
-		ret = txrdma_region_publish(tf, r);
-	if (ret) {
-		txrdma_region_put(r);
+	ret = txrdma_region_finish(tf, r,
+				   txrdma_region_alloc_pool(r, small), &id);
+	if (ret)
 		return ret;
-	}
-	rc.id = r->id;
-	rc.mmap_offset = txrdma_region_offset(r);
+	rc.id = id;
+	rc.mmap_offset = (u64)id << TXRDMA_REGION_SHIFT;
 	if (copy_to_user(uarg, &rc, sizeof(rc))) {
 		txrdma_region_unpublish_put(r);
-		return -EFAULT;
+		ret = -EFAULT;
 	}
-	return 0;
+	txrdma_region_put(r);	/* ours */
+	return ret;
 }
 
 long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
 {
 	struct txrdma_region_reg_user ru;
 	struct txrdma_region *r;
+	u32 id;
 	int ret;
 
 	if (copy_from_user(&ru, uarg, sizeof(ru)))
 		return -EFAULT;
 	if (ru.flags || ru.resv[0] || ru.resv[1] || !ru.size ||
-	    ru.size > TXRDMA_REGION_MAX_SIZE ||
+	    ru.size > TXRDMA_REGION_MAX_SMALL ||
 	    !PAGE_ALIGNED(ru.size) || !PAGE_ALIGNED(ru.addr) ||
 	    ru.addr + ru.size < ru.addr)
 		return -EINVAL;
@@ -378,21 +475,17 @@ long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
 	r = txrdma_region_alloc(ru.size, TXRDMA_REGION_KIND_USER);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
-	ret = txrdma_region_pin_user(r, ru.addr);
-	if (!ret)
-		ret = txrdma_region_register(r);
-	if (!ret)
-		ret = txrdma_region_publish(tf, r);
-	if (ret) {
-		txrdma_region_put(r);
+	ret = txrdma_region_finish(tf, r, txrdma_region_pin_user(r, ru.addr),
+				   &id);
+	if (ret)
 		return ret;
-	}
-	ru.id = r->id;
+	ru.id = id;
 	if (copy_to_user(uarg, &ru, sizeof(ru))) {
 		txrdma_region_unpublish_put(r);
-		return -EFAULT;
+		ret = -EFAULT;
 	}
-	return 0;
+	txrdma_region_put(r);	/* ours */
+	return ret;
 }
 
 /*
@@ -488,9 +581,42 @@ static void txrdma_vma_close(struct vm_area_struct *vma)
 	txrdma_region_put(vma->vm_private_data);
 }
 
+/*
+ * Pages are inserted on fault, a whole 2 MiB page (or 4 KiB page) at a
+ * time, under map_sem: a revocation sets @revoked under the same lock
+ * before it zaps, so no PTE can appear after it.
+ */
+static vm_fault_t txrdma_vma_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct txrdma_region *r = vma->vm_private_data;
+	u64 off = ((u64)vmf->pgoff << PAGE_SHIFT) &
+		  (TXRDMA_REGION_MAX_SIZE - 1);
+	unsigned long chunk = PAGE_SIZE << r->order;
+	unsigned long start, addr, pfn;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	down_read(&r->map_sem);
+	if (r->revoked || off >= r->size)
+		goto out;
+	/* the part of this chunk that the VMA covers */
+	start = vmf->address - (off & (chunk - 1));
+	pfn = page_to_pfn(r->pages[off / chunk]);
+	for (addr = max(start, vma->vm_start);
+	     addr < min(start + chunk, vma->vm_end); addr += PAGE_SIZE) {
+		ret = vmf_insert_pfn(vma, addr, pfn + ((addr - start) >> PAGE_SHIFT));
+		if (ret != VM_FAULT_NOPAGE)
+			break;
+	}
+out:
+	up_read(&r->map_sem);
+	return ret;
+}
+
 static const struct vm_operations_struct txrdma_vm_ops = {
 	.open	= txrdma_vma_open,
 	.close	= txrdma_vma_close,
+	.fault	= txrdma_vma_fault,
 };
 
 int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma)
@@ -498,67 +624,67 @@ int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
 	u64 in = off & (TXRDMA_REGION_MAX_SIZE - 1);
-	unsigned long addr = vma->vm_start, chunk, i, skip;
 	struct txrdma_region *r;
-	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	r = txrdma_region_get(off >> TXRDMA_REGION_SHIFT);
 	if (IS_ERR(r))
 		/* an offset that names no region base is malformed */
-		return PTR_ERR(r) == -ENOENT && (in || !(off >> TXRDMA_REGION_SHIFT)) ?
+		return PTR_ERR(r) == -ENOENT &&
+		       (in || !(off >> TXRDMA_REGION_SHIFT)) ?
 		       -EINVAL : PTR_ERR(r);
-	ret = -EINVAL;
 	if (r->kind != TXRDMA_REGION_KIND_POOL || in >= r->size ||
-	    len > r->size - in)
-		goto out_put;
-
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	chunk = PAGE_SIZE << r->order;
-	i = in / chunk;
-	skip = in % chunk;
-	while (addr < vma->vm_end) {
-		unsigned long n = min_t(unsigned long, chunk - skip,
-					vma->vm_end - addr);
-
-		ret = remap_pfn_range(vma, addr,
-				      page_to_pfn(r->pages[i]) +
-				      (skip >> PAGE_SHIFT), n,
-				      vma->vm_page_prot);
-		if (ret)
-			goto out_put;
-		addr += n;
-		skip = 0;
-		i++;
+	    len > r->size - in) {
+		txrdma_region_put(r);
+		return -EINVAL;
 	}
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_private_data = r;	/* the lookup's reference */
 	vma->vm_ops = &txrdma_vm_ops;
 	return 0;
-
-out_put:
-	txrdma_region_put(r);
-	return ret;
 }
 
 /**
- * txrdma_regions_revoke_tenant() - unpublish a tenant's regions, zap maps
- * @t: a tenant being deleted by force (already unlisted)
+ * txrdma_regions_tenant_delete() - end a tenant's regions
+ * @t: the tenant (still listed; its caller unlists it on success)
+ * @force: revoke regions in use instead of refusing
  *
- * Processes that map the regions get SIGBUS on their next access;
- * memory is freed as their mappings and files go.
+ * One step under txrdma_regions_lock and @t->lock: if the tenant holds
+ * nothing (or @force), it is marked dead, so that no charge and no
+ * publication succeeds after; with @force its regions are unpublished,
+ * their registrations dropped (the NIC can no longer reach the pages)
+ * and every mapping of them zapped.  Memory is freed, and the quota
+ * released, as the last users let go.
+ *
+ * Return: 0, or -EBUSY if it holds resources and @force is false.
  */
-void txrdma_regions_revoke_tenant(struct txrdma_tenant *t)
+int txrdma_regions_tenant_delete(struct txrdma_tenant *t, bool force)
 {
 	struct txrdma_region *r, *tmp;
-	LIST_HEAD(dead);
-
 	struct txrdma_file *tf;
+	LIST_HEAD(dead);
+	bool busy;
 
 	mutex_lock(&txrdma_regions_lock);
+	spin_lock_bh(&t->lock);
+	busy = txrdma_quota_in_use(&t->quota);
+	if (!busy || force)
+		t->dead = true;
+	spin_unlock_bh(&t->lock);
+	if (busy && !force) {
+		mutex_unlock(&txrdma_regions_lock);
+		return -EBUSY;
+	}
 	list_for_each_entry_safe(r, tmp, &t->regions, tenant_node) {
-		txrdma_region_unpublish(r);
-		list_add(&r->file_node, &dead);
+		if (r->published) {
+			txrdma_region_unpublish(r);
+			list_add(&r->file_node, &dead);
+		}
+		txrdma_region_drop_mrs(r, NULL);
+		down_write(&r->map_sem);
+		r->revoked = true;
+		up_write(&r->map_sem);
 		if (r->kind != TXRDMA_REGION_KIND_POOL)
 			continue;
 		/*
@@ -575,6 +701,7 @@ void txrdma_regions_revoke_tenant(struct txrdma_tenant *t)
 		list_del(&r->file_node);
 		txrdma_region_put(r);
 	}
+	return 0;
 }
 
 struct txrdma_file *txrdma_file_alloc(struct address_space *mapping)
@@ -613,6 +740,7 @@ void txrdma_file_release(struct txrdma_file *tf)
 
 int txrdma_regions_init(void)
 {
+	BUILD_BUG_ON(BIT_ULL(TXRDMA_REGION_SHIFT) != TXRDMA_REGION_MAX_SIZE);
 	txrdma_region_cache = KMEM_CACHE(txrdma_region, 0);
 	return txrdma_region_cache ? 0 : -ENOMEM;
 }

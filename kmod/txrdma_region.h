@@ -8,12 +8,15 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
+#include <linux/rwsem.h>
+#include <linux/txrdma.h>
 
 struct txrdma_tenant;
 
-/* mmap offset of region id: id << TXRDMA_REGION_SHIFT (1 TiB apart) */
+/* mmap offset of region id: id << TXRDMA_REGION_SHIFT (1 TiB apart, as
+ * TXRDMA_REGION_MAX_SIZE: every region has its own window)
+ */
 #define TXRDMA_REGION_SHIFT	40
-#define TXRDMA_REGION_MAX_SIZE	BIT_ULL(TXRDMA_REGION_SHIFT)
 #define TXRDMA_REGION_MAX_ID	((1U << (63 - TXRDMA_REGION_SHIFT)) - 1)
 
 /**
@@ -41,6 +44,8 @@ struct txrdma_file {
  * @published: reachable by id (txrdma_regions_lock)
  * @all_node: entry in the list of all live regions (txrdma_regions_lock)
  * @mrs: its registrations, struct txrdma_mr (txrdma_regions_lock)
+ * @map_sem: orders page faults against revocation
+ * @revoked: its tenant was deleted by force: faults get SIGBUS
  * @order: page order of @pages (9 for 2 MiB, 0 for small and user pages)
  * @npages: entries in @pages
  * @pages: the memory
@@ -57,6 +62,8 @@ struct txrdma_region {
 	bool published;
 	struct list_head all_node;
 	struct list_head mrs;
+	struct rw_semaphore map_sem;
+	bool revoked;
 	unsigned int order;
 	unsigned long npages;
 	struct page **pages;
@@ -67,7 +74,7 @@ int txrdma_regions_init(void);
 void txrdma_regions_exit(void);
 struct txrdma_file *txrdma_file_alloc(struct address_space *mapping);
 void txrdma_file_release(struct txrdma_file *tf);
-void txrdma_regions_revoke_tenant(struct txrdma_tenant *t);
+int txrdma_regions_tenant_delete(struct txrdma_tenant *t, bool force);
 struct txrdma_dev;
 void txrdma_regions_drop_dev(struct txrdma_dev *dev);
 

@@ -307,7 +307,9 @@ int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	/* the cgroup path alone may be 4 KiB */
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + TXRDMA_CGROUP_PATH_MAX,
+			  GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&txrdma_tenants_lock);
@@ -479,7 +481,6 @@ out_unlock:
 int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct txrdma_tenant *t;
-	bool busy;
 	int ret = 0;
 
 	mutex_lock(&txrdma_tenants_lock);
@@ -488,23 +489,20 @@ int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(t);
 		goto out_unlock;
 	}
-	spin_lock_bh(&t->lock);
-	busy = txrdma_quota_in_use(&t->quota);
-	spin_unlock_bh(&t->lock);
-	if (busy && !nla_get_flag(info->attrs[TXRDMA_A_TENANT_FORCE])) {
+	/*
+	 * The busy check and the end of charging are one step, so that a
+	 * region being created now is either seen (busy, or revoked) or
+	 * refused; then the tenant is unlisted.
+	 */
+	ret = txrdma_regions_tenant_delete(t,
+					   nla_get_flag(info->attrs[TXRDMA_A_TENANT_FORCE]));
+	if (ret) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "tenant holds resources: release them or delete with force");
-		ret = -EBUSY;
 		goto out_unlock;
 	}
-	/*
-	 * Unlisted first, so no process can find it any more; then its
-	 * regions are unpublished and their mappings zapped.  Memory is
-	 * freed, and the quota released, as the last users let go.
-	 */
 	list_del(&t->node);
 	txrdma_ntenants--;
-	txrdma_regions_revoke_tenant(t);
 	txrdma_tenant_put(t);
 out_unlock:
 	mutex_unlock(&txrdma_tenants_lock);
@@ -519,14 +517,14 @@ out_unlock:
  *
  * Return: 0, or -EPERM when the process belongs to no tenant.
  */
-int txrdma_tenant_of_current(u32 *id, char *name, size_t len)
+int txrdma_tenant_of_current(u32 *id, u8 *name, size_t len)
 {
 	struct txrdma_tenant *t = txrdma_tenant_get_current();
 
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	*id = t->id;
-	strscpy(name, t->name, len);
+	strscpy((char *)name, t->name, len);
 	txrdma_tenant_put(t);
 	return 0;
 }

@@ -20,6 +20,8 @@
  * @ref: the list's reference and one per region; the structure outlives
  *	its deletion until its last region is freed
  * @regions: its regions (txrdma_regions_lock), for forced deletion
+ * @dead: deleted: nothing more may be charged or published (set under
+ *	both txrdma_regions_lock and @lock)
  * @id: assigned at creation, never reused while the module is loaded
  * @name: admin-chosen name
  * @cgroup_path: the cgroup v2 directory as the admin gave it
@@ -36,6 +38,7 @@ struct txrdma_tenant {
 	struct list_head node;
 	struct kref ref;
 	struct list_head regions;
+	bool dead;
 	u32 id;
 	char name[TXRDMA_TENANT_NAME_MAX];
 	char *cgroup_path;
@@ -50,7 +53,7 @@ struct txrdma_tenant {
 };
 
 void txrdma_tenants_exit(void);
-int txrdma_tenant_of_current(u32 *id, char *name, size_t len);
+int txrdma_tenant_of_current(u32 *id, u8 *name, size_t len);
 struct txrdma_tenant *txrdma_tenant_get_current(void);
 void txrdma_tenant_put(struct txrdma_tenant *t);
 

@@ -134,7 +134,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 		ti->id = 7;
-		strcpy(ti->name, "db-a");
+		strcpy((char *)ti->name, "db-a");
 		return 0;
 	}
 	errno = ENOTTY;

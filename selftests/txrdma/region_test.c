@@ -520,6 +520,9 @@ TEST_F(region, bad_input_changes_nothing)
 		{ "size 1 TiB + 4096, small pages", TiB + PG,
 		  TXRDMA_REGION_F_SMALL_PAGES, 0 },
 		{ "size 2^64 - 2 MiB", 0 - HUGE, 0, 0 },
+		/* 4 KiB-page regions are capped at 64 GiB (page array) */
+		{ "size 64 GiB + 4096, small pages", (64ULL << 30) + PG,
+		  TXRDMA_REGION_F_SMALL_PAGES, 0 },
 		{ "unknown flag 1 << 1", HUGE, 1U << 1, 0 },
 		{ "unknown flag 1 << 31", HUGE, 1U << 31, 0 },
 		{ "all flags", HUGE, ~0U, 0 },
@@ -632,6 +635,44 @@ TEST_F(region, bad_input_changes_nothing)
 	EXPECT_EQ(-EINVAL, r_user(fd, buf, 0, NULL));
 	EXPECT_EQ(-EINVAL, r_user(fd, NULL, 0, NULL));
 	EXPECT_EQ(-EFAULT, r_user(fd, hole, 4 * PG, NULL));
+	/* user regions are capped at 64 GiB too */
+	EXPECT_EQ(-EINVAL, r_user(fd, buf, (64ULL << 30) + PG, NULL));
+	/*
+	 * File-backed page cache cannot be pinned long-term (the guest's
+	 * writable files live on tmpfs, which is shmem: map a binary of
+	 * the read-only host root instead, privately)
+	 */
+	{
+		int ffd = open("/proc/self/exe", O_RDONLY);
+		void *fm;
+
+		ASSERT_LE(0, ffd);
+		fm = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+			  ffd, 0);
+		ASSERT_NE(MAP_FAILED, fm);
+		EXPECT_EQ(-EOPNOTSUPP, r_user(fd, fm, 4 * PG, NULL));
+		munmap(fm, 4 * PG);
+		close(ffd);
+	}
+	/* shmem (memfd) can */
+	{
+		int mfd = memfd_create("txrdma-rt", 0);
+		int64_t u0 = used(TA);
+		uint32_t mid;
+		void *mm;
+
+		ASSERT_LE(0, mfd);
+		ASSERT_EQ(0, ftruncate(mfd, 4 * PG));
+		mm = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  mfd, 0);
+		ASSERT_NE(MAP_FAILED, mm);
+		EXPECT_EQ(0, r_user(fd, mm, 4 * PG, &mid));
+		EXPECT_EQ(u0 + 4 * PG, used(TA));
+		EXPECT_EQ(0, r_destroy(fd, mid));
+		EXPECT_EQ(u0, used(TA));
+		munmap(mm, 4 * PG);
+		close(mfd);
+	}
 	/* partly mapped: the pages pinned before the hole are let go */
 	EXPECT_EQ(0, munmap(buf + 2 * PG, 2 * PG));
 	EXPECT_EQ(-EFAULT, r_user(fd, buf, 4 * PG, NULL));

@@ -37,7 +37,7 @@ static int my_tenant(char *name)
 	memset(&ti, 0, sizeof(ti));
 	ret = ioctl(fd, TXRDMA_IOC_TENANT_INFO, &ti) ? -errno : (int)ti.id;
 	if (name)
-		strcpy(name, ti.name);
+		strcpy(name, (char *)ti.name);
 	close(fd);
 	return ret;
 }

@@ -22,16 +22,14 @@
 #define TXRDMA_DEVICE_NAME	"txrdma"	/* /dev/txrdma */
 
 /* Feature bits reported by TXRDMA_IOC_PROBE in txrdma_probe.features. */
-enum {
-	/* generic netlink "dev" object: get/dump/set and add/del/port events */
-	TXRDMA_FEAT_NL_DEV		= 1ULL << 0,
-	/* tenants over netlink and TXRDMA_IOC_TENANT_INFO */
-	TXRDMA_FEAT_TENANTS		= 1ULL << 1,
-	/* TXRDMA_IOC_REGION_*: module-owned huge-page regions and mmap */
-	TXRDMA_FEAT_REGIONS		= 1ULL << 2,
-	/* TXRDMA_IOC_REGION_REG_USER: registration of user memory */
-	TXRDMA_FEAT_USER_REGIONS	= 1ULL << 3,
-};
+/* generic netlink "dev" object: get/dump/set and add/del/port events */
+#define TXRDMA_FEAT_NL_DEV		(1ULL << 0)
+/* tenants over netlink and TXRDMA_IOC_TENANT_INFO */
+#define TXRDMA_FEAT_TENANTS		(1ULL << 1)
+/* TXRDMA_IOC_REGION_*: module-owned huge-page regions and mmap */
+#define TXRDMA_FEAT_REGIONS		(1ULL << 2)
+/* TXRDMA_IOC_REGION_REG_USER: registration of user memory */
+#define TXRDMA_FEAT_USER_REGIONS	(1ULL << 3)
 
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS)
@@ -59,7 +57,7 @@ struct txrdma_probe {
 struct txrdma_tenant_info {
 	__u32 id;
 	__u32 flags;
-	char name[32];
+	__u8 name[32];		/* NUL-terminated */
 	__u64 resv[2];
 };
 
@@ -74,6 +72,9 @@ struct txrdma_tenant_info {
  * limit from creation until the memory is freed.
  */
 #define TXRDMA_REGION_HUGE_SIZE	(2ULL << 20)	/* module-owned page size */
+#define TXRDMA_REGION_MAX_SIZE	(1ULL << 40)	/* any region */
+/* regions of 4 KiB pages: small-page and user regions */
+#define TXRDMA_REGION_MAX_SMALL	(64ULL << 30)
 
 /* region_create.flags */
 enum {
@@ -92,12 +93,17 @@ enum txrdma_region_kind {
 
 /*
  * TXRDMA_IOC_REGION_CREATE: allocate, pin and zero a module-owned region.
- * In:  size (> 0, a multiple of TXRDMA_REGION_HUGE_SIZE, or of the page
- *      size with F_SMALL_PAGES), flags, resv 0.
- * Out: id, mmap_offset (mmap the region there, or a page-aligned part
- *      of it at mmap_offset + offset).
- * Errors: -EPERM (no tenant), -EDQUOT (tenant's pinned limit), -ENOMEM,
- *      -EINVAL (size, flags, reserved fields).
+ * In:  size (> 0, at most TXRDMA_REGION_MAX_SIZE, a multiple of
+ *      TXRDMA_REGION_HUGE_SIZE, or with F_SMALL_PAGES of the page size
+ *      and then at most TXRDMA_REGION_MAX_SMALL), flags, resv 0.
+ * Out: id, mmap_offset (mmap the region there, MAP_SHARED, or a
+ *      page-aligned part of it at mmap_offset + offset).  Offsets are
+ *      id << 40: 32-bit processes can map only the first ids.
+ * The region is registered with every enabled RDMA device before this
+ * returns.  Errors: -EPERM (no tenant), -EDQUOT (tenant's pinned limit),
+ * -ENOMEM, -EINVAL (size, flags, reserved fields), -EINTR (fatal
+ * signal), -ENOSPC (no region id left), -EIO or -ETIMEDOUT (a device
+ * failed to register it), -EFAULT.
  */
 struct txrdma_region_create {
 	__u64 size;
@@ -110,8 +116,11 @@ struct txrdma_region_create {
 /*
  * TXRDMA_IOC_REGION_REG_USER: pin [addr, addr + size) of the caller's
  * memory long-term (charged to the tenant and to the process's locked
- * memory) and make it a region.  addr and size page-aligned, size > 0.
- * Out: id.  Errors as for create, and -EFAULT for an unmapped range.
+ * memory) and make it a region.  addr and size page-aligned, size > 0
+ * and at most TXRDMA_REGION_MAX_SMALL; anonymous, shmem or hugetlbfs
+ * memory only (-EOPNOTSUPP for file-backed page cache).
+ * Out: id.  Errors as for create, -EFAULT for an unmapped range,
+ * -ENOMEM over RLIMIT_MEMLOCK without CAP_IPC_LOCK.
  */
 struct txrdma_region_reg_user {
 	__u64 addr;
