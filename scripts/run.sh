@@ -2,33 +2,56 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The main job: install what is missing, build, boot a 2-guest QEMU
-# cluster wired with Soft-RoCE, load txrdma.ko in each guest and print
-# what txrdma sees there (txrdma-admin dev show), then send RDMA traffic
-# between the guests (rping over rdma_cm) with the module loaded.
+# cluster wired with Soft-RoCE, load txrdma.ko in each guest and show
+# what txrdma does there:
+#   - the RDMA devices it tracks (txrdma-admin dev show)
+#   - a tenant bound to a cgroup, with a pinned-memory quota
+#   - a database-like process of that tenant creating registered
+#     regions through libtxrdma, until the quota refuses one
+#   - the registration cost those regions save (tools/bench/reg_cost)
+#   - RDMA traffic between the guests over rdma_cm (rping)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 scripts/setup.sh
 make -s all > /dev/null
+make -s -C tools/bench > /dev/null
+make -s -C selftests/txrdma region_hold > /dev/null 2>&1 ||
+	make -s selftests > /dev/null
 
-exec tools/vm/txrdma-vm run -n 2 --timeout 300 -- '
+exec tools/vm/txrdma-vm run -n 2 --timeout 600 -- '
+set -e
 . tools/vm/guestlib.sh
-peer=$((1 - TXRDMA_GUEST))
-echo "== guest $TXRDMA_GUEST: txrdma-admin dev show"
+g=$TXRDMA_GUEST
+echo "== guest $g: txrdma-admin dev show"
 txrdma-admin dev show
-echo "== guest $TXRDMA_GUEST: txrdma-admin -j -p dev show"
-txrdma-admin -j -p dev show
-if [ "$TXRDMA_GUEST" = 0 ]; then
+
+echo "== guest $g: a tenant for a database, 16 MiB of pinned memory"
+mkdir -p /sys/fs/cgroup/db
+txrdma-admin tenant add db cgroup /db pinned 16M qps 64 bw 1G ops 1000000
+in_db() { sh -c "echo \$\$ > /sys/fs/cgroup/db/cgroup.procs; exec $*" < /dev/null; }
+echo "   a process of the tenant creates 8 registered regions of 2 MiB:"
+in_db selftests/txrdma/region_hold 8 | sed "s/^/   /"
+echo "   one with 9 regions (18 MiB) is refused at the 9th:"
+in_db selftests/txrdma/region_hold 9 | sed "s/^/   /" || true
+echo "   outside every tenant:"
+selftests/txrdma/region_hold 1 < /dev/null | sed "s/^/   /" || true
+txrdma-admin tenant show db
+
+echo "== guest $g: registration cost (one region vs ibv_reg_mr per message)"
+N=300 tools/bench/reg_cost.sh 2>&1 | sed "s/^/   /"
+
+if [ "$g" = 0 ]; then
 	rping -s -a "$(txrdma_my_addr 1)" -C 5 -v > "$TXRDMA_OUT/rping.log" 2>&1 &
 	txrdma_wait_cm_listen 7174 30
 	txrdma_signal rping-ready
 	wait $!
-	echo "== guest 0: rping server"
+	echo "== guest 0: rping server, 5 pings"
 else
 	txrdma_wait_file rping-ready 60
 	rping -c -a "$(txrdma_peer_addr 0)" -C 5 -v > "$TXRDMA_OUT/rping.log" 2>&1
-	echo "== guest 1: rping client to $(txrdma_peer_addr 0)"
+	echo "== guest 1: rping client to $(txrdma_peer_addr 0), 5 pings"
 fi
 cat "$TXRDMA_OUT/rping.log"
 '
