@@ -14,6 +14,7 @@
  *   txrdma_region.c   regions: pinned tenant memory, mmap, revocation
  *   txrdma_reg.c      fast registration of region pages with devices
  *   txrdma_bfd.c      BFD liveness state machine (pure logic, KUnit-tested)
+ *   txrdma_pool.c     QP pool accounting (pure logic, KUnit-tested)
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

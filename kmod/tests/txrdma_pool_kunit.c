@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite txrdma_pool: a peer's QP pool fills to min, never exceeds
+ * max, grows on misses and shrinks when idle, replaces QPs that error,
+ * backs off after failures and empties at once when the peer is down.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+
+#include "../txrdma_pool.h"
+
+#define MS	(1000ULL * 1000)
+#define T0	(5000 * MS)	/* clocks never start at 0 */
+
+/* connect everything the pool asks for, successfully */
+static u32 fill(struct txrdma_pool *p, u64 now)
+{
+	u32 n = txrdma_pool_to_connect(p, now), i;
+
+	for (i = 0; i < n; i++)
+		txrdma_pool_connected(p);
+	return n;
+}
+
+static void pool_cfg(struct kunit *test)
+{
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(0, 1, &why), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(4, 4, &why), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(0, 0, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(5, 4, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(1, 1025, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_cfg_check(1024, 1024, &why), 0);
+}
+
+static void pool_fills_to_min_when_up(struct kunit *test)
+{
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 4, 8, T0);
+	/* nothing while the peer is not up */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	txrdma_pool_peer_up(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 4U);
+	KUNIT_EXPECT_EQ(test, p.connecting, 4U);
+	/* attempts in flight count: no duplicates */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	KUNIT_EXPECT_EQ(test, p.connecting, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, T0), U64_MAX);
+}
+
+static void pool_take_and_give_back(struct kunit *test)
+{
+	struct txrdma_pool p;
+	int i;
+
+	txrdma_pool_init(&p, 2, 4, T0);
+	txrdma_pool_peer_up(&p, T0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, p.in_use, 1U);
+	/* lending below min refills to min, within max */
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 1U);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, p.in_use, 3U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 1U);	/* 4 alive: full */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, p.misses, 1ULL);
+	txrdma_pool_give_back(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, p.takes, 4ULL);
+}
+
+static void pool_grows_on_misses_shrinks_when_idle(struct kunit *test)
+{
+	struct txrdma_pool p;
+	int i;
+
+	txrdma_pool_init(&p, 1, 4, T0);
+	txrdma_pool_peer_up(&p, T0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	/* empty now: a miss asks for one more ready QP above min */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, p.want_extra, 1U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 2U);
+	/* more misses never push past max */
+	for (i = 0; i < 10; i++)
+		txrdma_pool_take(&p, T0);
+	KUNIT_EXPECT_LE(test, p.ready + p.in_use + p.connecting, 4U);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, p.ready + p.in_use, 4U);
+	for (i = 0; i < 4; i++)
+		txrdma_pool_give_back(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	/* not idle long enough: nothing closes */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, T0 + TXRDMA_POOL_IDLE_NS - 1),
+			0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, T0),
+			T0 + TXRDMA_POOL_IDLE_NS);
+	/* idle: back to min */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, T0 + TXRDMA_POOL_IDLE_NS),
+			3U);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, p.closing, 3U);
+	KUNIT_EXPECT_EQ(test, p.want_extra, 0U);
+	for (i = 0; i < 3; i++)
+		txrdma_pool_closed(&p);
+	KUNIT_EXPECT_EQ(test, p.closing, 0U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0 + TXRDMA_POOL_IDLE_NS), 0U);
+}
+
+static void pool_error_replaced(struct kunit *test)
+{
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 2, 2, T0);
+	txrdma_pool_peer_up(&p, T0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	/* the lent one errors: never lent again, a replacement comes */
+	txrdma_pool_qp_error(&p, true);
+	KUNIT_EXPECT_EQ(test, p.in_use, 0U);
+	KUNIT_EXPECT_EQ(test, p.closing, 1U);
+	KUNIT_EXPECT_EQ(test, p.errors, 1ULL);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 1U);
+	/* a ready one errors */
+	txrdma_pool_qp_error(&p, false);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 1U);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+	KUNIT_EXPECT_EQ(test, p.closing, 2U);
+}
+
+static void pool_backoff(struct kunit *test)
+{
+	struct txrdma_pool p;
+	u64 now = T0;
+	int i;
+
+	txrdma_pool_init(&p, 3, 3, T0);
+	txrdma_pool_peer_up(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, now), 3U);
+	for (i = 0; i < 3; i++)
+		txrdma_pool_connect_failed(&p, now);
+	KUNIT_EXPECT_EQ(test, p.failures, 3ULL);
+	/* three failures: 10, 20, 40 ms */
+	KUNIT_EXPECT_EQ(test, p.backoff_ns, 40 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, now + 40 * MS - 1),
+			0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, now),
+			now + 40 * MS);
+	/* after the wait, one probe, not a burst */
+	now += 40 * MS;
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, now), 1U);
+	/* the backoff is capped at 1 s */
+	for (i = 0; i < 20; i++) {
+		txrdma_pool_connect_failed(&p, now);
+		now = p.retry_at_ns;
+		KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, now), 1U);
+	}
+	KUNIT_EXPECT_EQ(test, p.backoff_ns, TXRDMA_POOL_BACKOFF_MAX_NS);
+	/* a success resets it and the rest follows at once */
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.backoff_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, now), 2U);
+}
+
+static void pool_peer_down_and_up(struct kunit *test)
+{
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 2, 4, T0);
+	txrdma_pool_peer_up(&p, T0);
+	fill(&p, T0);
+	txrdma_pool_take(&p, T0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_peer_down(&p), 3U);
+	KUNIT_EXPECT_EQ(test, p.ready + p.in_use, 0U);
+	KUNIT_EXPECT_EQ(test, p.closing, 3U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	/* failures while down leave a backoff that up clears */
+	txrdma_pool_connect_failed(&p, T0);
+	txrdma_pool_peer_up(&p, T0 + MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + MS), 2U);
+}
+
+static void pool_resize(struct kunit *test)
+{
+	const char *why = NULL;
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 4, 8, T0);
+	txrdma_pool_peer_up(&p, T0);
+	fill(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_set(&p, 5, 2, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, p.min, 4U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_set(&p, 1, 2, &why), 0);
+	/* above the new max: two close at once, not after idling */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, T0), 2U);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+}
+
+static void pool_clock_wrap(struct kunit *test)
+{
+	struct txrdma_pool p;
+	u64 start = U64_MAX - 5 * MS;
+
+	txrdma_pool_init(&p, 1, 1, start);
+	txrdma_pool_peer_up(&p, start);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, start), 1U);
+	txrdma_pool_connect_failed(&p, start);
+	/* the retry time wraps past 0: still honoured */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, start + 9 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, start + 10 * MS), 1U);
+}
+
+static struct kunit_case txrdma_pool_cases[] = {
+	KUNIT_CASE(pool_cfg),
+	KUNIT_CASE(pool_fills_to_min_when_up),
+	KUNIT_CASE(pool_take_and_give_back),
+	KUNIT_CASE(pool_grows_on_misses_shrinks_when_idle),
+	KUNIT_CASE(pool_error_replaced),
+	KUNIT_CASE(pool_backoff),
+	KUNIT_CASE(pool_peer_down_and_up),
+	KUNIT_CASE(pool_resize),
+	KUNIT_CASE(pool_clock_wrap),
+	{}
+};
+
+static struct kunit_suite txrdma_pool_suite = {
+	.name = "txrdma_pool",
+	.test_cases = txrdma_pool_cases,
+};
+
+kunit_test_suite(txrdma_pool_suite);
+
+MODULE_LICENSE("GPL");
