@@ -226,8 +226,12 @@ static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr)
 		WRITE_ONCE(reg->broken, true);
 		ib_drain_sq(reg->qp);
 		ret = -ETIMEDOUT;
+	} else if (w->status != IB_WC_SUCCESS) {
+		/* the RC QP is in error now: nothing more gets through it */
+		WRITE_ONCE(reg->broken, true);
+		ret = -EIO;
 	} else {
-		ret = w->status == IB_WC_SUCCESS ? 0 : -EIO;
+		ret = 0;
 	}
 	txrdma_reg_wait_put(w);
 	return ret;
@@ -311,6 +315,11 @@ int txrdma_reg_pages(struct txrdma_dev *dev, struct page **pages,
 	for (i = 0; i < npages && !ret; i += per) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
+			break;
+		}
+		/* removal waits for us: stop early, the device is skipped */
+		if (READ_ONCE(dev->dying)) {
+			ret = -ENODEV;
 			break;
 		}
 		ret = txrdma_reg_one(dev, pages + i, min(per, npages - i), order,

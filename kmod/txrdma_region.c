@@ -4,7 +4,7 @@
  *
  * Module-owned regions are 2 MiB compound pages (order-0 pages only
  * when the caller allows it), zeroed, pinned by construction and mapped
- * into processes with remap_pfn_range.  User regions pin a process's
+ * into processes as VM_PFNMAP mappings filled by a fault handler.  User regions pin a process's
  * own memory long-term (FOLL_LONGTERM) and charge its pinned_vm against
  * RLIMIT_MEMLOCK, as ib_umem does.  Both are charged to the tenant's
  * pinned limit from creation until the memory is freed.
@@ -179,7 +179,8 @@ static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 	if (IS_ALIGNED(r->size, TXRDMA_REGION_HUGE_SIZE)) {
 		r->order = TXRDMA_HUGE_ORDER;
 		r->npages = r->size >> 21;
-		r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+		r->pages = kvcalloc(r->npages, sizeof(*r->pages),
+				    GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 		if (!r->pages)
 			return -ENOMEM;
 		for (i = 0; i < r->npages; i++) {
@@ -201,7 +202,8 @@ static int txrdma_region_alloc_pool(struct txrdma_region *r, bool small_ok)
 	/* order-0 pages: allowed by the caller, or the size needs them */
 	r->order = 0;
 	r->npages = r->size >> PAGE_SHIFT;
-	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!r->pages)
 		return -ENOMEM;
 	for (i = 0; i < r->npages; i++) {
@@ -227,24 +229,18 @@ static int txrdma_region_check_vmas(u64 addr, u64 size)
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	u64 cur = addr, end = addr + size;
-	int ret = 0;
 
-	mmap_read_lock(mm);
+	mmap_assert_locked(mm);
 	while (cur < end) {
 		vma = find_vma(mm, cur);
-		if (!vma || vma->vm_start > cur) {
-			ret = -EFAULT;
-			break;
-		}
+		if (!vma || vma->vm_start > cur)
+			return -EFAULT;
 		if (!vma_is_anonymous(vma) && !is_vm_hugetlb_page(vma) &&
-		    !shmem_file(vma->vm_file)) {
-			ret = -EOPNOTSUPP;
-			break;
-		}
+		    !shmem_file(vma->vm_file))
+			return -EOPNOTSUPP;
 		cur = vma->vm_end;
 	}
-	mmap_read_unlock(mm);
-	return ret;
+	return 0;
 }
 
 static int txrdma_region_pin_user(struct txrdma_region *r, u64 addr)
@@ -255,35 +251,38 @@ static int txrdma_region_pin_user(struct txrdma_region *r, u64 addr)
 
 	r->order = 0;
 	r->npages = r->size >> PAGE_SHIFT;
-	ret = txrdma_region_check_vmas(addr, r->size);
-	if (ret)
-		return ret;
 	pinned = atomic64_add_return(r->npages, &current->mm->pinned_vm);
 	if (pinned > lock_limit && !capable(CAP_IPC_LOCK)) {
 		ret = -ENOMEM;
 		goto out_unaccount;
 	}
-	r->pages = kvcalloc(r->npages, sizeof(*r->pages), GFP_KERNEL);
+	r->pages = kvcalloc(r->npages, sizeof(*r->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!r->pages) {
 		ret = -ENOMEM;
 		goto out_unaccount;
 	}
-	while (done < r->npages) {
-		n = pin_user_pages_fast(addr + (done << PAGE_SHIFT),
-					min_t(unsigned long, r->npages - done,
-					      SZ_64K),
-					FOLL_WRITE | FOLL_LONGTERM,
-					r->pages + done);
+	/*
+	 * The VMA check and the pins under one hold of mmap_lock: a
+	 * concurrent mmap(MAP_FIXED) cannot slip file-backed memory in.
+	 */
+	mmap_read_lock(current->mm);
+	ret = txrdma_region_check_vmas(addr, r->size);
+	while (!ret && done < r->npages) {
+		n = pin_user_pages(addr + (done << PAGE_SHIFT),
+				   min_t(unsigned long, r->npages - done,
+					 SZ_64K),
+				   FOLL_WRITE | FOLL_LONGTERM,
+				   r->pages + done, NULL);
 		if (n <= 0) {
 			ret = n ? n : -EFAULT;
 			break;
 		}
 		done += n;
-		if (fatal_signal_pending(current)) {
+		if (fatal_signal_pending(current))
 			ret = -EINTR;
-			break;
-		}
 	}
+	mmap_read_unlock(current->mm);
 	if (!ret) {
 		r->mm = current->mm;
 		mmgrab(r->mm);
@@ -316,9 +315,13 @@ static int txrdma_region_register(struct txrdma_region *r)
 	for (i = 0; i < n; i++) {
 		LIST_HEAD(mrs);
 
-		if (!ret)
+		if (!ret) {
 			ret = txrdma_reg_pages(devs[i], r->pages, r->npages,
 					       r->order, &mrs);
+			/* a device going away is skipped, not an error */
+			if (ret == -ENODEV)
+				ret = 0;
+		}
 		mutex_lock(&txrdma_regions_lock);
 		list_for_each_entry_safe(m, tmp, &mrs, node) {
 			if (devs[i]->dying) {
@@ -592,20 +595,30 @@ static vm_fault_t txrdma_vma_fault(struct vm_fault *vmf)
 	struct txrdma_region *r = vma->vm_private_data;
 	u64 off = ((u64)vmf->pgoff << PAGE_SHIFT) &
 		  (TXRDMA_REGION_MAX_SIZE - 1);
-	unsigned long chunk = PAGE_SIZE << r->order;
-	unsigned long start, addr, pfn;
+	unsigned long chunk = PAGE_SIZE << r->order, in, lo, hi, addr, pfn;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
 	down_read(&r->map_sem);
 	if (r->revoked || off >= r->size)
 		goto out;
-	/* the part of this chunk that the VMA covers */
-	start = vmf->address - (off & (chunk - 1));
-	pfn = page_to_pfn(r->pages[off / chunk]);
-	for (addr = max(start, vma->vm_start);
-	     addr < min(start + chunk, vma->vm_end); addr += PAGE_SIZE) {
-		ret = vmf_insert_pfn(vma, addr, pfn + ((addr - start) >> PAGE_SHIFT));
-		if (ret != VM_FAULT_NOPAGE)
+	in = off & (chunk - 1);
+	pfn = page_to_pfn(r->pages[off >> (PAGE_SHIFT + r->order)]) +
+	      (in >> PAGE_SHIFT);
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	if (ret != VM_FAULT_NOPAGE)
+		goto out;
+	/* best effort: the rest of this chunk that the VMA covers */
+	lo = vmf->address - min_t(unsigned long, in,
+				  vmf->address - vma->vm_start);
+	hi = vmf->address + min_t(unsigned long, chunk - in,
+				  vma->vm_end - vmf->address);
+	for (addr = lo; addr < hi; addr += PAGE_SIZE) {
+		if (addr == vmf->address)
+			continue;
+		if (vmf_insert_pfn(vma, addr, addr < vmf->address ?
+				   pfn - ((vmf->address - addr) >> PAGE_SHIFT) :
+				   pfn + ((addr - vmf->address) >> PAGE_SHIFT)) !=
+		    VM_FAULT_NOPAGE)
 			break;
 	}
 out:
