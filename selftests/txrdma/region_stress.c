@@ -91,6 +91,23 @@ static long refcnt(void)
 /* one worker process: loops until killed or the deadline */
 static unsigned int seed;	/* per worker process; global: survives longjmp */
 
+/*
+ * Mappings a worker keeps (each pins its region's memory): a ring of 8,
+ * the oldest unmapped when it is full, so memory stays bounded.
+ */
+#define KEEP 8
+static struct { void *p; size_t len; } kept[KEEP];
+static unsigned int kept_next;
+
+static void keep(void *p, size_t len)
+{
+	if (kept[kept_next].p)
+		munmap(kept[kept_next].p, kept[kept_next].len);
+	kept[kept_next].p = p;
+	kept[kept_next].len = len;
+	kept_next = (kept_next + 1) % KEEP;
+}
+
 static void worker(double deadline, unsigned int first)
 {
 	int fd = open("/dev/txrdma", O_RDWR);
@@ -143,8 +160,12 @@ static void worker(double deadline, unsigned int first)
 		ri.id = rc.id;
 		if ((seed >> 18) % 2)
 			ioctl(fd, TXRDMA_IOC_REGION_DESTROY, &ri);
-		if (p != MAP_FAILED && (seed >> 19) % 2)
-			munmap(p, rc.size);
+		if (p != MAP_FAILED) {
+			if ((seed >> 19) % 2)
+				munmap(p, rc.size);
+			else
+				keep(p, rc.size);
+		}
 		if ((seed >> 21) % 16 == 0) {
 			close(fd);	/* destroys what is left */
 			fd = open("/dev/txrdma", O_RDWR);

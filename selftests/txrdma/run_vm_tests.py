@@ -8,6 +8,8 @@ Suites:
   link    - 2 guests; the host cuts and restores the link between them
             through QEMU's monitor; each guest checks the port events
             and then RDMA traffic crosses the link (link_events_guest.sh)
+  smp     - 1 guest with 2 vCPUs, so that races really run in parallel:
+            region_stress (twice) and region_test
 
 Every guest's TAP lines are printed as "ok - gG <suite>: ..." and every
 guest adds "dmesg clean" and "exit status" lines of its own.  Exit 0 only
@@ -92,7 +94,17 @@ def suite_link(args):
     return report("link", results, err)
 
 
-SUITES = {"single": suite_single, "link": suite_link}
+def suite_smp(args):
+    cmd = ("cd selftests/txrdma && "
+           "TXRDMA_TESTS='region_stress region_test region_stress' "
+           "./guest_suite.sh")
+    with txrdmavm.Cluster(1, cmd, timeout=args.timeout, smp=2) as c:
+        c.start()
+        results = c.wait()
+    return report("smp", results)
+
+
+SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp}
 
 
 def main():
