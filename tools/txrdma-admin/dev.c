@@ -12,6 +12,7 @@
 #include <netlink/genl/genl.h>
 
 #include "dev.h"
+#include "vec.h"
 #include "nl.h"
 #include "print.h"
 
@@ -315,17 +316,12 @@ static int collect_dev(struct nlmsghdr *nlh, void *arg)
 		txa_dev_free(&dev);
 		return NL_OK;
 	}
-	if (list->n == list->cap) {
-		unsigned int cap = list->cap ? list->cap * 2 : 8;
-
-		devs = realloc(list->devs, cap * sizeof(*devs));
-		if (!devs) {
-			txa_dev_free(&dev);
-			return -NLE_NOMEM;
-		}
-		list->devs = devs;
-		list->cap = cap;
+	devs = txa_vec_room(list->devs, list->n, &list->cap, sizeof(*devs));
+	if (!devs) {
+		txa_dev_free(&dev);
+		return -NLE_NOMEM;
 	}
+	list->devs = devs;
 	list->devs[list->n++] = dev;
 	return NL_OK;
 }

@@ -17,6 +17,7 @@
 
 #include "nl.h"
 #include "tenant.h"
+#include "vec.h"
 
 static struct nla_policy tenant_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_TENANT_NAME]		= { .type = NLA_STRING,
@@ -345,17 +346,12 @@ static int collect_tenant(struct nlmsghdr *nlh, void *arg)
 		txa_tenant_free(&t);
 		return NL_OK;
 	}
-	if (list->n == list->cap) {
-		unsigned int cap = list->cap ? list->cap * 2 : 8;
-
-		v = realloc(list->v, cap * sizeof(*v));
-		if (!v) {
-			txa_tenant_free(&t);
-			return -NLE_NOMEM;
-		}
-		list->v = v;
-		list->cap = cap;
+	v = txa_vec_room(list->v, list->n, &list->cap, sizeof(*v));
+	if (!v) {
+		txa_tenant_free(&t);
+		return -NLE_NOMEM;
 	}
+	list->v = v;
 	list->v[list->n++] = t;
 	return NL_OK;
 }
