@@ -15,6 +15,10 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# one cache for every step (CI may run without HOME)
+HOME=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+export HOME
+export TXRDMA_CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 SRCTAR=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1 || true)
 if [ -z "$SRCTAR" ]; then

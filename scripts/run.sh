@@ -12,6 +12,10 @@
 #   - RDMA traffic between the guests over rdma_cm (rping)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# one cache for every step (CI may run without HOME)
+HOME=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+export HOME
+export TXRDMA_CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 cd "$ROOT"
 
 scripts/setup.sh

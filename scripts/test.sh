@@ -18,6 +18,10 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# one cache for every step (CI may run without HOME)
+HOME=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+export HOME
+export TXRDMA_CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 cd "$ROOT"
 OUT=${TXRDMA_OUT:-$ROOT/out/test}
 STAGES=${TXRDMA_STAGES:-"setup build style host kunit vm"}
