@@ -22,6 +22,7 @@
 #include <linux/highmem.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/shmem_fs.h>
@@ -34,6 +35,11 @@
 #include "txrdma_tenant.h"
 
 #define TXRDMA_HUGE_ORDER	(21 - PAGE_SHIFT)
+
+static unsigned int max_regions_per_tenant = 65536;
+module_param(max_regions_per_tenant, uint, 0644);
+MODULE_PARM_DESC(max_regions_per_tenant,
+		 "live regions a tenant may hold (default 65536)");
 
 /* protects publication, the file and tenant region lists */
 static DEFINE_MUTEX(txrdma_regions_lock);
@@ -92,7 +98,10 @@ static void txrdma_region_release(struct kref *ref)
 	/* the NIC must be done with the pages before they are freed */
 	mutex_lock(&txrdma_regions_lock);
 	list_del(&r->all_node);
-	list_del_init(&r->tenant_node);
+	if (!list_empty(&r->tenant_node)) {
+		list_del_init(&r->tenant_node);
+		t->nregions--;
+	}
 	txrdma_region_drop_mrs(r, NULL);
 	mutex_unlock(&txrdma_regions_lock);
 	txrdma_region_free_pages(r);
@@ -378,6 +387,14 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 		ret = -EPERM;
 		goto out_unlock;
 	}
+	/*
+	 * However small its regions, one tenant must not exhaust the MR
+	 * tables or the id space of everyone: a hard cap per tenant.
+	 */
+	if (r->tenant->nregions >= READ_ONCE(max_regions_per_tenant)) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
 	ret = xa_alloc_cyclic(&txrdma_regions, &id, r,
 			      XA_LIMIT(1, TXRDMA_REGION_MAX_ID),
 			      &txrdma_region_next_id, GFP_KERNEL);
@@ -388,6 +405,7 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 	r->published = true;
 	list_add_tail(&r->file_node, &tf->regions);
 	list_add_tail(&r->tenant_node, &r->tenant->regions);
+	r->tenant->nregions++;
 	kref_get(&r->ref);
 	*idp = id;
 out_unlock:

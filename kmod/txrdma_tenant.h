@@ -20,6 +20,7 @@
  * @ref: the list's reference and one per region; the structure outlives
  *	its deletion until its last region is freed
  * @regions: its regions (txrdma_regions_lock), for forced deletion
+ * @nregions: entries on @regions (txrdma_regions_lock)
  * @dead: deleted: nothing more may be charged or published (set under
  *	both txrdma_regions_lock and @lock)
  * @id: assigned at creation, never reused while the module is loaded
@@ -38,6 +39,7 @@ struct txrdma_tenant {
 	struct list_head node;
 	struct kref ref;
 	struct list_head regions;
+	unsigned int nregions;
 	bool dead;
 	u32 id;
 	char name[TXRDMA_TENANT_NAME_MAX];

@@ -58,6 +58,19 @@ quit a
 check "after exit nothing is in use" test "$(pinned usage.pinned_bytes)" = 0
 "$ADMIN" tenant set ra pinned 64M
 
+# a cap on live regions per tenant (module parameter), whatever their size
+P=/sys/module/txrdma/parameters/max_regions_per_tenant
+old=$(cat "$P")
+echo 4 > "$P"
+start_holder e 4
+say e create '^(created|error)'
+check "the 5th live region is refused (ENOSPC)" \
+	grep -q '^error create No space left on device' "$TMP/e.out"
+check "the refusal charged nothing" test "$(pinned usage.pinned_bytes)" = $((8 << 20))
+quit e
+echo "$old" > "$P"
+check "after exit nothing is in use" test "$(pinned usage.pinned_bytes)" = 0
+
 # RLIMIT_MEMLOCK applies to user memory of unprivileged processes
 start_holder b 0 prlimit --memlock=1048576:1048576 setpriv --reuid=65534 --regid=65534 --clear-groups
 say b user '^(user|error)'

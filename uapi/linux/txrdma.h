@@ -102,8 +102,9 @@ enum txrdma_region_kind {
  * The region is registered with every enabled RDMA device before this
  * returns.  Errors: -EPERM (no tenant), -EDQUOT (tenant's pinned limit),
  * -ENOMEM, -EINVAL (size, flags, reserved fields), -EINTR (fatal
- * signal), -ENOSPC (no region id left), -EIO or -ETIMEDOUT (a device
- * failed to register it), -EFAULT.
+ * signal), -ENOSPC (the tenant holds max_regions_per_tenant live regions,
+ * a module parameter, 65536 by default, or no region id is left), -EIO or -ETIMEDOUT (a device failed to register it),
+ * -EFAULT.
  */
 struct txrdma_region_create {
 	__u64 size;
