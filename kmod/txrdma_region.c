@@ -98,10 +98,8 @@ static void txrdma_region_release(struct kref *ref)
 	/* the NIC must be done with the pages before they are freed */
 	mutex_lock(&txrdma_regions_lock);
 	list_del(&r->all_node);
-	if (!list_empty(&r->tenant_node)) {
-		list_del_init(&r->tenant_node);
-		t->nregions--;
-	}
+	list_del_init(&r->tenant_node);
+	t->nregions--;
 	txrdma_region_drop_mrs(r, NULL);
 	mutex_unlock(&txrdma_regions_lock);
 	txrdma_region_free_pages(r);
@@ -143,23 +141,32 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	t = txrdma_tenant_get_current();
 	if (IS_ERR(t))
 		return ERR_CAST(t);
-	spin_lock_bh(&t->lock);
-	/* a tenant being deleted takes no more charges */
-	ret = t->dead ? -EPERM :
-	      txrdma_quota_charge(&t->quota, TXRDMA_RES_PINNED, size);
-	spin_unlock_bh(&t->lock);
-	if (ret) {
-		txrdma_tenant_put(t);
-		return ERR_PTR(ret);
-	}
 	r = kmem_cache_zalloc(txrdma_region_cache, GFP_KERNEL);
 	if (!r) {
-		spin_lock_bh(&t->lock);
-		txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, size);
-		spin_unlock_bh(&t->lock);
 		txrdma_tenant_put(t);
 		return ERR_PTR(-ENOMEM);
 	}
+	/*
+	 * However small its regions, one tenant must not exhaust the MR
+	 * tables or the id space of everyone: the slot is taken before any
+	 * memory is allocated or registered.
+	 */
+	mutex_lock(&txrdma_regions_lock);
+	ret = t->nregions >= READ_ONCE(max_regions_per_tenant) ? -ENOSPC : 0;
+	if (!ret) {
+		spin_lock_bh(&t->lock);
+		/* a tenant being deleted takes no more charges */
+		ret = t->dead ? -EPERM :
+		      txrdma_quota_charge(&t->quota, TXRDMA_RES_PINNED, size);
+		spin_unlock_bh(&t->lock);
+	}
+	if (ret) {
+		mutex_unlock(&txrdma_regions_lock);
+		kmem_cache_free(txrdma_region_cache, r);
+		txrdma_tenant_put(t);
+		return ERR_PTR(ret);
+	}
+	t->nregions++;
 	kref_init(&r->ref);
 	r->kind = kind;
 	r->size = size;
@@ -169,7 +176,6 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	INIT_LIST_HEAD(&r->mrs);
 	init_rwsem(&r->map_sem);
 	/* listed from birth, so that device removal finds its MRs */
-	mutex_lock(&txrdma_regions_lock);
 	list_add(&r->all_node, &txrdma_regions_all);
 	mutex_unlock(&txrdma_regions_lock);
 	return r;
@@ -387,14 +393,6 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 		ret = -EPERM;
 		goto out_unlock;
 	}
-	/*
-	 * However small its regions, one tenant must not exhaust the MR
-	 * tables or the id space of everyone: a hard cap per tenant.
-	 */
-	if (r->tenant->nregions >= READ_ONCE(max_regions_per_tenant)) {
-		ret = -ENOSPC;
-		goto out_unlock;
-	}
 	ret = xa_alloc_cyclic(&txrdma_regions, &id, r,
 			      XA_LIMIT(1, TXRDMA_REGION_MAX_ID),
 			      &txrdma_region_next_id, GFP_KERNEL);
@@ -405,7 +403,6 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 	r->published = true;
 	list_add_tail(&r->file_node, &tf->regions);
 	list_add_tail(&r->tenant_node, &r->tenant->regions);
-	r->tenant->nregions++;
 	kref_get(&r->ref);
 	*idp = id;
 out_unlock:
@@ -426,6 +423,23 @@ static void txrdma_region_unpublish_put(struct txrdma_region *r)
 	mutex_unlock(&txrdma_regions_lock);
 	if (was)
 		txrdma_region_put(r);	/* the publication's */
+}
+
+/*
+ * Hand the new region's id to user space; a reply that cannot be
+ * written undoes the publication.  Drops the ioctl's own reference.
+ */
+static int txrdma_region_reply(struct txrdma_region *r, void __user *uarg,
+			       const void *reply, size_t len)
+{
+	int ret = 0;
+
+	if (copy_to_user(uarg, reply, len)) {
+		txrdma_region_unpublish_put(r);
+		ret = -EFAULT;
+	}
+	txrdma_region_put(r);	/* ours */
+	return ret;
 }
 
 /* Fill, register and publish a new region; consumes @r on error. */
@@ -468,12 +482,7 @@ long txrdma_ioctl_region_create(struct txrdma_file *tf, void __user *uarg)
 		return ret;
 	rc.id = id;
 	rc.mmap_offset = (u64)id << TXRDMA_REGION_SHIFT;
-	if (copy_to_user(uarg, &rc, sizeof(rc))) {
-		txrdma_region_unpublish_put(r);
-		ret = -EFAULT;
-	}
-	txrdma_region_put(r);	/* ours */
-	return ret;
+	return txrdma_region_reply(r, uarg, &rc, sizeof(rc));
 }
 
 long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
@@ -501,12 +510,7 @@ long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg)
 	if (ret)
 		return ret;
 	ru.id = id;
-	if (copy_to_user(uarg, &ru, sizeof(ru))) {
-		txrdma_region_unpublish_put(r);
-		ret = -EFAULT;
-	}
-	txrdma_region_put(r);	/* ours */
-	return ret;
+	return txrdma_region_reply(r, uarg, &ru, sizeof(ru));
 }
 
 /*

@@ -20,7 +20,7 @@
  * @ref: the list's reference and one per region; the structure outlives
  *	its deletion until its last region is freed
  * @regions: its regions (txrdma_regions_lock), for forced deletion
- * @nregions: entries on @regions (txrdma_regions_lock)
+ * @nregions: live regions, from allocation until freed (txrdma_regions_lock)
  * @dead: deleted: nothing more may be charged or published (set under
  *	both txrdma_regions_lock and @lock)
  * @id: assigned at creation, never reused while the module is loaded

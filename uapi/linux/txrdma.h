@@ -17,19 +17,20 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <linux/const.h>
 
 #define TXRDMA_ABI_VERSION	1
 #define TXRDMA_DEVICE_NAME	"txrdma"	/* /dev/txrdma */
 
 /* Feature bits reported by TXRDMA_IOC_PROBE in txrdma_probe.features. */
 /* generic netlink "dev" object: get/dump/set and add/del/port events */
-#define TXRDMA_FEAT_NL_DEV		(1ULL << 0)
+#define TXRDMA_FEAT_NL_DEV		_BITULL(0)
 /* tenants over netlink and TXRDMA_IOC_TENANT_INFO */
-#define TXRDMA_FEAT_TENANTS		(1ULL << 1)
+#define TXRDMA_FEAT_TENANTS		_BITULL(1)
 /* TXRDMA_IOC_REGION_*: module-owned huge-page regions and mmap */
-#define TXRDMA_FEAT_REGIONS		(1ULL << 2)
+#define TXRDMA_FEAT_REGIONS		_BITULL(2)
 /* TXRDMA_IOC_REGION_REG_USER: registration of user memory */
-#define TXRDMA_FEAT_USER_REGIONS	(1ULL << 3)
+#define TXRDMA_FEAT_USER_REGIONS	_BITULL(3)
 
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS)
@@ -72,7 +73,7 @@ struct txrdma_tenant_info {
  * limit from creation until the memory is freed.
  */
 #define TXRDMA_REGION_HUGE_SIZE	(2ULL << 20)	/* module-owned page size */
-#define TXRDMA_REGION_MAX_SIZE	(1ULL << 40)	/* any region */
+#define TXRDMA_REGION_MAX_SIZE	_BITULL(40)	/* any region */
 /* regions of 4 KiB pages: small-page and user regions */
 #define TXRDMA_REGION_MAX_SMALL	(64ULL << 30)
 
@@ -102,9 +103,9 @@ enum txrdma_region_kind {
  * The region is registered with every enabled RDMA device before this
  * returns.  Errors: -EPERM (no tenant), -EDQUOT (tenant's pinned limit),
  * -ENOMEM, -EINVAL (size, flags, reserved fields), -EINTR (fatal
- * signal), -ENOSPC (the tenant holds max_regions_per_tenant live regions,
- * a module parameter, 65536 by default, or no region id is left), -EIO or -ETIMEDOUT (a device failed to register it),
- * -EFAULT.
+ * signal), -ENOSPC (the tenant holds max_regions_per_tenant live
+ * regions, a module parameter, 65536 by default, or no region id is
+ * left), -EIO or -ETIMEDOUT (a device failed to register it), -EFAULT.
  */
 struct txrdma_region_create {
 	__u64 size;
