@@ -34,11 +34,13 @@ check: lib tools
 	$(MAKE) -C lib check
 	$(MAKE) -C tools/txrdma-admin check
 
+CHECKPATCH_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/tests/*.c
+
 checkpatch:
 	$(KDIR)/scripts/checkpatch.pl --no-tree --strict -f \
-		kmod/*.[ch] kmod/tests/*.c 2>/dev/null || \
+		$(CHECKPATCH_FILES) 2>/dev/null || \
 	$(lastword $(sort $(wildcard $(HOME)/.cache/txrdma/linux-source-*/scripts/checkpatch.pl))) \
-		--no-tree --strict -f kmod/*.[ch] kmod/tests/*.c
+		--no-tree --strict -f $(CHECKPATCH_FILES)
 
 test:
 	scripts/test.sh

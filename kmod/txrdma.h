@@ -15,6 +15,10 @@
  *   txrdma_reg.c      fast registration of region pages with devices
  *   txrdma_bfd.c      BFD liveness state machine (pure logic, KUnit-tested)
  *   txrdma_pool.c     QP pool accounting (pure logic, KUnit-tested)
+ *   txrdma_peer_wire.c  wire formats between modules (pure, KUnit-tested)
+ *   txrdma_peer.c     peers, their netlink ops and work item
+ *   txrdma_conn.c     rdma_cm: listener, connect, accept, teardown
+ *   txrdma_liveness.c probes on control QPs, BFD timer, state events
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
@@ -86,6 +90,7 @@ void txrdma_ibdev_exit(void);
 unsigned int txrdma_ibdev_count(void);
 struct txrdma_dev **txrdma_devs_get_registering(unsigned int *n);
 void txrdma_dev_user_put(struct txrdma_dev *dev);
+struct txrdma_dev *txrdma_dev_get_ibdev(struct ib_device *ibdev);
 bool txrdma_dev_can_register(const struct txrdma_dev *dev);
 struct txrdma_dev *txrdma_dev_find_locked(const char *name, u32 index,
 					  bool by_index);
@@ -95,6 +100,8 @@ extern struct genl_family txrdma_genl_family;
 int txrdma_nl_init(void);
 void txrdma_nl_exit(void);
 void txrdma_nl_notify_dev(struct txrdma_dev *dev, u8 cmd);
+void txrdma_nl_multicast(struct sk_buff *skb);
+int txrdma_nl_put_event_stamp(struct sk_buff *skb, u64 time_ns);
 void txrdma_nl_notify_port(struct txrdma_dev *dev, u32 port, u8 old_state,
 			   u8 new_state);
 

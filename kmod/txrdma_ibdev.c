@@ -13,6 +13,7 @@
 #include <linux/string.h>
 
 #include "txrdma.h"
+#include "txrdma_peer.h"
 #include "txrdma_region.h"
 
 /* protects txrdma_devs, every txrdma_dev on it, and orders events */
@@ -118,6 +119,8 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 	list_del(&dev->node);
 	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_DEL_NTF);
 	mutex_unlock(&txrdma_devs_lock);
+	/* connections to peers through it go first: they hold users */
+	txrdma_peers_drop_dev(dev);
 	/* regions stay (their memory is the tenant's); their MRs here go */
 	txrdma_regions_drop_dev(dev);
 	/* registrations in flight finish (and drop their MRs) first */
@@ -200,6 +203,33 @@ struct txrdma_dev **txrdma_devs_get_registering(unsigned int *n)
 	mutex_unlock(&txrdma_devs_lock);
 	*n = i;
 	return devs ? devs : ERR_PTR(-ENOMEM);
+}
+
+/**
+ * txrdma_dev_get_ibdev() - the txrdma device of an ib_device, for a QP
+ * @ibdev: device an rdma_cm id resolved to
+ *
+ * Return: the device with a user reference (txrdma_dev_user_put()), or
+ * NULL when txrdma does not know it, it is disabled, being removed, or
+ * cannot register memory (its PD is what connections use).
+ */
+struct txrdma_dev *txrdma_dev_get_ibdev(struct ib_device *ibdev)
+{
+	struct txrdma_dev *dev, *found = NULL;
+
+	mutex_lock(&txrdma_devs_lock);
+	list_for_each_entry(dev, &txrdma_devs, node) {
+		if (dev->ibdev != ibdev)
+			continue;
+		if (dev->enabled && !dev->dying &&
+		    txrdma_dev_can_register(dev)) {
+			refcount_inc(&dev->users);
+			found = dev;
+		}
+		break;
+	}
+	mutex_unlock(&txrdma_devs_lock);
+	return found;
 }
 
 void txrdma_dev_user_put(struct txrdma_dev *dev)

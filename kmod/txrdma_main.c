@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "txrdma.h"
+#include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
@@ -27,11 +28,16 @@ static int __init txrdma_init(void)
 	ret = txrdma_ibdev_init();
 	if (ret)
 		goto out_nl;
-	ret = txrdma_cdev_init();
+	ret = txrdma_peers_init();
 	if (ret)
 		goto out_ibdev;
+	ret = txrdma_cdev_init();
+	if (ret)
+		goto out_peers;
 	return 0;
 
+out_peers:
+	txrdma_peers_exit();
 out_ibdev:
 	txrdma_ibdev_exit();
 out_nl:
@@ -45,6 +51,8 @@ out_regions:
 static void __exit txrdma_exit(void)
 {
 	txrdma_cdev_exit();
+	/* peers' connections go before the devices they run on */
+	txrdma_peers_exit();
 	txrdma_ibdev_exit();
 	txrdma_nl_exit();
 	/* no netlink op or open file remains: tenants and regions go last */

@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "txrdma.h"
+#include "txrdma_peer.h"
 #include "txrdma_tenant.h"
 
 enum txrdma_mcgrp {
@@ -105,15 +106,28 @@ static int txrdma_put_dev_id(struct sk_buff *skb, struct txrdma_dev *dev)
 	return 0;
 }
 
-static int txrdma_put_event_stamp(struct sk_buff *skb)
+/**
+ * txrdma_nl_put_event_stamp() - put an event's time and sequence number
+ * @skb: message
+ * @time_ns: CLOCK_REALTIME of the event, 0 for now
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int txrdma_nl_put_event_stamp(struct sk_buff *skb, u64 time_ns)
 {
-	if (nla_put_u64_64bit(skb, TXRDMA_A_EVENT_TIME_NS, ktime_get_real_ns(),
+	if (nla_put_u64_64bit(skb, TXRDMA_A_EVENT_TIME_NS,
+			      time_ns ? time_ns : ktime_get_real_ns(),
 			      TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_EVENT_SEQ,
 			      atomic64_inc_return(&txrdma_event_seq),
 			      TXRDMA_A_PAD))
 		return -EMSGSIZE;
 	return 0;
+}
+
+static int txrdma_put_event_stamp(struct sk_buff *skb)
+{
+	return txrdma_nl_put_event_stamp(skb, 0);
 }
 
 /* Caller holds txrdma_devs_lock. */
@@ -151,7 +165,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static void txrdma_nl_multicast(struct sk_buff *skb)
+void txrdma_nl_multicast(struct sk_buff *skb)
 {
 	/* -ESRCH only means nobody listens */
 	genlmsg_multicast(&txrdma_genl_family, skb, 0, TXRDMA_MCGRP_EVENTS_IDX,
@@ -368,6 +382,34 @@ static const struct genl_ops txrdma_genl_ops[] = {
 		.doit		= txrdma_nl_tenant_del_doit,
 		.policy		= txrdma_tenant_del_policy,
 		.maxattr	= TXRDMA_TENANT_DEL_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_PEER_GET,
+		.doit		= txrdma_nl_peer_get_doit,
+		.dumpit		= txrdma_nl_peer_get_dumpit,
+		.policy		= txrdma_peer_get_policy,
+		.maxattr	= TXRDMA_PEER_GET_MAXATTR,
+	},
+	{
+		.cmd		= TXRDMA_CMD_PEER_NEW,
+		.doit		= txrdma_nl_peer_new_doit,
+		.policy		= txrdma_peer_new_policy,
+		.maxattr	= TXRDMA_PEER_NEW_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_PEER_SET,
+		.doit		= txrdma_nl_peer_set_doit,
+		.policy		= txrdma_peer_new_policy,
+		.maxattr	= TXRDMA_PEER_NEW_MAXATTR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_PEER_DEL,
+		.doit		= txrdma_nl_peer_del_doit,
+		.policy		= txrdma_peer_get_policy,
+		.maxattr	= TXRDMA_PEER_GET_MAXATTR,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

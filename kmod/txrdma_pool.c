@@ -83,6 +83,24 @@ static u32 txrdma_pool_alive(const struct txrdma_pool *p)
 }
 
 /**
+ * txrdma_pool_want() - how many QPs this end wants in the pool now
+ * @p: pool
+ *
+ * Return: min plus the extra that demand asked for, capped at max; this
+ * is what an acceptor advertises to its initiator.
+ */
+u32 txrdma_pool_want(const struct txrdma_pool *p)
+{
+	return min_t(u32, p->min + p->want_extra, p->max);
+}
+
+/* What the connecting side aims at: its own want or the other end's. */
+static u32 txrdma_pool_target(const struct txrdma_pool *p)
+{
+	return min_t(u32, max(txrdma_pool_want(p), p->remote_want), p->max);
+}
+
+/**
  * txrdma_pool_to_connect() - connection attempts to start now
  * @p: pool
  * @now_ns: clock
@@ -96,7 +114,7 @@ u32 txrdma_pool_to_connect(struct txrdma_pool *p, u64 now_ns)
 
 	if (!p->up || (s64)(now_ns - p->retry_at_ns) < 0)
 		return 0;
-	target = min_t(u32, p->min + p->want_extra, p->max);
+	target = txrdma_pool_target(p);
 	have = p->ready + p->connecting;
 	if (have >= target)
 		return 0;
@@ -128,9 +146,9 @@ u32 txrdma_pool_to_close(struct txrdma_pool *p, u64 now_ns)
 	    now_ns - p->last_take_ns >= TXRDMA_POOL_IDLE_NS) {
 		p->want_extra = 0;	/* demand has gone */
 	}
-	if (p->ready - n > p->min + p->want_extra &&
+	if (p->ready - n > txrdma_pool_target(p) &&
 	    now_ns - p->last_take_ns >= TXRDMA_POOL_IDLE_NS)
-		n = p->ready - (p->min + p->want_extra);
+		n = p->ready - txrdma_pool_target(p);
 	p->ready -= n;
 	p->closing += n;
 	return n;
@@ -143,6 +161,34 @@ void txrdma_pool_connected(struct txrdma_pool *p)
 		p->connecting--;
 	p->ready++;
 	p->backoff_ns = 0;
+}
+
+/**
+ * txrdma_pool_accept() - the other end asks to connect one more QP
+ * @p: pool of the accepting side
+ *
+ * Counted as connecting until txrdma_pool_connected() or
+ * txrdma_pool_connect_failed(); refused beyond max, so an initiator
+ * with a larger max cannot make us hold more than we were told to.
+ *
+ * Return: 0, or -ENOSPC when the pool is full.
+ */
+int txrdma_pool_accept(struct txrdma_pool *p)
+{
+	if (txrdma_pool_alive(p) >= p->max)
+		return -ENOSPC;
+	p->connecting++;
+	return 0;
+}
+
+/**
+ * txrdma_pool_set_remote_want() - record the other end's demand
+ * @p: pool of the initiating side
+ * @want: QPs the acceptor wants; capped by our own max when used
+ */
+void txrdma_pool_set_remote_want(struct txrdma_pool *p, u32 want)
+{
+	p->remote_want = want;
 }
 
 /* An attempt counted by to_connect() failed: back off. */
@@ -226,6 +272,7 @@ u32 txrdma_pool_peer_down(struct txrdma_pool *p)
 	p->ready = 0;
 	p->in_use = 0;
 	p->want_extra = 0;
+	p->remote_want = 0;	/* the next probe tells it again */
 	return n;
 }
 
@@ -247,12 +294,12 @@ void txrdma_pool_peer_up(struct txrdma_pool *p, u64 now_ns)
  */
 u64 txrdma_pool_next_event(const struct txrdma_pool *p, u64 now_ns)
 {
-	u32 target = min_t(u32, p->min + p->want_extra, p->max);
+	u32 target = txrdma_pool_target(p);
 	u64 t = U64_MAX;
 
 	if (p->up && p->ready + p->connecting < target)
 		t = (s64)(p->retry_at_ns - now_ns) > 0 ? p->retry_at_ns : now_ns;
-	if (p->ready > p->min || p->want_extra)
+	if (p->ready > target || p->want_extra)
 		t = min_t(u64, t, p->last_take_ns + TXRDMA_POOL_IDLE_NS);
 	return t;
 }

@@ -25,6 +25,8 @@
  * @connecting: connection attempts in flight
  * @closing: being drained and destroyed (counted until gone)
  * @want_extra: ready QPs wanted above @min because takes found none
+ * @remote_want: QPs the other end wants (only the initiator connects, so
+ *	the acceptor's demand reaches it in probes); 0 if unknown
  * @last_take_ns: when a QP was last taken (for idle shrinking)
  * @backoff_ns: delay before the next attempt after a failure (0: none)
  * @retry_at_ns: no new attempt before this time
@@ -38,6 +40,7 @@ struct txrdma_pool {
 	u32 min, max;
 	u32 ready, in_use, connecting, closing;
 	u32 want_extra;
+	u32 remote_want;
 	u64 last_take_ns;
 	u64 backoff_ns;
 	u64 retry_at_ns;
@@ -52,6 +55,9 @@ int txrdma_pool_set(struct txrdma_pool *p, u32 min, u32 max,
 u32 txrdma_pool_to_connect(struct txrdma_pool *p, u64 now_ns);
 u32 txrdma_pool_to_close(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_connected(struct txrdma_pool *p);
+int txrdma_pool_accept(struct txrdma_pool *p);
+void txrdma_pool_set_remote_want(struct txrdma_pool *p, u32 want);
+u32 txrdma_pool_want(const struct txrdma_pool *p);
 void txrdma_pool_connect_failed(struct txrdma_pool *p, u64 now_ns);
 int txrdma_pool_take(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_give_back(struct txrdma_pool *p);

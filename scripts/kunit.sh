@@ -49,7 +49,8 @@ stage "$ROOT/kmod/tests/kunit/Makefile" "$DST/Makefile"
 stage "$ROOT/uapi/linux/txrdma.h" "$DST/uapi/linux/txrdma.h"
 for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h \
 	 txrdma_quota.c txrdma_quota.h txrdma_bfd.c txrdma_bfd.h \
-	 txrdma_pool.c txrdma_pool.h; do
+	 txrdma_pool.c txrdma_pool.h \
+	 txrdma_peer_wire.c txrdma_peer_wire.h; do
 	stage "$ROOT/kmod/$f" "$DST/$f"
 done
 for f in "$ROOT"/kmod/tests/*_kunit.c; do

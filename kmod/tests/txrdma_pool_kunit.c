@@ -231,6 +231,220 @@ static void pool_clock_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, start + 10 * MS), 1U);
 }
 
+/* The acceptor never connects: it takes what the initiator opens, to max */
+static void pool_accept_up_to_max(struct kunit *test)
+{
+	struct txrdma_pool p;
+	int i;
+
+	txrdma_pool_init(&p, 1, 3, T0);
+	txrdma_pool_peer_up(&p, T0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, p.connecting, 3U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, p.connecting, 3U);
+	/* established or lent, they still count against max */
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, p.ready + p.in_use + p.connecting, 3U);
+	/* closing ones do not: a replacement may come in */
+	txrdma_pool_qp_error(&p, true);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, p.closing, 1U);
+
+	/* max 1: one, then full */
+	txrdma_pool_init(&p, 0, 1, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+}
+
+static void pool_accept_accounting(struct kunit *test)
+{
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 2, 4, T0);
+	txrdma_pool_peer_up(&p, T0);
+	KUNIT_ASSERT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, p.connecting, 3U);
+	KUNIT_EXPECT_EQ(test, p.ready, 0U);
+	/* accepted attempts end like initiated ones */
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.connecting, 2U);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	txrdma_pool_connect_failed(&p, T0);
+	KUNIT_EXPECT_EQ(test, p.connecting, 1U);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, p.failures, 1ULL);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.connecting, 0U);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+	KUNIT_EXPECT_EQ(test, p.backoff_ns, 0ULL);
+	/* the failure freed its slot */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_accept(&p), -ENOSPC);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	KUNIT_EXPECT_EQ(test, p.connecting, 0U);
+	/* lent out and handed back like any ready QP */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, p.in_use, 1U);
+	txrdma_pool_give_back(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+}
+
+/* The acceptor's demand, learned from its probes, makes us connect more */
+static void pool_remote_want_raises_target(struct kunit *test)
+{
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 1, 8, T0);
+	txrdma_pool_peer_up(&p, T0);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 1U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, T0), U64_MAX);
+	txrdma_pool_set_remote_want(&p, 4);
+	/* our own want is unchanged; it is what we advertise */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 1U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, T0 + MS), T0 + MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + MS), 3U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + MS), 0U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	/* a remote want below ours changes nothing */
+	txrdma_pool_set_remote_want(&p, 0);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0 + MS), 0U);
+	/* and our own demand still counts when it is the larger */
+	txrdma_pool_init(&p, 3, 8, T0);
+	txrdma_pool_peer_up(&p, T0);
+	txrdma_pool_set_remote_want(&p, 2);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 3U);
+	/* the remote want obeys the backoff like our own */
+	txrdma_pool_set_remote_want(&p, 6);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 3U);
+	txrdma_pool_connect_failed(&p, T0);
+	txrdma_pool_connect_failed(&p, T0);
+	txrdma_pool_connect_failed(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, T0),
+			p.retry_at_ns);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, p.retry_at_ns), 1U);
+	/* nothing while the peer is down, whatever the other end wants */
+	txrdma_pool_peer_down(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + 10 * MS), 0U);
+}
+
+static void pool_remote_want_capped_by_max(struct kunit *test)
+{
+	const char *why = NULL;
+	struct txrdma_pool p;
+
+	txrdma_pool_init(&p, 1, 4, T0);
+	txrdma_pool_peer_up(&p, T0);
+	txrdma_pool_set_remote_want(&p, 100);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 1U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 4U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	/* lent QPs count against max too */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	/* a smaller max after a resize caps it again */
+	txrdma_pool_give_back(&p);
+	txrdma_pool_give_back(&p);
+	txrdma_pool_set_remote_want(&p, U32_MAX);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+	KUNIT_ASSERT_EQ(test, txrdma_pool_set(&p, 1, 2, &why), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, T0), 2U);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
+}
+
+/* Idle shrinking gives back our growth, never what the other end wants */
+static void pool_remote_want_keeps_idle(struct kunit *test)
+{
+	u64 idle = T0 + TXRDMA_POOL_IDLE_NS;
+	struct txrdma_pool p;
+	int i;
+
+	txrdma_pool_init(&p, 1, 8, T0);
+	txrdma_pool_peer_up(&p, T0);
+	txrdma_pool_set_remote_want(&p, 4);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 4U);
+	/* our own misses push above the remote want */
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), 0);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, p.want_extra, 5U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 6U);
+	KUNIT_EXPECT_EQ(test, fill(&p, T0), 4U);	/* 8 alive: max */
+	for (i = 0; i < 4; i++)
+		txrdma_pool_give_back(&p);
+	KUNIT_EXPECT_EQ(test, p.ready, 8U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, idle - 1), 0U);
+	/* idle: our growth goes, the remote want stays */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, idle), 4U);
+	KUNIT_EXPECT_EQ(test, p.ready, 4U);
+	KUNIT_EXPECT_EQ(test, p.want_extra, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, idle + 1), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, idle + 1), 0U);
+	/* the other end wants fewer: down to its want, then to our min */
+	txrdma_pool_set_remote_want(&p, 2);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, idle + 2), 2U);
+	KUNIT_EXPECT_EQ(test, p.ready, 2U);
+	txrdma_pool_set_remote_want(&p, 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_close(&p, idle + 3), 1U);
+	KUNIT_EXPECT_EQ(test, p.ready, 1U);
+	KUNIT_EXPECT_EQ(test, p.closing, 7U);
+}
+
+/* What an acceptor advertises: min plus its demand, capped at max */
+static void pool_want(struct kunit *test)
+{
+	const char *why = NULL;
+	struct txrdma_pool p;
+	int i;
+
+	txrdma_pool_init(&p, 2, 4, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 2U);
+	txrdma_pool_peer_up(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 3U);
+	for (i = 0; i < 10; i++)
+		txrdma_pool_take(&p, T0);
+	KUNIT_EXPECT_EQ(test, p.want_extra, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 4U);
+	/* the other end's want is not ours to advertise */
+	txrdma_pool_set_remote_want(&p, 1);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 4U);
+	/* a resize caps it */
+	KUNIT_ASSERT_EQ(test, txrdma_pool_set(&p, 1, 2, &why), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 2U);
+	/* idle: back to min */
+	txrdma_pool_to_close(&p, T0 + TXRDMA_POOL_IDLE_NS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 1U);
+	/* min 0: an acceptor that wants nothing until asked */
+	txrdma_pool_init(&p, 0, 4, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 0U);
+	/* down: demand is forgotten */
+	txrdma_pool_peer_up(&p, T0);
+	txrdma_pool_take(&p, T0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 1U);
+	txrdma_pool_peer_down(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 0U);
+}
+
 static struct kunit_case txrdma_pool_cases[] = {
 	KUNIT_CASE(pool_cfg),
 	KUNIT_CASE(pool_fills_to_min_when_up),
@@ -241,6 +455,12 @@ static struct kunit_case txrdma_pool_cases[] = {
 	KUNIT_CASE(pool_peer_down_and_up),
 	KUNIT_CASE(pool_resize),
 	KUNIT_CASE(pool_clock_wrap),
+	KUNIT_CASE(pool_accept_up_to_max),
+	KUNIT_CASE(pool_accept_accounting),
+	KUNIT_CASE(pool_remote_want_raises_target),
+	KUNIT_CASE(pool_remote_want_capped_by_max),
+	KUNIT_CASE(pool_remote_want_keeps_idle),
+	KUNIT_CASE(pool_want),
 	{}
 };
 

@@ -31,9 +31,12 @@
 #define TXRDMA_FEAT_REGIONS		_BITULL(2)
 /* TXRDMA_IOC_REGION_REG_USER: registration of user memory */
 #define TXRDMA_FEAT_USER_REGIONS	_BITULL(3)
+/* peers over netlink: pooled RC queue pairs and BFD-style liveness */
+#define TXRDMA_FEAT_PEERS		_BITULL(4)
 
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
-				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS)
+				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
+				 TXRDMA_FEAT_PEERS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -180,6 +183,11 @@ enum txrdma_cmd {
 	TXRDMA_CMD_TENANT_NEW,		/* CAP_NET_ADMIN */
 	TXRDMA_CMD_TENANT_SET,		/* CAP_NET_ADMIN */
 	TXRDMA_CMD_TENANT_DEL,		/* CAP_NET_ADMIN; TENANT_FORCE */
+	TXRDMA_CMD_PEER_GET,		/* do (by PEER_NAME) and dump */
+	TXRDMA_CMD_PEER_NEW,		/* CAP_NET_ADMIN */
+	TXRDMA_CMD_PEER_SET,		/* CAP_NET_ADMIN */
+	TXRDMA_CMD_PEER_DEL,		/* CAP_NET_ADMIN */
+	TXRDMA_CMD_PEER_STATE_NTF,	/* event: liveness state changed */
 
 	__TXRDMA_CMD_MAX,
 	TXRDMA_CMD_MAX = __TXRDMA_CMD_MAX - 1
@@ -230,6 +238,49 @@ enum txrdma_attr {
 	TXRDMA_A_LIMIT_OPS_BURST,	/* u64: operations */
 	TXRDMA_A_DEV_MRS,		/* u32: region registrations here */
 	TXRDMA_A_DEV_CAN_REGISTER,	/* u8: 1 if regions can be registered */
+	TXRDMA_A_PEER_NAME,		/* string, < 32 bytes */
+	TXRDMA_A_PEER_ID,		/* u32: assigned by the module */
+	TXRDMA_A_PEER_ADDR,		/* binary: 4-byte IPv4, network order */
+	TXRDMA_A_PEER_PORT,		/* u16: the peer's rdma_cm port */
+	TXRDMA_A_PEER_DEV,		/* string: RDMA device to use / in use */
+	TXRDMA_A_PEER_POOL_MIN,		/* u32: ready QPs kept while Up */
+	TXRDMA_A_PEER_POOL_MAX,		/* u32: most QPs to this peer */
+	TXRDMA_A_PEER_TX_US,		/* u32: desired min tx interval */
+	TXRDMA_A_PEER_RX_US,		/* u32: required min rx interval */
+	TXRDMA_A_PEER_MULT,		/* u8: detect multiplier */
+	TXRDMA_A_PEER_STATE,		/* u8: enum txrdma_peer_state */
+	TXRDMA_A_PEER_OLD_STATE,	/* u8: in PEER_STATE_NTF */
+	TXRDMA_A_PEER_DIAG,		/* u8: enum txrdma_peer_diag */
+	TXRDMA_A_PEER_REASON,		/* string: why the state changed */
+	TXRDMA_A_PEER_REMOTE_STATE,	/* u8: state the peer last sent */
+	TXRDMA_A_PEER_LOCAL_ADDR,	/* binary: our source address */
+	TXRDMA_A_PEER_ROLE,		/* u8: enum txrdma_peer_role */
+	TXRDMA_A_PEER_LOCAL_DISC,	/* u32: our BFD discriminator */
+	TXRDMA_A_PEER_REMOTE_DISC,	/* u32: the peer's, 0 if unknown */
+	TXRDMA_A_PEER_NEG_TX_US,	/* u32: negotiated tx interval */
+	TXRDMA_A_PEER_DETECT_US,	/* u32: negotiated detection time */
+	TXRDMA_A_PEER_RTT_MIN_NS,	/* u64: probe round trip, minimum */
+	TXRDMA_A_PEER_RTT_AVG_NS,	/* u64: mean since the last Up */
+	TXRDMA_A_PEER_RTT_MAX_NS,	/* u64 */
+	TXRDMA_A_PEER_RTT_SAMPLES,	/* u64 */
+	TXRDMA_A_PEER_LAST_CHANGE_NS,	/* u64: CLOCK_REALTIME, 0: never */
+	TXRDMA_A_PEER_SILENCE_NS,	/* u64: since last probe heard */
+	TXRDMA_A_PEER_POOL_READY,	/* u32 */
+	TXRDMA_A_PEER_POOL_IN_USE,	/* u32 */
+	TXRDMA_A_PEER_POOL_CONNECTING,	/* u32 */
+	TXRDMA_A_PEER_POOL_CLOSING,	/* u32 */
+	TXRDMA_A_PEER_POOL_TAKES,	/* u64 */
+	TXRDMA_A_PEER_POOL_MISSES,	/* u64 */
+	TXRDMA_A_PEER_POOL_FAILURES,	/* u64: connection attempts failed */
+	TXRDMA_A_PEER_POOL_ERRORS,	/* u64: QPs that errored */
+	TXRDMA_A_PEER_QPS,		/* u32: QPs held, pool + control */
+	TXRDMA_A_PEER_TX_PKTS,		/* u64: probes sent */
+	TXRDMA_A_PEER_RX_PKTS,		/* u64: probes accepted */
+	TXRDMA_A_PEER_RX_DROPPED,	/* u64: probes dropped */
+	TXRDMA_A_PEER_TX_SKIPPED,	/* u64: probes not sent, QP busy */
+	TXRDMA_A_PEER_UPS,		/* u64: transitions to Up */
+	TXRDMA_A_PEER_DOWNS,		/* u64: transitions from Up */
+	TXRDMA_A_PEER_ADMIN_UP,		/* u8: 0 holds the session AdminDown */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
@@ -248,6 +299,33 @@ enum txrdma_prio {
 	TXRDMA_PRIO_NORMAL	= 1,
 	TXRDMA_PRIO_BULK	= 2,
 	__TXRDMA_PRIO_MAX
+};
+
+/* Peers: the rdma_cm port the module listens on unless told otherwise. */
+#define TXRDMA_DEFAULT_PORT	7388
+#define TXRDMA_PEER_NAME_MAX	32	/* with NUL */
+
+/* Liveness states, numbered as BFD's on the wire (RFC 5880 4.1). */
+enum txrdma_peer_state {
+	TXRDMA_PEER_ADMIN_DOWN	= 0,
+	TXRDMA_PEER_DOWN	= 1,
+	TXRDMA_PEER_INIT	= 2,
+	TXRDMA_PEER_UP		= 3,
+};
+
+/* Why a session changed state: BFD diagnostic codes (RFC 5880 4.1). */
+enum txrdma_peer_diag {
+	TXRDMA_PEER_DIAG_NONE		= 0,
+	TXRDMA_PEER_DIAG_DETECT_EXPIRED	= 1,
+	TXRDMA_PEER_DIAG_NEIGHBOR_DOWN	= 3,
+	TXRDMA_PEER_DIAG_ADMIN_DOWN	= 7,
+};
+
+/* Who opens connections: the side with the lower source address. */
+enum txrdma_peer_role {
+	TXRDMA_PEER_ROLE_UNKNOWN	= 0,	/* address not resolved yet */
+	TXRDMA_PEER_ROLE_INITIATOR	= 1,
+	TXRDMA_PEER_ROLE_ACCEPTOR	= 2,
 };
 
 #endif /* _UAPI_LINUX_TXRDMA_H */

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite txrdma_peer_wire: connection request private data and
+ * control messages keep their big-endian layout byte for byte, survive
+ * a round trip with every field, and anything another version or a
+ * stranger could send is refused; probe round trip samples and their
+ * statistics; address ordering.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+
+#include "../txrdma_peer_wire.h"
+
+#define MS	(NSEC_PER_MSEC)
+/* a clock that does not start at 0 */
+#define T0	(1000ULL * NSEC_PER_SEC + 12345)
+
+static void good_cm(struct txrdma_cm_priv *p)
+{
+	*p = (struct txrdma_cm_priv) {
+		.kind = TXRDMA_CONN_POOL,
+		.pool_want = 0x1234,
+		.boot_id = 0xdeadbeef,
+	};
+}
+
+static const u8 good_cm_wire[TXRDMA_CM_PRIV_LEN] = {
+	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
+	0x01, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
+	0x00, 0x00, 0x00, 0x00,		/* reserved */
+};
+
+/* the packet of the txrdma_bfd suite's wire layout case */
+static void good_bfd(struct txrdma_bfd_pkt *p)
+{
+	*p = (struct txrdma_bfd_pkt) {
+		.version = 1,
+		.diag = TXRDMA_BFD_DIAG_NEIGHBOR_DOWN,
+		.state = TXRDMA_BFD_UP,
+		.flags = TXRDMA_BFD_PKT_POLL,
+		.detect_mult = 4,
+		.my_disc = 0x01020304,
+		.your_disc = 0xa1b2c3d4,
+		.desired_min_tx_us = 20000,
+		.required_min_rx_us = 0x00c0ffee,
+	};
+}
+
+static void good_ctrl(struct txrdma_ctrl_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = TXRDMA_CTRL_PROBE;
+	m->pool_want = 0xa55a;
+	good_bfd(&m->bfd);
+	m->tx_ns = 0x0102030405060708ULL;
+	m->echo_ns = 0x8182838485868788ULL;
+	m->echo_delay_ns = 0xc1c2c3c4;
+}
+
+static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
+	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
+	0x01, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	/* 8: BFD packet */
+	0x23, 0xe0, 0x04, 0x18,
+	0x01, 0x02, 0x03, 0x04,
+	0xa1, 0xb2, 0xc3, 0xd4,
+	0x00, 0x00, 0x4e, 0x20,
+	0x00, 0xc0, 0xff, 0xee,
+	0x00, 0x00, 0x00, 0x00,
+	/* 32: tx_ns */
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	/* 40: echo_ns */
+	0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
+	/* 48: echo_delay_ns */
+	0xc1, 0xc2, 0xc3, 0xc4,
+	/* 52: reserved */
+	0x00, 0x00, 0x00, 0x00,
+};
+
+static void expect_cm_eq(struct kunit *test, const struct txrdma_cm_priv *a,
+			 const struct txrdma_cm_priv *b)
+{
+	KUNIT_EXPECT_EQ(test, a->kind, b->kind);
+	KUNIT_EXPECT_EQ(test, a->pool_want, b->pool_want);
+	KUNIT_EXPECT_EQ(test, a->boot_id, b->boot_id);
+}
+
+static void expect_ctrl_eq(struct kunit *test, const struct txrdma_ctrl_msg *a,
+			   const struct txrdma_ctrl_msg *b)
+{
+	KUNIT_EXPECT_EQ(test, a->type, b->type);
+	KUNIT_EXPECT_EQ(test, a->pool_want, b->pool_want);
+	KUNIT_EXPECT_EQ(test, a->bfd.version, b->bfd.version);
+	KUNIT_EXPECT_EQ(test, a->bfd.diag, b->bfd.diag);
+	KUNIT_EXPECT_EQ(test, a->bfd.state, b->bfd.state);
+	KUNIT_EXPECT_EQ(test, a->bfd.flags, b->bfd.flags);
+	KUNIT_EXPECT_EQ(test, a->bfd.detect_mult, b->bfd.detect_mult);
+	KUNIT_EXPECT_EQ(test, a->bfd.my_disc, b->bfd.my_disc);
+	KUNIT_EXPECT_EQ(test, a->bfd.your_disc, b->bfd.your_disc);
+	KUNIT_EXPECT_EQ(test, a->bfd.desired_min_tx_us,
+			b->bfd.desired_min_tx_us);
+	KUNIT_EXPECT_EQ(test, a->bfd.required_min_rx_us,
+			b->bfd.required_min_rx_us);
+	KUNIT_EXPECT_EQ(test, a->tx_ns, b->tx_ns);
+	KUNIT_EXPECT_EQ(test, a->echo_ns, b->echo_ns);
+	KUNIT_EXPECT_EQ(test, a->echo_delay_ns, b->echo_delay_ns);
+}
+
+static void wire_cm_layout(struct kunit *test)
+{
+	struct txrdma_cm_priv p, q;
+	u8 buf[TXRDMA_CM_PRIV_LEN + 8];
+	unsigned int i;
+
+	good_cm(&p);
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_cm_priv_encode(&p, buf), 0);
+	for (i = 0; i < TXRDMA_CM_PRIV_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_cm_wire[i],
+				    "byte %u", i);
+	/* nothing written past the private data */
+	for (i = TXRDMA_CM_PRIV_LEN; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
+
+	memset(&q, 0xff, sizeof(q));
+	KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
+						    TXRDMA_CM_PRIV_LEN), 0);
+	expect_cm_eq(test, &p, &q);
+}
+
+static void wire_cm_round_trip(struct kunit *test)
+{
+	static const struct txrdma_cm_priv cases[] = {
+		{ .kind = TXRDMA_CONN_CTRL, .pool_want = 0, .boot_id = 0 },
+		{ .kind = TXRDMA_CONN_CTRL, .pool_want = 1, .boot_id = 1 },
+		{ .kind = TXRDMA_CONN_POOL, .pool_want = U16_MAX,
+		  .boot_id = U32_MAX },
+		{ .kind = TXRDMA_CONN_POOL, .pool_want = 0x8001,
+		  .boot_id = 0x80000001 },
+	};
+	/* rdma_cm pads private data with zeroes to 56 bytes for RC */
+	u8 buf[56];
+	struct txrdma_cm_priv q;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(buf, 0, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_encode(&cases[i], buf), 0);
+		KUNIT_EXPECT_EQ(test, buf[5], cases[i].kind);
+		memset(&q, 0xff, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
+							    sizeof(buf)), 0);
+		expect_cm_eq(test, &cases[i], &q);
+		memset(&q, 0xff, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
+							    TXRDMA_CM_PRIV_LEN),
+				0);
+		expect_cm_eq(test, &cases[i], &q);
+	}
+}
+
+/* Decode the good private data with byte @idx set to @val; expect @err. */
+static void expect_cm_decode(struct kunit *test, unsigned int idx, u8 val,
+			     int err)
+{
+	struct txrdma_cm_priv q;
+	u8 buf[TXRDMA_CM_PRIV_LEN];
+
+	memcpy(buf, good_cm_wire, sizeof(buf));
+	buf[idx] = val;
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_cm_priv_decode(&q, buf, sizeof(buf)),
+			    err, "byte %u = 0x%02x", idx, val);
+}
+
+static void wire_cm_rejects(struct kunit *test)
+{
+	struct txrdma_cm_priv p, q;
+	u8 buf[TXRDMA_CM_PRIV_LEN];
+	unsigned int i;
+
+	/* encode: unknown kinds are never sent */
+	good_cm(&p);
+	p.kind = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+	p.kind = 3;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+	p.kind = 255;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+
+	/* no private data at all, or too little */
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, NULL, 56), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire,
+						    TXRDMA_CM_PRIV_LEN - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire,
+						    TXRDMA_CM_PRIV_LEN), 0);
+
+	/* magic: any byte wrong */
+	for (i = 0; i < 4; i++) {
+		expect_cm_decode(test, i, good_cm_wire[i] ^ 0x20, -EINVAL);
+		expect_cm_decode(test, i, 0, -EINVAL);
+	}
+	/* version */
+	expect_cm_decode(test, 4, 0, -EPROTO);
+	expect_cm_decode(test, 4, 2, -EPROTO);
+	expect_cm_decode(test, 4, 255, -EPROTO);
+	/* a stranger is refused as such before its version is looked at */
+	memcpy(buf, good_cm_wire, sizeof(buf));
+	buf[0] = 0;
+	buf[4] = 2;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, buf, sizeof(buf)),
+			-EINVAL);
+	/* kind */
+	expect_cm_decode(test, 5, 0, -EINVAL);
+	expect_cm_decode(test, 5, 3, -EINVAL);
+	expect_cm_decode(test, 5, 255, -EINVAL);
+	expect_cm_decode(test, 5, TXRDMA_CONN_CTRL, 0);
+	/* reserved: each byte */
+	for (i = 12; i < TXRDMA_CM_PRIV_LEN; i++) {
+		expect_cm_decode(test, i, 1, -EINVAL);
+		expect_cm_decode(test, i, 0x80, -EINVAL);
+	}
+}
+
+static void wire_ctrl_layout(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m, q;
+	u8 bfd[TXRDMA_BFD_PKT_LEN];
+	u8 buf[TXRDMA_CTRL_LEN + 8];
+	unsigned int i;
+
+	good_ctrl(&m);
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	for (i = 0; i < TXRDMA_CTRL_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_ctrl_wire[i],
+				    "byte %u", i);
+	for (i = TXRDMA_CTRL_LEN; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
+	/* bytes 8..31 are exactly what the BFD encoder writes */
+	KUNIT_ASSERT_EQ(test, txrdma_bfd_encode(&m.bfd, bfd), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 8, bfd, sizeof(bfd)), 0);
+
+	memset(&q, 0xff, sizeof(q));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN), 0);
+	expect_ctrl_eq(test, &m, &q);
+}
+
+static void wire_ctrl_round_trip(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m, q;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	/* all ones; Final, AdminDown, your_disc 0 */
+	good_ctrl(&m);
+	m.pool_want = U16_MAX;
+	m.tx_ns = U64_MAX;
+	m.echo_ns = U64_MAX;
+	m.echo_delay_ns = U32_MAX;
+	m.bfd.flags = TXRDMA_BFD_PKT_FINAL | TXRDMA_BFD_PKT_CPI;
+	m.bfd.state = TXRDMA_BFD_ADMIN_DOWN;
+	m.bfd.diag = 31;
+	m.bfd.your_disc = 0;
+	m.bfd.my_disc = U32_MAX;
+	m.bfd.detect_mult = 255;
+	m.bfd.desired_min_tx_us = U32_MAX;
+	m.bfd.required_min_rx_us = U32_MAX;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_EXPECT_EQ(test, buf[6], 0xff);
+	KUNIT_EXPECT_EQ(test, buf[7], 0xff);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0xff, 20));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 52, 0, 4));
+	memset(&q, 0, sizeof(q));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)), 0);
+	expect_ctrl_eq(test, &m, &q);
+
+	/* zeroes where zero is allowed; a fresh session in Down */
+	good_ctrl(&m);
+	m.pool_want = 0;
+	m.tx_ns = 0;
+	m.echo_ns = 0;
+	m.echo_delay_ns = 0;
+	m.bfd.state = TXRDMA_BFD_DOWN;
+	m.bfd.diag = 0;
+	m.bfd.flags = 0;
+	m.bfd.your_disc = 0;
+	m.bfd.detect_mult = 1;
+	m.bfd.my_disc = 1;
+	m.bfd.desired_min_tx_us = 1;
+	m.bfd.required_min_rx_us = 1;
+	/* encode clears what an earlier message left in the buffer */
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0, 24));
+	memset(&q, 0xff, sizeof(q));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)), 0);
+	expect_ctrl_eq(test, &m, &q);
+}
+
+/* Decode the good message with byte @idx set to @val; expect @err. */
+static void expect_ctrl_decode(struct kunit *test, unsigned int idx, u8 val,
+			       int err)
+{
+	struct txrdma_ctrl_msg q;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	memcpy(buf, good_ctrl_wire, sizeof(buf));
+	buf[idx] = val;
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)),
+			    err, "byte %u = 0x%02x", idx, val);
+}
+
+static void wire_ctrl_decode_rejects(struct kunit *test)
+{
+	struct txrdma_ctrl_msg q;
+	u8 buf[TXRDMA_CTRL_LEN + 1];
+	unsigned int i;
+
+	/* a SEND carries exactly one whole message */
+	memcpy(buf, good_ctrl_wire, TXRDMA_CTRL_LEN);
+	buf[TXRDMA_CTRL_LEN] = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, 32), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, 0), -EINVAL);
+
+	/* magic */
+	for (i = 0; i < 4; i++) {
+		expect_ctrl_decode(test, i, good_ctrl_wire[i] ^ 0x20, -EINVAL);
+		expect_ctrl_decode(test, i, 0, -EINVAL);
+	}
+	/* version */
+	expect_ctrl_decode(test, 4, 0, -EPROTO);
+	expect_ctrl_decode(test, 4, 2, -EPROTO);
+	expect_ctrl_decode(test, 4, 255, -EPROTO);
+	/* type */
+	expect_ctrl_decode(test, 5, 0, -EINVAL);
+	expect_ctrl_decode(test, 5, 2, -EINVAL);
+	expect_ctrl_decode(test, 5, 255, -EINVAL);
+	/* reserved: each byte */
+	for (i = 52; i < TXRDMA_CTRL_LEN; i++) {
+		expect_ctrl_decode(test, i, 1, -EINVAL);
+		expect_ctrl_decode(test, i, 0x80, -EINVAL);
+	}
+
+	/* the BFD packet inside is validated as BFD's own decoder would */
+	expect_ctrl_decode(test, 8, 0x43, -EPROTO);	/* BFD version 2 */
+	expect_ctrl_decode(test, 9, 0xc0 | 0x04, -EPROTO);	/* auth */
+	expect_ctrl_decode(test, 9, 0xc0 | 0x01, -EINVAL);	/* multipoint */
+	expect_ctrl_decode(test, 9, 0xc0 | 0x30, -EINVAL);	/* poll+final */
+	expect_ctrl_decode(test, 10, 0, -EINVAL);	/* detect mult 0 */
+	expect_ctrl_decode(test, 11, 23, -EINVAL);	/* BFD length */
+	expect_ctrl_decode(test, 11, 56, -EINVAL);
+	memcpy(buf, good_ctrl_wire, TXRDMA_CTRL_LEN);
+	memset(buf + 12, 0, 4);				/* my_disc 0 */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN),
+			-EINVAL);
+	memcpy(buf, good_ctrl_wire, TXRDMA_CTRL_LEN);
+	memset(buf + 24, 0, 4);				/* required rx 0 */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN),
+			-EPROTO);
+	/* the BFD echo interval is ignored, as by BFD's decoder */
+	memcpy(buf, good_ctrl_wire, TXRDMA_CTRL_LEN);
+	memset(buf + 28, 0xff, 4);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN), 0);
+}
+
+/* nothing the peer would refuse is ever built */
+static void wire_ctrl_encode_rejects(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	good_ctrl(&m);
+	m.type = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	m.type = 2;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	m.type = 255;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+
+	good_ctrl(&m);
+	m.bfd.version = 2;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+	good_ctrl(&m);
+	m.bfd.flags = TXRDMA_BFD_PKT_AUTH;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+	good_ctrl(&m);
+	m.bfd.my_disc = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	good_ctrl(&m);
+	m.bfd.your_disc = 0;	/* while Up */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	good_ctrl(&m);
+	m.bfd.state = 4;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	good_ctrl(&m);
+	m.bfd.detect_mult = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	good_ctrl(&m);
+	m.bfd.required_min_rx_us = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+}
+
+static void rtt_sample_rejects(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	u64 rtt = 12345;
+
+	good_ctrl(&m);
+	/* echoes nothing */
+	m.echo_ns = 0;
+	m.echo_delay_ns = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), -ENOENT);
+	/* echo of a time we have not reached yet */
+	m.echo_ns = T0 + 1;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), -ENOENT);
+	m.echo_ns = T0 + 10 * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), -ENOENT);
+	/* the peer claims to have held it longer than it was away */
+	m.echo_ns = T0 - 5 * MS;
+	m.echo_delay_ns = 5 * MS + 1;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), -ENOENT);
+	m.echo_delay_ns = U32_MAX;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), -ENOENT);
+	/* dropped, not clamped: the output is left alone */
+	KUNIT_EXPECT_EQ(test, rtt, 12345ULL);
+}
+
+static void rtt_sample_normal(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	u64 rtt = 0;
+
+	good_ctrl(&m);
+	/* away 5 ms, of which the peer held it 3 ms */
+	m.echo_ns = T0;
+	m.echo_delay_ns = 3 * MS;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, T0 + 5 * MS, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 2 * MS);
+	/* the peer answered at once */
+	m.echo_delay_ns = 0;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, T0 + 5 * MS, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 5 * MS);
+	/* held exactly as long as it was away: 0, not refused */
+	m.echo_delay_ns = 5 * MS;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, T0 + 5 * MS, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 0ULL);
+	/* received in the nanosecond it was sent */
+	m.echo_delay_ns = 0;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, T0, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 0ULL);
+	/* a delay of seconds, beyond 31 bits */
+	m.echo_delay_ns = U32_MAX - 1;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, T0 + U32_MAX + 7, &rtt),
+			0);
+	KUNIT_EXPECT_EQ(test, rtt, 8ULL);
+}
+
+/* Our clock wraps through U64_MAX between the probe and its echo. */
+static void rtt_sample_clock_wrap(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	u64 rtt = 0;
+
+	good_ctrl(&m);
+	m.echo_ns = U64_MAX - 2 * MS + 1;
+	m.echo_delay_ns = MS;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, 3 * MS, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 4 * MS);
+	m.echo_ns = U64_MAX;
+	m.echo_delay_ns = 0;
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&m, 5, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 6ULL);
+	/* still from the future after the wrap */
+	m.echo_ns = 10;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, U64_MAX - 10, &rtt),
+			-ENOENT);
+	/* delay longer than elapsed across the wrap */
+	m.echo_ns = U64_MAX;
+	m.echo_delay_ns = 7;
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&m, 5, &rtt), -ENOENT);
+}
+
+/*
+ * A probes B, B answers 3 ms later echoing A's tx_ns, A hears it: the
+ * sample is the wire time, whatever B's clock reads.
+ */
+static void rtt_sample_over_wire(struct kunit *test)
+{
+	struct txrdma_ctrl_msg a, b, rx;
+	u64 a_clock = T0, b_clock = 77 * NSEC_PER_SEC, rtt = 0;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	good_ctrl(&a);
+	a.tx_ns = a_clock;
+	a.echo_ns = 0;
+	a.echo_delay_ns = 0;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&a, buf), 0);
+	/* 400 us to B */
+	b_clock += 400 * NSEC_PER_USEC;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&rx, buf, sizeof(buf)), 0);
+	/* B's first message echoes nothing: A learns nothing from it */
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_sample(&rx, b_clock, &rtt), -ENOENT);
+
+	good_ctrl(&b);
+	b.tx_ns = b_clock + 3 * MS;
+	b.echo_ns = rx.tx_ns;
+	b.echo_delay_ns = 3 * MS;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&b, buf), 0);
+	/* 3 ms at B, 600 us back */
+	a_clock += 400 * NSEC_PER_USEC + 3 * MS + 600 * NSEC_PER_USEC;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&rx, buf, sizeof(buf)), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_rtt_sample(&rx, a_clock, &rtt), 0);
+	KUNIT_EXPECT_EQ(test, rtt, 1000 * NSEC_PER_USEC);
+}
+
+static void rtt_stats(struct kunit *test)
+{
+	struct txrdma_rtt r;
+
+	memset(&r, 0, sizeof(r));
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_avg(&r), 0ULL);
+
+	/* the first sample is the minimum, though min started at 0 */
+	txrdma_rtt_add(&r, 5 * MS);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 5 * MS);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 5 * MS);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, 5 * MS);
+	KUNIT_EXPECT_EQ(test, r.samples, 1ULL);
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_avg(&r), 5 * MS);
+
+	txrdma_rtt_add(&r, 3 * MS);
+	txrdma_rtt_add(&r, 10 * MS);
+	txrdma_rtt_add(&r, 4 * MS);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 3 * MS);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 10 * MS);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, 22 * MS);
+	KUNIT_EXPECT_EQ(test, r.samples, 4ULL);
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_avg(&r), 22 * MS / 4);
+
+	/* a zero sample is a minimum too */
+	txrdma_rtt_add(&r, 0);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 10 * MS);
+	KUNIT_EXPECT_EQ(test, r.samples, 5ULL);
+
+	/* the mean rounds down */
+	memset(&r, 0, sizeof(r));
+	txrdma_rtt_add(&r, 1);
+	txrdma_rtt_add(&r, 2);
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_avg(&r), 1ULL);
+
+	/* a first sample of 0 */
+	memset(&r, 0, sizeof(r));
+	txrdma_rtt_add(&r, 0);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.samples, 1ULL);
+	txrdma_rtt_add(&r, 9);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 9ULL);
+}
+
+static void rtt_stats_saturate(struct kunit *test)
+{
+	struct txrdma_rtt r;
+
+	memset(&r, 0, sizeof(r));
+	txrdma_rtt_add(&r, U64_MAX - 10);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, U64_MAX - 10);
+	/* exactly reaching U64_MAX is not saturation yet */
+	txrdma_rtt_add(&r, 10);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, U64_MAX);
+	/* past it: stays at U64_MAX instead of wrapping to small */
+	txrdma_rtt_add(&r, 1);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, U64_MAX);
+	txrdma_rtt_add(&r, U64_MAX);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, U64_MAX);
+	KUNIT_EXPECT_EQ(test, r.samples, 4ULL);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 1ULL);
+	KUNIT_EXPECT_EQ(test, r.max_ns, U64_MAX);
+	KUNIT_EXPECT_EQ(test, txrdma_rtt_avg(&r), U64_MAX / 4);
+
+	memset(&r, 0, sizeof(r));
+	r.sum_ns = U64_MAX - 1;
+	r.samples = 1;
+	r.min_ns = 1;
+	r.max_ns = 1;
+	txrdma_rtt_add(&r, 2);
+	KUNIT_EXPECT_EQ(test, r.sum_ns, U64_MAX);
+	KUNIT_EXPECT_EQ(test, r.min_ns, 1ULL);
+	KUNIT_EXPECT_EQ(test, r.max_ns, 2ULL);
+}
+
+static void addr_order(struct kunit *test)
+{
+	static const u8 a1[4] = { 198, 18, 0, 1 };
+	static const u8 a2[4] = { 198, 18, 0, 2 };
+	static const u8 b1[4] = { 10, 0, 0, 255 };
+	static const u8 b2[4] = { 10, 0, 1, 0 };
+	static const u8 c1[4] = { 9, 255, 255, 255 };
+	static const u8 c2[4] = { 10, 0, 0, 0 };
+	/* bytes compare unsigned: 128 above 127 */
+	static const u8 d1[4] = { 127, 255, 255, 255 };
+	static const u8 d2[4] = { 128, 0, 0, 0 };
+	static const u8 v6a[16] = { 0xfe, 0x80, [15] = 0x01 };
+	static const u8 v6b[16] = { 0xfe, 0x80, [15] = 0x02 };
+	static const u8 v6c[16] = { 0xfe, 0x80, [7] = 0x01 };
+
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(a1, a2, 4), 0);
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(a2, a1, 4), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_addr_cmp(a1, a1, 4), 0);
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(b1, b2, 4), 0);
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(b2, b1, 4), 0);
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(c1, c2, 4), 0);
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(c2, c1, 4), 0);
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(d1, d2, 4), 0);
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(d2, d1, 4), 0);
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(b2, a1, 4), 0);
+
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(v6a, v6b, 16), 0);
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(v6b, v6a, 16), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_addr_cmp(v6b, v6b, 16), 0);
+	/* the earlier byte decides */
+	KUNIT_EXPECT_GT(test, txrdma_addr_cmp(v6c, v6b, 16), 0);
+	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(v6b, v6c, 16), 0);
+}
+
+static struct kunit_case txrdma_peer_wire_cases[] = {
+	KUNIT_CASE(wire_cm_layout),
+	KUNIT_CASE(wire_cm_round_trip),
+	KUNIT_CASE(wire_cm_rejects),
+	KUNIT_CASE(wire_ctrl_layout),
+	KUNIT_CASE(wire_ctrl_round_trip),
+	KUNIT_CASE(wire_ctrl_decode_rejects),
+	KUNIT_CASE(wire_ctrl_encode_rejects),
+	KUNIT_CASE(rtt_sample_rejects),
+	KUNIT_CASE(rtt_sample_normal),
+	KUNIT_CASE(rtt_sample_clock_wrap),
+	KUNIT_CASE(rtt_sample_over_wire),
+	KUNIT_CASE(rtt_stats),
+	KUNIT_CASE(rtt_stats_saturate),
+	KUNIT_CASE(addr_order),
+	{}
+};
+
+static struct kunit_suite txrdma_peer_wire_suite = {
+	.name = "txrdma_peer_wire",
+	.test_cases = txrdma_peer_wire_cases,
+};
+
+kunit_test_suite(txrdma_peer_wire_suite);
+
+MODULE_LICENSE("GPL");

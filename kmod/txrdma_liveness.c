@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Liveness of peers: BFD control packets (txrdma_bfd.c) carried in
+ * control messages (txrdma_peer_wire.c) as SEND work requests on the
+ * peer's control QP, driven by a soft hrtimer.
+ *
+ * Receive and send completions and the timer run in softirq and do
+ * only what BFD needs: decode, update the session under peer->lock,
+ * answer, repost.  Everything that sleeps (netlink events, connecting
+ * and tearing down QPs) is queued for the peer's work item.
+ *
+ * The timer fires at the next transmit or detection deadline.  After a
+ * stall of this CPU the timer can run before the softirq that delivers
+ * probes which arrived during the stall; declaring the peer dead then
+ * would blame it for our stall.  So a timer that runs late first
+ * yields once for 1 ms, and only then checks the detection time.
+ */
+#include <linux/bitops.h>
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "txrdma.h"
+#include "txrdma_peer.h"
+
+#define TXRDMA_LATE_NS		(2 * NSEC_PER_MSEC)
+#define TXRDMA_YIELD_NS		(1 * NSEC_PER_MSEC)
+
+static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+static void txrdma_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static size_t txrdma_ctrl_block_size(void)
+{
+	return (TXRDMA_CTRL_TX_SLOTS + TXRDMA_CTRL_RX_SLOTS) *
+	       TXRDMA_CTRL_SLOT_SIZE;
+}
+
+/* Caller holds peer->lock; the connection is not dead. */
+static int txrdma_ctrl_post_recv(struct txrdma_ctrl_slot *s)
+{
+	struct txrdma_conn *c = s->conn;
+	struct ib_sge sge = {
+		.addr	= s->dma,
+		.length	= TXRDMA_CTRL_SLOT_SIZE,
+		.lkey	= c->dev->reg.pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &s->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+	};
+
+	ib_dma_sync_single_for_device(c->id->device, s->dma,
+				      TXRDMA_CTRL_SLOT_SIZE, DMA_FROM_DEVICE);
+	return ib_post_recv(c->id->qp, &wr, NULL);
+}
+
+/**
+ * txrdma_ctrl_setup() - give a new control QP its probe buffers
+ * @c: connection whose QP exists and is not yet connected
+ *
+ * Called from the connection's rdma_cm handler.  Every receive buffer
+ * is posted before the connection can be established, so the first
+ * probe of the other side always finds one.
+ *
+ * Return: 0 or -errno (the caller fails the connection).
+ */
+int txrdma_ctrl_setup(struct txrdma_conn *c)
+{
+	struct ib_device *ibdev = c->id->device;
+	unsigned int i, n = TXRDMA_CTRL_TX_SLOTS + TXRDMA_CTRL_RX_SLOTS;
+	int ret = 0;
+
+	c->slots = kcalloc(n, sizeof(*c->slots), GFP_KERNEL);
+	c->block = kzalloc(txrdma_ctrl_block_size(), GFP_KERNEL);
+	if (!c->slots || !c->block)
+		goto out_free;
+	c->block_dma = ib_dma_map_single(ibdev, c->block,
+					 txrdma_ctrl_block_size(),
+					 DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, c->block_dma))
+		goto out_free;
+	for (i = 0; i < n; i++) {
+		struct txrdma_ctrl_slot *s = &c->slots[i];
+
+		s->conn = c;
+		s->index = i;
+		s->tx = i < TXRDMA_CTRL_TX_SLOTS;
+		s->buf = (u8 *)c->block + i * TXRDMA_CTRL_SLOT_SIZE;
+		s->dma = c->block_dma + i * TXRDMA_CTRL_SLOT_SIZE;
+		s->cqe.done = s->tx ? txrdma_ctrl_tx_done : txrdma_ctrl_rx_done;
+	}
+	spin_lock_bh(&c->peer->lock);
+	for (i = TXRDMA_CTRL_TX_SLOTS; i < n && !ret; i++)
+		ret = txrdma_ctrl_post_recv(&c->slots[i]);
+	spin_unlock_bh(&c->peer->lock);
+	return ret;
+
+out_free:
+	kfree(c->block);
+	kfree(c->slots);
+	c->block = NULL;
+	c->slots = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * txrdma_ctrl_teardown() - free the probe buffers
+ * @c: connection whose QP and CQ are destroyed: nothing can touch the
+ *	buffers any more
+ */
+void txrdma_ctrl_teardown(struct txrdma_conn *c)
+{
+	if (!c->block)
+		return;
+	ib_dma_unmap_single(c->dev->ibdev, c->block_dma,
+			    txrdma_ctrl_block_size(), DMA_BIDIRECTIONAL);
+	kfree(c->block);
+	kfree(c->slots);
+	c->block = NULL;
+	c->slots = NULL;
+}
+
+/* Caller holds peer->lock: a broken QP is reported to the work item. */
+static void txrdma_ctrl_broken_locked(struct txrdma_conn *c)
+{
+	if (c->state == TXRDMA_CONN_READY)
+		txrdma_peer_conn_done(c->peer, c, TXRDMA_CONN_ERROR);
+}
+
+/**
+ * txrdma_ctrl_send_locked() - build the next probe and send it
+ * @peer: peer; caller holds peer->lock
+ * @now_ns: monotonic clock
+ *
+ * The packet is always built (that schedules the next one); it is
+ * counted as skipped when there is no control QP or every send slot is
+ * still in flight, which happens while the link is cut and RC
+ * retransmits the earlier ones.
+ */
+void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
+{
+	struct txrdma_ctrl_msg m = { .type = TXRDMA_CTRL_PROBE };
+	struct txrdma_conn *c = peer->ctrl;
+	struct txrdma_ctrl_slot *s;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {};
+	unsigned int i;
+
+	txrdma_bfd_build_tx(&peer->bfd, &m.bfd, now_ns, get_random_u32());
+	if (!c || c->dead || c->state != TXRDMA_CONN_READY)
+		goto skipped;
+	i = find_first_zero_bit(&c->tx_busy, TXRDMA_CTRL_TX_SLOTS);
+	if (i >= TXRDMA_CTRL_TX_SLOTS)
+		goto skipped;
+	s = &c->slots[i];
+	m.pool_want = min_t(u32, txrdma_pool_want(&peer->pool), U16_MAX);
+	m.tx_ns = now_ns;
+	if (peer->echo_ns) {
+		m.echo_ns = peer->echo_ns;
+		m.echo_delay_ns = min_t(u64, now_ns - peer->echo_rx_ns,
+					U32_MAX);
+		peer->echo_ns = 0;	/* one sample per probe received */
+	}
+	if (txrdma_ctrl_encode(&m, s->buf))
+		goto skipped;
+	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
+				      DMA_TO_DEVICE);
+	sge = (struct ib_sge) {
+		.addr	= s->dma,
+		.length	= TXRDMA_CTRL_LEN,
+		.lkey	= c->dev->reg.pd->local_dma_lkey,
+	};
+	wr.wr_cqe = &s->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	if (ib_post_send(c->id->qp, &wr, NULL)) {
+		txrdma_ctrl_broken_locked(c);
+		goto skipped;
+	}
+	__set_bit(i, &c->tx_busy);
+	return;
+
+skipped:
+	peer->tx_skipped++;
+}
+
+/* Caller holds peer->lock: make the timer fire no later than needed. */
+static void txrdma_liveness_rearm_locked(struct txrdma_peer *peer)
+{
+	u64 next = txrdma_bfd_next_deadline(&peer->bfd);
+
+	if ((s64)(next - ktime_to_ns(hrtimer_get_expires(&peer->timer))) < 0)
+		hrtimer_start(&peer->timer, ns_to_ktime(next),
+			      HRTIMER_MODE_ABS_SOFT);
+}
+
+static void txrdma_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_ctrl_slot *s = container_of(wc->wr_cqe,
+						  struct txrdma_ctrl_slot, cqe);
+	struct txrdma_conn *c = s->conn;
+
+	spin_lock_bh(&c->peer->lock);
+	__clear_bit(s->index, &c->tx_busy);
+	if (wc->status != IB_WC_SUCCESS && !c->dead)
+		txrdma_ctrl_broken_locked(c);
+	spin_unlock_bh(&c->peer->lock);
+}
+
+static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_ctrl_slot *s = container_of(wc->wr_cqe,
+						  struct txrdma_ctrl_slot, cqe);
+	struct txrdma_conn *c = s->conn;
+	struct txrdma_peer *peer = c->peer;
+	struct txrdma_ctrl_msg m;
+	u64 now = ktime_get_ns(), rtt;
+	int err = -EIO;
+	u8 old;
+	u32 ev;
+
+	if (wc->status == IB_WC_SUCCESS) {
+		ib_dma_sync_single_for_cpu(c->id->device, s->dma,
+					   TXRDMA_CTRL_SLOT_SIZE,
+					   DMA_FROM_DEVICE);
+		err = txrdma_ctrl_decode(&m, s->buf, wc->byte_len);
+	}
+	spin_lock_bh(&peer->lock);
+	if (c->dead)
+		goto out_unlock;
+	if (wc->status != IB_WC_SUCCESS) {
+		txrdma_ctrl_broken_locked(c);
+		goto out_unlock;
+	}
+	if (err) {
+		peer->bfd.rx_dropped++;
+		goto repost;
+	}
+	old = peer->bfd.state;
+	ev = txrdma_bfd_rx(&peer->bfd, &m.bfd, now);
+	if (!(ev & TXRDMA_BFD_EV_DROP)) {
+		peer->echo_ns = m.tx_ns;
+		peer->echo_rx_ns = now;
+		if (!txrdma_rtt_sample(&m, now, &rtt))
+			txrdma_rtt_add(&peer->rtt, rtt);
+		if (peer->role == TXRDMA_PEER_ROLE_INITIATOR &&
+		    peer->pool.remote_want != m.pool_want) {
+			txrdma_pool_set_remote_want(&peer->pool, m.pool_want);
+			txrdma_peer_kick(peer);
+		}
+	}
+	if (ev & TXRDMA_BFD_EV_STATE)
+		txrdma_peer_state_changed(peer, old, ev, now);
+	if (ev & TXRDMA_BFD_EV_TX_NOW)
+		txrdma_ctrl_send_locked(peer, now);
+	txrdma_liveness_rearm_locked(peer);
+repost:
+	if (txrdma_ctrl_post_recv(s))
+		txrdma_ctrl_broken_locked(c);
+out_unlock:
+	spin_unlock_bh(&peer->lock);
+}
+
+static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
+{
+	struct txrdma_peer *peer = container_of(timer, struct txrdma_peer,
+						timer);
+	u64 now = ktime_get_ns();
+	u64 late = now - ktime_to_ns(hrtimer_get_expires(timer));
+	u64 next;
+	u8 old;
+	u32 ev;
+
+	spin_lock_bh(&peer->lock);
+	if ((s64)late > TXRDMA_LATE_NS && !peer->timer_yielded) {
+		/* let probes that arrived during our stall be processed */
+		peer->timer_yielded = true;
+		next = now + TXRDMA_YIELD_NS;
+		goto out;
+	}
+	peer->timer_yielded = false;
+	old = peer->bfd.state;
+	ev = txrdma_bfd_tick(&peer->bfd, now);
+	if (ev & TXRDMA_BFD_EV_STATE)
+		txrdma_peer_state_changed(peer, old, ev, now);
+	if (ev & TXRDMA_BFD_EV_TX_NOW)
+		txrdma_ctrl_send_locked(peer, now);
+	next = txrdma_bfd_next_deadline(&peer->bfd);
+out:
+	spin_unlock_bh(&peer->lock);
+	hrtimer_set_expires(timer, ns_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * txrdma_liveness_init() - prepare the timer of a new peer
+ * @peer: peer, not yet published
+ */
+void txrdma_liveness_init(struct txrdma_peer *peer)
+{
+	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	peer->timer.function = txrdma_liveness_timer;
+}
+
+/**
+ * txrdma_liveness_start() - start probing
+ * @peer: peer whose session is initialised
+ */
+void txrdma_liveness_start(struct txrdma_peer *peer)
+{
+	hrtimer_start(&peer->timer, ns_to_ktime(ktime_get_ns()),
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * txrdma_liveness_stop() - stop the timer, waiting for a running one
+ * @peer: peer being deleted
+ */
+void txrdma_liveness_stop(struct txrdma_peer *peer)
+{
+	hrtimer_cancel(&peer->timer);
+}
+
+/**
+ * txrdma_peer_state_changed() - record a session state change
+ * @peer: peer; caller holds peer->lock
+ * @old_state: state before
+ * @ev: TXRDMA_BFD_EV_* bits of the change
+ * @now_ns: monotonic clock of the change
+ *
+ * The change is stamped now and queued for the work item, which
+ * multicasts it and drains or refills the pool.
+ */
+void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
+			       u32 ev, u64 now_ns)
+{
+	struct txrdma_peer_ev *e;
+
+	if (peer->bfd.state == old_state)
+		return;
+	if (peer->ev_count == TXRDMA_PEER_EVQ) {
+		peer->ev_head = (peer->ev_head + 1) % TXRDMA_PEER_EVQ;
+		peer->ev_count--;
+		peer->ev_lost++;
+	}
+	e = &peer->evq[(peer->ev_head + peer->ev_count) % TXRDMA_PEER_EVQ];
+	peer->ev_count++;
+	*e = (struct txrdma_peer_ev) {
+		.old_state	= old_state,
+		.state		= peer->bfd.state,
+		.diag		= peer->bfd.diag,
+		.restart	= !!(ev & TXRDMA_BFD_EV_RESTART),
+		.deleted	= peer->dying,
+		.time_ns	= ktime_get_real_ns(),
+		.silence_ns	= now_ns - peer->bfd.last_rx_ns,
+	};
+	peer->last_change_ns = e->time_ns;
+	if (peer->bfd.state == TXRDMA_BFD_UP) {
+		peer->ups++;
+		memset(&peer->rtt, 0, sizeof(peer->rtt));
+	}
+	if (old_state == TXRDMA_BFD_UP)
+		peer->downs++;
+	txrdma_peer_kick(peer);
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Peers: remote txrdma hosts, the pool of RC queue pairs connected to
+ * each, and the liveness session that watches it.
+ *
+ *   txrdma_peer.c      peer objects, their netlink ops, the peer's work
+ *                      item (which alone creates and destroys connections)
+ *   txrdma_conn.c      rdma_cm glue: listener, connect, accept, teardown
+ *   txrdma_liveness.c  probes on the control QP, the BFD timer, and the
+ *                      queue of state changes
+ *
+ * Locking: txrdma_peers_lock (mutex) protects the set of peers; lookups
+ * from rdma_cm handlers walk the list under RCU.  peer->lock (spinlock,
+ * taken with _bh: CQ completions and the BFD timer run in softirq)
+ * protects everything that changes after creation.  A connection's
+ * @mutex orders its rdma_cm handler against its teardown.  Nothing is
+ * destroyed while a spinlock is held, and no cm_id is destroyed inside
+ * its own handler.
+ */
+#ifndef _TXRDMA_PEER_H
+#define _TXRDMA_PEER_H
+
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <rdma/rdma_cm.h>
+
+#include "txrdma_bfd.h"
+#include "txrdma_peer_wire.h"
+#include "txrdma_pool.h"
+
+struct txrdma_dev;
+
+#define TXRDMA_MAX_PEERS		1024
+#define TXRDMA_POOL_DEF_MIN		2
+#define TXRDMA_POOL_DEF_MAX		16
+/* a connection not established in this time is abandoned and retried */
+#define TXRDMA_CONNECT_TIMEOUT_NS	(3000ULL * NSEC_PER_MSEC)
+#define TXRDMA_RESOLVE_TIMEOUT_MS	1000
+
+/* control QP: probes in flight and receive buffers posted */
+#define TXRDMA_CTRL_TX_SLOTS		8
+#define TXRDMA_CTRL_RX_SLOTS		32
+#define TXRDMA_CTRL_SLOT_SIZE		64
+/* pooled QPs: depth until the data path sizes them */
+#define TXRDMA_POOL_QP_DEPTH		64
+
+#define TXRDMA_PEER_EVQ			16
+
+enum txrdma_conn_state {
+	TXRDMA_CONN_CONNECTING,	/* resolving, connecting or accepted */
+	TXRDMA_CONN_READY,	/* established */
+	TXRDMA_CONN_FAILED,	/* never established; to be destroyed */
+	TXRDMA_CONN_ERROR,	/* was established, broke; to be destroyed */
+	TXRDMA_CONN_CLOSE,	/* closed on purpose; to be destroyed */
+};
+
+/* Which of the pool's counters a connection is counted in. */
+enum txrdma_conn_acct {
+	TXRDMA_ACCT_NONE,	/* control, mirror, or no longer counted */
+	TXRDMA_ACCT_CONNECTING,
+	TXRDMA_ACCT_READY,
+	TXRDMA_ACCT_CLOSING,
+};
+
+struct txrdma_conn;
+
+/**
+ * struct txrdma_ctrl_slot - one probe buffer of the control QP
+ * @cqe: completion context
+ * @conn: owner
+ * @buf: TXRDMA_CTRL_SLOT_SIZE bytes inside the connection's block
+ * @dma: its DMA address
+ * @tx: a send slot (else a receive slot)
+ * @index: position in its array
+ */
+struct txrdma_ctrl_slot {
+	struct ib_cqe cqe;
+	struct txrdma_conn *conn;
+	u8 *buf;
+	u64 dma;
+	bool tx;
+	u8 index;
+};
+
+/**
+ * struct txrdma_conn - one RC connection to a peer
+ * @node: entry in peer->conns (peer->lock)
+ * @peer: owner; the connection holds a reference
+ * @id: its rdma_cm id
+ * @dev: the txrdma device of @id, with a user reference, once known
+ * @cq: completions of its QP (one CQ per QP: teardown frees both and
+ *	no callback can run after)
+ * @mutex: orders rdma_cm handlers against teardown (@dead)
+ * @kind: enum txrdma_conn_kind
+ * @state: enum txrdma_conn_state (peer->lock)
+ * @passive: accepted, not initiated
+ * @mirror: the accepting half of a connection of a peer to itself;
+ *	not counted in the pool
+ * @acct: which pool counter holds it (enum txrdma_conn_acct)
+ * @dead: teardown has begun; handlers return at once (@mutex)
+ * @established: ESTABLISHED was seen, so disconnect on teardown
+ * @started_ns: when the attempt began (connect timeout)
+ * @block: control QP only: slot buffers, DMA-mapped as one
+ * @block_dma: DMA address of @block
+ * @tx_busy: control QP only: bitmap of send slots in flight
+ * @slots: control QP only: TX_SLOTS send slots, then RX_SLOTS receive
+ */
+struct txrdma_conn {
+	struct list_head node;
+	struct txrdma_peer *peer;
+	struct rdma_cm_id *id;
+	struct txrdma_dev *dev;
+	struct ib_cq *cq;
+	struct mutex mutex;	/* handler vs teardown */
+	u8 kind;
+	u8 state;
+	bool passive;
+	bool mirror;
+	u8 acct;
+	bool dead;
+	bool established;
+	u64 started_ns;
+	void *block;
+	u64 block_dma;
+	unsigned long tx_busy;
+	struct txrdma_ctrl_slot *slots;
+};
+
+/**
+ * struct txrdma_peer_ev - a state change waiting to be multicast
+ * @old_state: state before
+ * @state: state after
+ * @diag: enum txrdma_peer_diag of the change
+ * @restart: the peer came back with a new discriminator
+ * @deleted: the peer is being deleted
+ * @time_ns: CLOCK_REALTIME of the change
+ * @silence_ns: time since the last probe was heard, at the change
+ */
+struct txrdma_peer_ev {
+	u8 old_state;
+	u8 state;
+	u8 diag;
+	bool restart;
+	bool deleted;
+	u64 time_ns;
+	u64 silence_ns;
+};
+
+/**
+ * struct txrdma_peer - one remote host
+ * @node: entry in txrdma_peers (txrdma_peers_lock, RCU for readers)
+ * @rcu: frees the structure after readers of the list are done
+ * @ref: the list's reference, one per connection, one per RCU lookup
+ * @id: assigned at creation, never reused while the module is loaded
+ * @name: admin-chosen name
+ * @addr: the peer's IPv4 address (network order)
+ * @port: the peer's rdma_cm port
+ * @devname: device the admin asked for, "" for the routed one
+ * @self: @addr is one of this host's: the peer is this host
+ * @lock: protects everything below (taken with _bh)
+ * @bfd: the liveness session
+ * @pool: counts of the pooled QPs
+ * @rtt: probe round trips since the last Up
+ * @conns: every connection, in any state
+ * @ctrl: the established control connection used for sending, or NULL
+ * @role: enum txrdma_peer_role
+ * @local_addr: our address towards the peer, once resolved (0: not yet)
+ * @used_dev: device name of the control connection, "" if none
+ * @admin_up: false holds the session in AdminDown
+ * @dying: deletion has begun: no new connection, no accept
+ * @ctrl_pending: a control connection attempt is in flight
+ * @ctrl_backoff_ns: delay before the next control attempt after failures
+ * @ctrl_retry_at_ns: no control attempt before this
+ * @echo_ns: tx_ns of the last probe received, echoed in ours
+ * @echo_rx_ns: when it was received
+ * @remote_boot_id: boot id of the initiator's module (acceptor side)
+ * @last_change_ns: CLOCK_REALTIME of the last state change, 0 if none
+ * @ups: transitions to Up
+ * @downs: transitions from Up
+ * @tx_skipped: probes not sent (no control QP, or all slots in flight)
+ * @evq: state changes not yet multicast
+ * @ev_head: oldest entry of @evq
+ * @ev_count: entries in @evq
+ * @ev_lost: changes dropped because @evq was full
+ * @timer_yielded: the timer ran late and yielded once (liveness.c)
+ * @timer: BFD timer (soft hrtimer, CLOCK_MONOTONIC)
+ * @work: the peer's work item: events, connections, pool
+ */
+struct txrdma_peer {
+	struct list_head node;
+	struct rcu_head rcu;
+	struct kref ref;
+	u32 id;
+	char name[TXRDMA_PEER_NAME_MAX];
+	__be32 addr;
+	u16 port;
+	char devname[TXRDMA_DEV_NAME_MAX];
+	bool self;
+
+	spinlock_t lock;	/* everything below */
+	struct txrdma_bfd bfd;
+	struct txrdma_pool pool;
+	struct txrdma_rtt rtt;
+	struct list_head conns;
+	struct txrdma_conn *ctrl;
+	u8 role;
+	__be32 local_addr;
+	char used_dev[TXRDMA_DEV_NAME_MAX];
+	bool admin_up;
+	bool dying;
+	bool ctrl_pending;
+	u64 ctrl_backoff_ns;
+	u64 ctrl_retry_at_ns;
+	u64 echo_ns;
+	u64 echo_rx_ns;
+	u32 remote_boot_id;
+	u64 last_change_ns;
+	u64 ups;
+	u64 downs;
+	u64 tx_skipped;
+	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
+	u8 ev_head;
+	u8 ev_count;
+	u64 ev_lost;
+	bool timer_yielded;
+
+	struct hrtimer timer;
+	struct delayed_work work;
+};
+
+extern u32 txrdma_boot_id;
+extern struct workqueue_struct *txrdma_peer_wq;
+
+/* txrdma_peer.c */
+int txrdma_peers_init(void);
+void txrdma_peers_exit(void);
+void txrdma_peers_drop_dev(struct txrdma_dev *dev);
+struct txrdma_peer *txrdma_peer_find_addr(__be32 addr);
+void txrdma_peer_put(struct txrdma_peer *peer);
+void txrdma_peer_kick(struct txrdma_peer *peer);
+void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
+			   u8 state);
+
+int txrdma_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info);
+int txrdma_nl_peer_get_dumpit(struct sk_buff *skb,
+			      struct netlink_callback *cb);
+int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info);
+int txrdma_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info);
+int txrdma_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info);
+
+extern const struct nla_policy txrdma_peer_get_policy[];
+extern const struct nla_policy txrdma_peer_new_policy[];
+#define TXRDMA_PEER_GET_MAXATTR	TXRDMA_A_PEER_NAME
+#define TXRDMA_PEER_NEW_MAXATTR	TXRDMA_A_PEER_ADMIN_UP
+
+/* txrdma_conn.c */
+int txrdma_listener_init(u16 port);
+void txrdma_listener_exit(void);
+int txrdma_conn_start(struct txrdma_peer *peer, u8 kind, u8 acct);
+void txrdma_conn_destroy(struct txrdma_conn *c);
+
+/* txrdma_liveness.c */
+void txrdma_liveness_init(struct txrdma_peer *peer);
+void txrdma_liveness_start(struct txrdma_peer *peer);
+void txrdma_liveness_stop(struct txrdma_peer *peer);
+int txrdma_ctrl_setup(struct txrdma_conn *c);
+void txrdma_ctrl_teardown(struct txrdma_conn *c);
+void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns);
+void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
+			       u32 ev, u64 now_ns);
+
+#endif /* _TXRDMA_PEER_H */
