@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* args.c: command-line parsing of txrdma-admin, see args.h. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -62,12 +63,67 @@ int txa_parse_u64(const char *arg, uint64_t *out)
 	return 0;
 }
 
+int txa_parse_range(const char *arg, uint64_t min, uint64_t max,
+		    uint64_t *out)
+{
+	uint64_t v;
+
+	if (txa_parse_u64(arg, &v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* one u32 of MIN[:MAX]: [s, s + len) */
+static int parse_u32_part(const char *s, size_t len, uint32_t *out)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (txa_parse_range(buf, 0, UINT32_MAX, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int txa_parse_pool(const char *arg, uint32_t *min, uint32_t *max,
+		   bool *has_max)
+{
+	const char *colon = strchr(arg, ':');
+	uint32_t lo, hi;
+
+	if (parse_u32_part(arg, colon ? (size_t)(colon - arg) : strlen(arg),
+			   &lo))
+		return -1;
+	if (!colon) {
+		*min = lo;
+		*has_max = false;
+		return 0;
+	}
+	if (parse_u32_part(colon + 1, strlen(colon + 1), &hi))
+		return -1;
+	*min = lo;
+	*max = hi;
+	*has_max = true;
+	return 0;
+}
+
 static const char limits_help[] =
 "where  LIMITS := [ prio { critical | normal | bulk } ] [ qps { N | unlimited } ]\n"
 "                 [ endpoints { N | unlimited } ] [ pinned { SIZE | unlimited } ]\n"
 "                 [ bw { RATE[:BURST] | unlimited } ] [ ops { RATE[:BURST] | unlimited } ]\n"
 "       SIZE and the bw RATE (bytes/s) and BURST (bytes) are N[K|M|G|T]\n"
 "       (powers of 1024, also KiB..TiB); ops RATE (ops/s) and BURST are N\n";
+
+static const char peer_help[] =
+"where  PEER_ATTRS := [ pool MIN[:MAX] ] [ tx USEC ] [ rx USEC ] [ mult N ]\n"
+"       pool: ready QPs kept while the peer is up (MIN), most QPs (MAX);\n"
+"       tx, rx: BFD min tx and rx intervals in microseconds; mult: detect\n"
+"       multiplier 1..255; port: the peer's rdma_cm port (default 7388)\n";
 
 void txa_usage(FILE *out, enum txa_help_topic topic)
 {
@@ -76,7 +132,7 @@ void txa_usage(FILE *out, enum txa_help_topic topic)
 "Usage: " TXA_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 "       " TXA_PROG " -V | --version\n"
 "       " TXA_PROG " -h | --help | help\n"
-"where  OBJECT := { dev | tenant | monitor }\n"
+"where  OBJECT := { dev | tenant | peer | monitor }\n"
 "       OPTIONS := { -j[son] | -p[retty] }\n"
 "\n");
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_DEV)
@@ -95,19 +151,31 @@ TXA_PROG " tenant [ show [ NAME ] ]\n"
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
 	if (topic == TXA_HELP_TENANT)
 		fputs(limits_help, out);
+	if (topic == TXA_HELP_ALL || topic == TXA_HELP_PEER)
+		fprintf(out, "%s"
+TXA_PROG " peer [ show [ NAME ] ]\n"
+"       " TXA_PROG " peer add NAME addr IPV4 [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]\n"
+"       " TXA_PROG " peer set NAME [ PEER_ATTRS ] [ state { up | down } ]\n"
+"       " TXA_PROG " peer del NAME\n"
+"       " TXA_PROG " peer help\n",
+			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_PEER)
+		fputs(peer_help, out);
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_MONITOR)
 		fprintf(out, "%s"
 TXA_PROG " monitor [ count N ]\n"
 "       " TXA_PROG " monitor help\n",
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
-	if (topic == TXA_HELP_ALL)
+	if (topic == TXA_HELP_ALL) {
 		fputs(limits_help, out);
+		fputs(peer_help, out);
+	}
 	if (topic == TXA_HELP_ALL)
 		fprintf(out,
 "\n"
-"Keywords may be abbreviated (\"d sh\" is \"dev show\").  Changing a device\n"
-"or a tenant needs CAP_NET_ADMIN.  Exit status: 0 success, 1 failure,\n"
-"2 bad usage.\n");
+"Keywords may be abbreviated (\"d sh\" is \"dev show\").  Changing a device,\n"
+"a tenant or a peer needs CAP_NET_ADMIN.  Exit status: 0 success,\n"
+"1 failure, 2 bad usage.\n");
 }
 
 static int usage_error(FILE *err, enum txa_help_topic topic,
@@ -417,6 +485,290 @@ static int parse_tenant(int argc, char **argv, struct txa_args *a,
 			   "tenant: unknown command \"%s\"", argv[0]);
 }
 
+/* ---- peer ----------------------------------------------------------- */
+
+/* in the order that settles prefixes: "p" is pool, "po" too, "por" port */
+enum {
+	PATTR_ADDR,
+	PATTR_DEV,
+	PATTR_POOL,
+	PATTR_PORT,
+	PATTR_TX,
+	PATTR_RX,
+	PATTR_MULT,
+	PATTR_STATE,
+};
+
+static void peer_given(struct txa_peer_args *p, enum txa_peer_arg arg)
+{
+	p->given |= 1U << arg;
+}
+
+/* "addr IPV4" */
+static int parse_peer_addr(const char *arg, struct txa_peer_args *p,
+			   const char *what, FILE *err)
+{
+	unsigned char v6[16];
+
+	if (inet_pton(AF_INET, arg, p->addr) == 1) {
+		peer_given(p, TXA_PARG_ADDR);
+		return TXA_EXIT_OK;
+	}
+	if (inet_pton(AF_INET6, arg, v6) == 1)
+		return usage_error(err, TXA_HELP_PEER, "%s",
+				   "IPv6 peers are not supported yet");
+	return usage_error(err, TXA_HELP_PEER,
+			   "%s: addr: \"%s\" is not an IPv4 address (a.b.c.d)",
+			   what, arg);
+}
+
+/* "pool MIN[:MAX]" */
+static int parse_peer_pool(const char *arg, struct txa_peer_args *p,
+			   const char *what, FILE *err)
+{
+	uint32_t min, max = 0;
+	bool has_max;
+
+	if (txa_parse_pool(arg, &min, &max, &has_max))
+		return usage_error(err, TXA_HELP_PEER,
+				   "%s: pool: \"%s\" is not MIN[:MAX] (numbers from 0 to 4294967295)",
+				   what, arg);
+	if (has_max && min > max)
+		return usage_error(err, TXA_HELP_PEER,
+				   "%s: pool: MIN %u is above MAX %u", what,
+				   min, max);
+	p->pool_min = min;
+	peer_given(p, TXA_PARG_POOL_MIN);
+	if (has_max) {
+		p->pool_max = max;
+		peer_given(p, TXA_PARG_POOL_MAX);
+	}
+	return TXA_EXIT_OK;
+}
+
+/* "tx USEC", "rx USEC", "port N", "mult N": a number in a range */
+static int parse_peer_num(const char *arg, int k, struct txa_peer_args *p,
+			  const char *what, FILE *err)
+{
+	uint64_t v;
+
+	switch (k) {
+	case PATTR_PORT:
+		if (txa_parse_range(arg, 1, UINT16_MAX, &v))
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: port: \"%s\" is not a port number (1 to 65535)",
+					   what, arg);
+		p->port = (uint16_t)v;
+		peer_given(p, TXA_PARG_PORT);
+		break;
+	case PATTR_MULT:
+		if (txa_parse_range(arg, 1, UINT8_MAX, &v))
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: mult: \"%s\" is not a detect multiplier (1 to 255)",
+					   what, arg);
+		p->mult = (uint8_t)v;
+		peer_given(p, TXA_PARG_MULT);
+		break;
+	default:	/* tx, rx */
+		if (txa_parse_range(arg, 0, UINT32_MAX, &v))
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: %s: \"%s\" is not a number of microseconds (0 to 4294967295)",
+					   what, k == PATTR_TX ? "tx" : "rx",
+					   arg);
+		if (k == PATTR_TX) {
+			p->tx_us = (uint32_t)v;
+			peer_given(p, TXA_PARG_TX);
+		} else {
+			p->rx_us = (uint32_t)v;
+			peer_given(p, TXA_PARG_RX);
+		}
+		break;
+	}
+	return TXA_EXIT_OK;
+}
+
+/* the KEYWORD VALUE pairs of peer add (@add) or peer set */
+static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
+			    bool add, FILE *err)
+{
+	static const char *const attrs[] = {
+		[PATTR_ADDR]	= "addr",
+		[PATTR_DEV]	= "dev",
+		[PATTR_POOL]	= "pool",
+		[PATTR_PORT]	= "port",
+		[PATTR_TX]	= "tx",
+		[PATTR_RX]	= "rx",
+		[PATTR_MULT]	= "mult",
+		[PATTR_STATE]	= "state",
+		NULL
+	};
+	static const char *const states[] = { "up", "down", NULL };
+	const char *what = add ? "peer add" : "peer set";
+	struct txa_peer_args *p = &a->peer;
+	unsigned int seen = 0;
+	int k, ret, st;
+
+	while (argc > 0) {
+		k = txa_lookup(argv[0], attrs);
+		if (k < 0)
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: unknown attribute \"%s\"",
+					   what, argv[0]);
+		if (!add && (k == PATTR_ADDR || k == PATTR_DEV ||
+			     k == PATTR_PORT))
+			return usage_error(err, TXA_HELP_PEER,
+					   "peer set: \"%s\" cannot be changed: delete and add the peer",
+					   attrs[k]);
+		if (add && k == PATTR_STATE)
+			return usage_error(err, TXA_HELP_PEER, "peer add: %s",
+					   "\"state\" is only for peer set");
+		if (argc < 2)
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: \"%s\" needs a value", what,
+					   attrs[k]);
+		if (seen & (1U << k))
+			return usage_error(err, TXA_HELP_PEER,
+					   "%s: \"%s\" given twice", what,
+					   attrs[k]);
+		seen |= 1U << k;
+		ret = TXA_EXIT_OK;
+		switch (k) {
+		case PATTR_ADDR:
+			ret = parse_peer_addr(argv[1], p, what, err);
+			break;
+		case PATTR_DEV:
+			if (!*argv[1] || strlen(argv[1]) >= TXRDMA_DEV_NAME_MAX)
+				return usage_error(err, TXA_HELP_PEER,
+						   "peer add: dev: invalid device name \"%s\"",
+						   argv[1]);
+			p->dev = argv[1];
+			peer_given(p, TXA_PARG_DEV);
+			break;
+		case PATTR_POOL:
+			ret = parse_peer_pool(argv[1], p, what, err);
+			break;
+		case PATTR_STATE:
+			st = txa_lookup(argv[1], states);
+			if (st < 0)
+				return usage_error(err, TXA_HELP_PEER,
+						   "peer set: state: \"%s\" is not up or down",
+						   argv[1]);
+			p->admin_up = st == 0;
+			peer_given(p, TXA_PARG_ADMIN_UP);
+			break;
+		default:
+			ret = parse_peer_num(argv[1], k, p, what, err);
+			break;
+		}
+		if (ret)
+			return ret;
+		argc -= 2;
+		argv += 2;
+	}
+	return TXA_EXIT_OK;
+}
+
+static int check_peer_name(FILE *err, const char *what, const char *name)
+{
+	if (!*name || strlen(name) >= TXRDMA_PEER_NAME_MAX)
+		return usage_error(err, TXA_HELP_PEER,
+				   "%s: invalid peer name \"%s\" (1 to %d bytes)",
+				   what, name, TXRDMA_PEER_NAME_MAX - 1);
+	return TXA_EXIT_OK;
+}
+
+/* the NAME after the command; the module checks its characters */
+static int peer_name(int argc, char **argv, struct txa_args *a,
+		     const char *what, FILE *err)
+{
+	if (argc < 1)
+		return usage_error(err, TXA_HELP_PEER, "%s: %s", what,
+				   "missing peer name");
+	a->peer.name = argv[0];
+	return check_peer_name(err, what, argv[0]);
+}
+
+static int parse_peer_add(int argc, char **argv, struct txa_args *a,
+			  FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_PEER_ADD;
+	ret = peer_name(argc, argv, a, "peer add", err);
+	if (!ret)
+		ret = parse_peer_attrs(argc - 1, argv + 1, a, true, err);
+	if (!ret && !(a->peer.given & (1U << TXA_PARG_ADDR)))
+		ret = usage_error(err, TXA_HELP_PEER, "peer add: %s",
+				  "missing \"addr IPV4\"");
+	return ret;
+}
+
+static int parse_peer_set(int argc, char **argv, struct txa_args *a,
+			  FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_PEER_SET;
+	ret = peer_name(argc, argv, a, "peer set", err);
+	if (ret)
+		return ret;
+	if (argc == 1)
+		return usage_error(err, TXA_HELP_PEER, "peer set: %s",
+				   "nothing to change");
+	return parse_peer_attrs(argc - 1, argv + 1, a, false, err);
+}
+
+static int parse_peer_del(int argc, char **argv, struct txa_args *a,
+			  FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_PEER_DEL;
+	ret = peer_name(argc, argv, a, "peer del", err);
+	if (ret)
+		return ret;
+	if (argc > 1)
+		return usage_error(err, TXA_HELP_PEER,
+				   "peer del: unexpected argument \"%s\"",
+				   argv[1]);
+	return TXA_EXIT_OK;
+}
+
+static int parse_peer(int argc, char **argv, struct txa_args *a, FILE *err)
+{
+	static const char *const cmds[] = { "show", "list", "add", "set",
+					    "del", "delete", "help", NULL };
+
+	a->cmd = TXA_CMD_PEER_SHOW;
+	if (argc == 0)
+		return TXA_EXIT_OK;
+	switch (txa_lookup(argv[0], cmds)) {
+	case 0:
+	case 1:
+		if (argc > 2)
+			return usage_error(err, TXA_HELP_PEER,
+					   "peer show: unexpected argument \"%s\"",
+					   argv[2]);
+		if (argc == 1)
+			return TXA_EXIT_OK;
+		a->peer.name = argv[1];
+		return check_peer_name(err, "peer show", argv[1]);
+	case 2:
+		return parse_peer_add(argc - 1, argv + 1, a, err);
+	case 3:
+		return parse_peer_set(argc - 1, argv + 1, a, err);
+	case 4:
+	case 5:
+		return parse_peer_del(argc - 1, argv + 1, a, err);
+	case 6:
+		a->cmd = TXA_CMD_HELP;
+		a->help_topic = TXA_HELP_PEER;
+		return TXA_EXIT_OK;
+	}
+	return usage_error(err, TXA_HELP_PEER, "peer: unknown command \"%s\"",
+			   argv[0]);
+}
+
 static int parse_monitor(int argc, char **argv, struct txa_args *a,
 			 FILE *err)
 {
@@ -453,7 +805,7 @@ static int parse_monitor(int argc, char **argv, struct txa_args *a,
 static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 {
 	static const char *const topics[] = { "dev", "monitor", "tenant",
-					      NULL };
+					      "peer", NULL };
 
 	a->cmd = TXA_CMD_HELP;
 	a->help_topic = TXA_HELP_ALL;
@@ -468,6 +820,9 @@ static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 		return TXA_EXIT_OK;
 	case 2:
 		a->help_topic = TXA_HELP_TENANT;
+		return TXA_EXIT_OK;
+	case 3:
+		a->help_topic = TXA_HELP_PEER;
 		return TXA_EXIT_OK;
 	}
 	return usage_error(err, TXA_HELP_ALL, "help: unknown topic \"%s\"",
@@ -484,7 +839,7 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const objects[] = { "dev", "monitor", "help",
-					       "tenant", NULL };
+					       "tenant", "peer", NULL };
 	char shortopt[3] = "-?";
 	int c;
 
@@ -537,6 +892,8 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		return parse_help(argc - 1, argv + 1, a, err);
 	case 3:
 		return parse_tenant(argc - 1, argv + 1, a, err);
+	case 4:
+		return parse_peer(argc - 1, argv + 1, a, err);
 	}
 	return usage_error(err, TXA_HELP_ALL, "unknown object \"%s\"",
 			   argv[0]);

@@ -30,6 +30,10 @@ enum txa_cmd {
 	TXA_CMD_TENANT_ADD,
 	TXA_CMD_TENANT_SET,
 	TXA_CMD_TENANT_DEL,
+	TXA_CMD_PEER_SHOW,	/* peer.name NULL: all peers */
+	TXA_CMD_PEER_ADD,
+	TXA_CMD_PEER_SET,
+	TXA_CMD_PEER_DEL,
 };
 
 enum txa_help_topic {
@@ -37,6 +41,7 @@ enum txa_help_topic {
 	TXA_HELP_DEV,
 	TXA_HELP_MONITOR,
 	TXA_HELP_TENANT,
+	TXA_HELP_PEER,
 };
 
 /* tenant add/set/del/show NAME ... */
@@ -49,6 +54,32 @@ struct txa_tenant_args {
 	bool force;			/* del */
 };
 
+/* what peer add/set were given: bit (1 << enum txa_peer_arg) of given */
+enum txa_peer_arg {
+	TXA_PARG_ADDR,
+	TXA_PARG_DEV,
+	TXA_PARG_PORT,
+	TXA_PARG_POOL_MIN,
+	TXA_PARG_POOL_MAX,
+	TXA_PARG_TX,
+	TXA_PARG_RX,
+	TXA_PARG_MULT,
+	TXA_PARG_ADMIN_UP,
+};
+
+/* peer add/set/del/show NAME ... */
+struct txa_peer_args {
+	const char *name;
+	unsigned int given;		/* bit (1 << enum txa_peer_arg) */
+	uint8_t addr[4];		/* add: IPv4, network order */
+	const char *dev;		/* add */
+	uint16_t port;			/* add: 1..65535 */
+	uint32_t pool_min, pool_max;
+	uint32_t tx_us, rx_us;
+	uint8_t mult;			/* 1..255 */
+	bool admin_up;			/* set: state up|down */
+};
+
 struct txa_args {
 	bool json;
 	bool pretty;
@@ -58,6 +89,7 @@ struct txa_args {
 	int enabled;		/* dev set: -1 not given, else 0/1 */
 	uint64_t count;		/* monitor: stop after this many, 0 = never */
 	struct txa_tenant_args tenant;
+	struct txa_peer_args peer;
 };
 
 /*
@@ -81,6 +113,18 @@ int txa_parse_onoff(const char *arg);
 
 /* decimal u64 without sign or trailing junk; 0 or -1 */
 int txa_parse_u64(const char *arg, uint64_t *out);
+
+/* txa_parse_u64() within [@min, @max]; 0 or -1 (*@out untouched) */
+int txa_parse_range(const char *arg, uint64_t min, uint64_t max,
+		    uint64_t *out);
+
+/*
+ * MIN or MIN:MAX, each a decimal u32 (pool of peer add/set).  *has_max
+ * says whether MAX was given.  0, or -1 for garbage, a sign, an empty
+ * part or a value above 2^32-1; MIN > MAX is the caller's to refuse.
+ */
+int txa_parse_pool(const char *arg, uint32_t *min, uint32_t *max,
+		   bool *has_max);
 
 void txa_usage(FILE *out, enum txa_help_topic topic);
 

@@ -7,6 +7,8 @@
  *	txrdma-admin [-j] monitor [count N]
  *	txrdma-admin [-j] [-p] tenant show [NAME]
  *	txrdma-admin tenant { add | set | del } NAME ...
+ *	txrdma-admin [-j] [-p] peer show [NAME]
+ *	txrdma-admin peer { add | set | del } NAME ...
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "args.h"
 #include "dev.h"
 #include "monitor.h"
+#include "peer.h"
 #include "tenant.h"
 
 #ifndef TXA_VERSION
@@ -68,6 +71,12 @@ int main(int argc, char **argv)
 	case TXA_CMD_TENANT_SET:
 	case TXA_CMD_TENANT_DEL:
 		ret = txa_cmd_tenant(&a);
+		break;
+	case TXA_CMD_PEER_SHOW:
+	case TXA_CMD_PEER_ADD:
+	case TXA_CMD_PEER_SET:
+	case TXA_CMD_PEER_DEL:
+		ret = txa_cmd_peer(&a);
 		break;
 	default:
 		txa_usage(stderr, TXA_HELP_ALL);

@@ -37,19 +37,48 @@ const char *txa_event_name(unsigned int cmd)
 		return "port";
 	case TXRDMA_CMD_DEV_SET_NTF:
 		return "dev_set";
+	case TXRDMA_CMD_PEER_STATE_NTF:
+		return "peer";
 	}
 	return NULL;
 }
 
-static uint64_t event_time(const struct txa_dev *ev)
+/* "[2024-05-01T12:34:56.123456Z] " */
+static void print_time_plain(FILE *out, bool have_time, uint64_t time_ns)
 {
+	char tbuf[TIME_STRLEN];
 	struct timespec ts;
 
-	if (ev->have & TXA_HAVE_TIME)
-		return ev->time_ns;
-	/* no timestamp from the kernel: use the time we got it */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (!have_time) {
+		/* no timestamp from the kernel: use the time we got it */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		time_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+			  (uint64_t)ts.tv_nsec;
+	}
+	fprintf(out, "[%s] ", time_ns_str(time_ns, tbuf, sizeof(tbuf)));
+}
+
+/* "event" (or "unknown" and "cmd"), "seq", "time_ns" and "time" */
+static void print_head_json(struct json_writer *w, unsigned int cmd,
+			    bool have_seq, uint64_t seq, bool have_time,
+			    uint64_t time_ns)
+{
+	const char *name = txa_event_name(cmd);
+	char tbuf[TIME_STRLEN];
+
+	if (name) {
+		json_kv_str(w, "event", name);
+	} else {
+		json_kv_str(w, "event", "unknown");
+		json_kv_u64(w, "cmd", cmd);
+	}
+	if (have_seq)
+		json_kv_u64(w, "seq", seq);
+	if (have_time) {
+		json_kv_u64(w, "time_ns", time_ns);
+		json_kv_str(w, "time",
+			    time_ns_str(time_ns, tbuf, sizeof(tbuf)));
+	}
 }
 
 static const char *ev_dev_name(const struct txa_dev *ev)
@@ -59,11 +88,11 @@ static const char *ev_dev_name(const struct txa_dev *ev)
 
 void txa_event_print_plain(FILE *out, const struct txa_dev *ev)
 {
-	char tbuf[TIME_STRLEN], s1[PORT_STATE_STRLEN], s2[PORT_STATE_STRLEN];
+	char s1[PORT_STATE_STRLEN], s2[PORT_STATE_STRLEN];
 	const struct txa_port *port = &ev->port;
 	unsigned int i;
 
-	fprintf(out, "[%s] ", time_ns_str(event_time(ev), tbuf, sizeof(tbuf)));
+	print_time_plain(out, ev->have & TXA_HAVE_TIME, ev->time_ns);
 	switch (ev->cmd) {
 	case TXRDMA_CMD_DEV_ADD_NTF:
 		fprintf(out, "dev add %s", ev_dev_name(ev));
@@ -104,26 +133,14 @@ void txa_event_print_plain(FILE *out, const struct txa_dev *ev)
 
 void txa_event_print_json(FILE *out, const struct txa_dev *ev)
 {
-	char tbuf[TIME_STRLEN], sbuf[PORT_STATE_STRLEN];
+	char sbuf[PORT_STATE_STRLEN];
 	const struct txa_port *port = &ev->port;
-	const char *name = txa_event_name(ev->cmd);
 	struct json_writer w;
 
 	json_init(&w, out, false);	/* JSON Lines: never pretty */
 	json_obj_start(&w);
-	if (name) {
-		json_kv_str(&w, "event", name);
-	} else {
-		json_kv_str(&w, "event", "unknown");
-		json_kv_u64(&w, "cmd", ev->cmd);
-	}
-	if (ev->have & TXA_HAVE_SEQ)
-		json_kv_u64(&w, "seq", ev->seq);
-	if (ev->have & TXA_HAVE_TIME) {
-		json_kv_u64(&w, "time_ns", ev->time_ns);
-		json_kv_str(&w, "time",
-			    time_ns_str(ev->time_ns, tbuf, sizeof(tbuf)));
-	}
+	print_head_json(&w, ev->cmd, ev->have & TXA_HAVE_SEQ, ev->seq,
+			ev->have & TXA_HAVE_TIME, ev->time_ns);
 	if (ev->have & TXA_HAVE_NAME)
 		json_kv_str(&w, "dev", ev->name);
 	if (ev->cmd == TXRDMA_CMD_DEV_PORT_NTF) {
@@ -150,45 +167,139 @@ void txa_event_print_json(FILE *out, const struct txa_dev *ev)
 	json_finish(&w);
 }
 
+void txa_peer_event_print_plain(FILE *out, const struct txa_peer *ev)
+{
+	char abuf[IPV4_STRLEN], sbuf[TXA_PEER_NAME_STRLEN], mbuf[MS_STRLEN];
+
+	print_time_plain(out, txa_peer_has(ev, TXA_PF_TIME), ev->time_ns);
+	fprintf(out, "peer %s", txa_peer_has(ev, TXA_PF_NAME) ? ev->name : "?");
+	if (txa_peer_has(ev, TXA_PF_ADDR))
+		fprintf(out, " %s", ipv4_str(ev->addr, abuf, sizeof(abuf)));
+	if (txa_peer_has(ev, TXA_PF_OLD_STATE))
+		fprintf(out, " %s ->", txa_peer_state_str(ev->old_state, sbuf,
+							  sizeof(sbuf)));
+	if (txa_peer_has(ev, TXA_PF_STATE))
+		fprintf(out, " %s", txa_peer_state_str(ev->state, sbuf,
+						       sizeof(sbuf)));
+	txa_peer_print_diag_plain(out, ev);
+	if (txa_peer_has(ev, TXA_PF_SILENCE))
+		fprintf(out, " silence %s", ms_str(ev->silence_ns, 1, mbuf,
+						   sizeof(mbuf)));
+	fputc('\n', out);
+}
+
+void txa_peer_event_print_json(FILE *out, const struct txa_peer *ev)
+{
+	char abuf[IPV4_STRLEN], sbuf[TXA_PEER_NAME_STRLEN];
+	struct json_writer w;
+
+	json_init(&w, out, false);	/* JSON Lines: never pretty */
+	json_obj_start(&w);
+	print_head_json(&w, ev->cmd, txa_peer_has(ev, TXA_PF_SEQ), ev->seq,
+			txa_peer_has(ev, TXA_PF_TIME), ev->time_ns);
+	if (txa_peer_has(ev, TXA_PF_NAME))
+		json_kv_str(&w, "name", ev->name);
+	if (txa_peer_has(ev, TXA_PF_ID))
+		json_kv_u64(&w, "id", ev->id);
+	if (txa_peer_has(ev, TXA_PF_ADDR))
+		json_kv_str(&w, "addr", ipv4_str(ev->addr, abuf, sizeof(abuf)));
+	if (txa_peer_has(ev, TXA_PF_OLD_STATE))
+		json_kv_str(&w, "old_state",
+			    txa_peer_state_str(ev->old_state, sbuf,
+					       sizeof(sbuf)));
+	if (txa_peer_has(ev, TXA_PF_STATE))
+		json_kv_str(&w, "state",
+			    txa_peer_state_str(ev->state, sbuf, sizeof(sbuf)));
+	if (txa_peer_has(ev, TXA_PF_DIAG))
+		json_kv_str(&w, "diag",
+			    txa_peer_diag_str(ev->diag, sbuf, sizeof(sbuf)));
+	if (txa_peer_has(ev, TXA_PF_REASON))
+		json_kv_str(&w, "reason", ev->reason);
+	if (txa_peer_has(ev, TXA_PF_SILENCE))
+		json_kv_u64(&w, "silence_ns", ev->silence_ns);
+	json_obj_end(&w);
+	json_finish(&w);
+}
+
+/* a jump in the module's event counter: the kernel dropped some for us */
+static void check_seq(struct txa_monitor *mon, bool have_seq, uint64_t seq)
+{
+	if (!have_seq)
+		return;
+	if (mon->have_last_seq && seq > mon->last_seq + 1)
+		fprintf(mon->errf, TXA_PROG ": monitor: %llu event(s) lost\n",
+			(unsigned long long)(seq - mon->last_seq - 1));
+	mon->have_last_seq = true;
+	mon->last_seq = seq;
+}
+
+/* an event was printed: NL_STOP once the count is reached */
+static int printed(struct txa_monitor *mon)
+{
+	fflush(mon->out);
+	mon->seen++;
+	if (mon->args->count && mon->seen >= mon->args->count)
+		return NL_STOP;
+	return NL_OK;
+}
+
+/* -ENOMEM stops the monitor; anything else unparsable is skipped */
+static int parse_failed(struct txa_monitor *mon, int ret)
+{
+	if (ret == -ENOMEM) {
+		mon->err = ret;
+		return NL_STOP;
+	}
+	fprintf(mon->errf, TXA_PROG ": monitor: skipped a malformed event\n");
+	return NL_OK;
+}
+
+static int on_peer_event(struct nlmsghdr *nlh, struct txa_monitor *mon)
+{
+	struct txa_peer ev;
+	int ret;
+
+	ret = txa_peer_parse(nlh, &ev);
+	if (ret) {
+		txa_peer_free(&ev);
+		return parse_failed(mon, ret);
+	}
+	check_seq(mon, txa_peer_has(&ev, TXA_PF_SEQ), ev.seq);
+	if (mon->args->json)
+		txa_peer_event_print_json(mon->out, &ev);
+	else
+		txa_peer_event_print_plain(mon->out, &ev);
+	txa_peer_free(&ev);
+	return printed(mon);
+}
+
 static int on_event(struct nlmsghdr *nlh, void *arg)
 {
 	struct txa_monitor *mon = arg;
 	struct txa_dev ev;
 	int ret;
 
+	if (genlmsg_valid_hdr(nlh, 0) &&
+	    ((struct genlmsghdr *)nlmsg_data(nlh))->cmd ==
+	    TXRDMA_CMD_PEER_STATE_NTF)
+		return on_peer_event(nlh, mon);
+
 	ret = txa_dev_parse(nlh, &ev);
-	if (ret == -ENOMEM) {
-		txa_dev_free(&ev);
-		mon->err = ret;
-		return NL_STOP;
-	}
 	if (ret) {
-		fprintf(mon->errf, TXA_PROG ": monitor: skipped a malformed event\n");
 		txa_dev_free(&ev);
-		return NL_OK;
+		return parse_failed(mon, ret);
 	}
 	if (ev.cmd == TXRDMA_CMD_DEV_GET) {	/* not an event */
 		txa_dev_free(&ev);
 		return NL_OK;
 	}
-	if (ev.have & TXA_HAVE_SEQ) {
-		if (mon->have_last_seq && ev.seq > mon->last_seq + 1)
-			fprintf(mon->errf, TXA_PROG ": monitor: %llu event(s) lost\n",
-				(unsigned long long)(ev.seq - mon->last_seq - 1));
-		mon->have_last_seq = true;
-		mon->last_seq = ev.seq;
-	}
+	check_seq(mon, ev.have & TXA_HAVE_SEQ, ev.seq);
 	if (mon->args->json)
 		txa_event_print_json(mon->out, &ev);
 	else
 		txa_event_print_plain(mon->out, &ev);
-	fflush(mon->out);
 	txa_dev_free(&ev);
-
-	mon->seen++;
-	if (mon->args->count && mon->seen >= mon->args->count)
-		return NL_STOP;
-	return NL_OK;
+	return printed(mon);
 }
 
 static int on_valid(struct nl_msg *msg, void *arg)

@@ -11,12 +11,16 @@
 
 #include "args.h"
 #include "dev.h"
+#include "peer.h"
 
 /* One event, as one line of text or one JSON object and a newline. */
 void txa_event_print_plain(FILE *out, const struct txa_dev *ev);
 void txa_event_print_json(FILE *out, const struct txa_dev *ev);
+/* The same for TXRDMA_CMD_PEER_STATE_NTF. */
+void txa_peer_event_print_plain(FILE *out, const struct txa_peer *ev);
+void txa_peer_event_print_json(FILE *out, const struct txa_peer *ev);
 
-/* Short name of an event command ("dev_add", "port", ...), or NULL. */
+/* Short name of an event command ("dev_add", "port", "peer"), or NULL. */
 const char *txa_event_name(unsigned int cmd);
 
 struct txa_nl;

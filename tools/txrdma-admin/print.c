@@ -43,6 +43,12 @@ const char *guid_str(uint64_t guid, char *buf, size_t len)
 	return buf;
 }
 
+const char *ipv4_str(const uint8_t *addr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", addr[0], addr[1], addr[2], addr[3]);
+	return buf;
+}
+
 const char *time_ns_str(uint64_t ns, char *buf, size_t len)
 {
 	time_t secs = (time_t)(ns / 1000000000ULL);
@@ -57,5 +63,45 @@ const char *time_ns_str(uint64_t ns, char *buf, size_t len)
 		return buf;
 	}
 	snprintf(buf, len, "%s.%06uZ", date, usecs);
+	return buf;
+}
+
+const char *time_ns_short_str(uint64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000ULL);
+	unsigned int msecs = (unsigned int)(ns % 1000000000ULL / 1000000);
+	struct tm tm;
+	char date[32];
+
+	if (!gmtime_r(&secs, &tm) ||
+	    !strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm)) {
+		snprintf(buf, len, "@%llu.%03u", (unsigned long long)secs,
+			 msecs);
+		return buf;
+	}
+	snprintf(buf, len, "%s.%03u", date, msecs);
+	return buf;
+}
+
+const char *ms_str(uint64_t ns, unsigned int decimals, char *buf,
+		   size_t len)
+{
+	uint64_t unit = 1000000, scale = 1, q;
+	unsigned int i;
+
+	if (decimals > 6)
+		decimals = 6;
+	for (i = 0; i < decimals; i++) {
+		unit /= 10;
+		scale *= 10;
+	}
+	/* ns / unit rounded half up, without overflowing near U64_MAX */
+	q = ns / unit + (ns % unit >= (unit + 1) / 2);
+	if (decimals)
+		snprintf(buf, len, "%llu.%0*llums",
+			 (unsigned long long)(q / scale), (int)decimals,
+			 (unsigned long long)(q % scale));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)q);
 	return buf;
 }

@@ -384,6 +384,284 @@ static void test_tenant_set_del_show(void)
 	TAP_CHECK_INT(a.help_topic, TXA_HELP_TENANT);
 }
 
+/* ---- peer ----------------------------------------------------------- */
+
+static bool pgiven(const struct txa_args *a, enum txa_peer_arg arg)
+{
+	return a->peer.given & (1U << arg);
+}
+
+static bool addr_is(const struct txa_args *a, uint8_t b0, uint8_t b1,
+		    uint8_t b2, uint8_t b3)
+{
+	const uint8_t *p = a->peer.addr;
+
+	return p[0] == b0 && p[1] == b1 && p[2] == b2 && p[3] == b3;
+}
+
+static void test_peer_add(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_ADD);
+	TAP_CHECK_STR(a.peer.name, "g1");
+	TAP_CHECK_INT(a.peer.given, 1U << TXA_PARG_ADDR);
+	TAP_CHECK(addr_is(&a, 198, 18, 0, 2));	/* network order */
+	TAP_CHECK(a.peer.dev == NULL);
+
+	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2 dev rxe0 pool 2:8 port 7388 "
+			    "tx 20000 rx 30000 mult 4", &a), 0);
+	TAP_CHECK_STR(a.peer.dev, "rxe0");
+	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MIN) && a.peer.pool_min == 2);
+	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MAX) && a.peer.pool_max == 8);
+	TAP_CHECK(pgiven(&a, TXA_PARG_PORT) && a.peer.port == 7388);
+	TAP_CHECK(pgiven(&a, TXA_PARG_TX) && a.peer.tx_us == 20000);
+	TAP_CHECK(pgiven(&a, TXA_PARG_RX) && a.peer.rx_us == 30000);
+	TAP_CHECK(pgiven(&a, TXA_PARG_MULT) && a.peer.mult == 4);
+	TAP_CHECK(!pgiven(&a, TXA_PARG_ADMIN_UP));
+	TAP_CHECK_INT(a.peer.given, (1U << TXA_PARG_ADMIN_UP) - 1);
+
+	/* abbreviations: "p" is pool, "por" port; pool MIN alone: no MAX */
+	TAP_CHECK_INT(parse("pe a g2 a 10.0.0.1 d mlx5_0 p 3 por 1 t 1 r 0 m 255", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_ADD);
+	TAP_CHECK(addr_is(&a, 10, 0, 0, 1));
+	TAP_CHECK_STR(a.peer.dev, "mlx5_0");
+	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MIN) && a.peer.pool_min == 3);
+	TAP_CHECK(!pgiven(&a, TXA_PARG_POOL_MAX));
+	TAP_CHECK(a.peer.port == 1 && a.peer.tx_us == 1 && a.peer.rx_us == 0);
+	TAP_CHECK(a.peer.mult == 255);
+
+	/* the edges of every range */
+	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 port 65535 tx 4294967295 "
+			    "rx 4294967295 mult 1 pool 4294967295:4294967295", &a), 0);
+	TAP_CHECK(a.peer.port == 65535 && a.peer.mult == 1);
+	TAP_CHECK(a.peer.tx_us == UINT32_MAX && a.peer.rx_us == UINT32_MAX);
+	TAP_CHECK(a.peer.pool_min == UINT32_MAX && a.peer.pool_max == UINT32_MAX);
+	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 0:0", &a), 0);
+	TAP_CHECK(a.peer.pool_min == 0 && a.peer.pool_max == 0 &&
+		  pgiven(&a, TXA_PARG_POOL_MAX));
+	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 3:3", &a), 0);
+	TAP_CHECK_INT(parse("peer add g1 addr 255.255.255.255", &a), 0);
+	TAP_CHECK(addr_is(&a, 255, 255, 255, 255));
+	/* keyword order does not matter; the module judges names */
+	TAP_CHECK_INT(parse("peer add a.b-c_1 mult 2 addr 1.2.3.4", &a), 0);
+	TAP_CHECK_STR(a.peer.name, "a.b-c_1");
+	TAP_CHECK(addr_is(&a, 1, 2, 3, 4));
+}
+
+/* @line fails with exit 2 and @msg in the message */
+static void check_usage(const char *line, const char *msg)
+{
+	struct txa_args a;
+
+	if (!TAP_CHECK_INT(parse(line, &a), TXA_EXIT_USAGE))
+		tap_diag("  accepted \"%s\"", line);
+	if (!TAP_CHECK(err_has(msg)))
+		tap_diag("  \"%s\": %s", line, errbuf ? errbuf : "(null)");
+	TAP_CHECK(err_has("Usage: txrdma-admin peer"));
+}
+
+static void test_peer_add_errors(void)
+{
+	static const char *const bad_addr[] = {
+		"1.2.3", "1.2.3.256", "01.2.3.4", "0x1.2.3.4", "1.2.3.4/24",
+		"host.example", "-1", "1.2.3.4.5", NULL
+	};
+	static const char *const v6[] = {
+		"fe80::1", "::1", "::ffff:1.2.3.4", "2001:db8::2", NULL
+	};
+	static const char *const bad_port[] = {
+		"0", "65536", "-1", "+1", "x", "1x", "99999999999999999999", NULL
+	};
+	static const char *const bad_us[] = {
+		"-1", "4294967296", "18446744073709551616", "1.5", "x", "20ms",
+		"+5", NULL
+	};
+	static const char *const bad_mult[] = {
+		"0", "256", "-1", "x", "4294967300", NULL
+	};
+	static const char *const bad_pool[] = {
+		"x", "-1", "+1", "1:", ":1", ":", "1:2:3", "4294967296",
+		"1:4294967296", "1:-2", "1:x", "0x2", "2K", NULL
+	};
+	char line[256], msg[128];
+	struct txa_args a;
+	int i;
+
+	check_usage("peer add", "peer add: missing peer name");
+	check_usage("peer add g1", "peer add: missing \"addr IPV4\"");
+	check_usage("peer add g1 pool 1", "peer add: missing \"addr IPV4\"");
+	check_usage("peer add g1 addr", "peer add: \"addr\" needs a value");
+	check_usage("peer add g1 addr 1.2.3.4 tx",
+		    "peer add: \"tx\" needs a value");
+	check_usage("peer add g1 addr 1.2.3.4 mtu 9000",
+		    "peer add: unknown attribute \"mtu\"");
+	check_usage("peer add g1 addr 1.2.3.4 poolx 1",
+		    "peer add: unknown attribute \"poolx\"");
+	check_usage("peer add g1 addr 1.2.3.4 tx 1 tx 2",
+		    "peer add: \"tx\" given twice");
+	check_usage("peer add g1 addr 1.2.3.4 addr 1.2.3.5",
+		    "peer add: \"addr\" given twice");
+	check_usage("peer add g1 addr 1.2.3.4 state down",
+		    "peer add: \"state\" is only for peer set");
+	check_usage("peer add g1 addr 1.2.3.4 pool 8:2",
+		    "peer add: pool: MIN 8 is above MAX 2");
+	check_usage("peer add g1 addr 1.2.3.4 dev xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		    "peer add: dev: invalid device name");
+	/* 31 bytes fit (TXRDMA_PEER_NAME_MAX with the NUL), 32 do not */
+	TAP_CHECK_INT(parse("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4", &a), 0);
+	check_usage("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4",
+		    "peer add: invalid peer name \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" (1 to 31 bytes)");
+
+	for (i = 0; bad_addr[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr %s", bad_addr[i]);
+		snprintf(msg, sizeof(msg),
+			 "peer add: addr: \"%s\" is not an IPv4 address (a.b.c.d)",
+			 bad_addr[i]);
+		check_usage(line, msg);
+	}
+	for (i = 0; v6[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr %s", v6[i]);
+		check_usage(line, "IPv6 peers are not supported yet");
+		/* exactly that, as the first line */
+		TAP_CHECK(!strncmp(errbuf, "txrdma-admin: IPv6 peers are not supported yet\n",
+				   47));
+	}
+	for (i = 0; bad_port[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr 1.2.3.4 port %s",
+			 bad_port[i]);
+		snprintf(msg, sizeof(msg),
+			 "peer add: port: \"%s\" is not a port number (1 to 65535)",
+			 bad_port[i]);
+		check_usage(line, msg);
+	}
+	for (i = 0; bad_us[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr 1.2.3.4 tx %s",
+			 bad_us[i]);
+		snprintf(msg, sizeof(msg),
+			 "peer add: tx: \"%s\" is not a number of microseconds (0 to 4294967295)",
+			 bad_us[i]);
+		check_usage(line, msg);
+		snprintf(line, sizeof(line), "peer add g1 addr 1.2.3.4 rx %s",
+			 bad_us[i]);
+		snprintf(msg, sizeof(msg), "peer add: rx: \"%s\" is not", bad_us[i]);
+		check_usage(line, msg);
+	}
+	for (i = 0; bad_mult[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr 1.2.3.4 mult %s",
+			 bad_mult[i]);
+		snprintf(msg, sizeof(msg),
+			 "peer add: mult: \"%s\" is not a detect multiplier (1 to 255)",
+			 bad_mult[i]);
+		check_usage(line, msg);
+	}
+	for (i = 0; bad_pool[i]; i++) {
+		snprintf(line, sizeof(line), "peer add g1 addr 1.2.3.4 pool %s",
+			 bad_pool[i]);
+		snprintf(msg, sizeof(msg),
+			 "peer add: pool: \"%s\" is not MIN[:MAX] (numbers from 0 to 4294967295)",
+			 bad_pool[i]);
+		check_usage(line, msg);
+	}
+}
+
+static void test_peer_pool_parse(void)
+{
+	uint32_t min = 7, max = 7;
+	bool has_max = true;
+
+	TAP_CHECK_INT(txa_parse_pool("5", &min, &max, &has_max), 0);
+	TAP_CHECK(min == 5 && max == 7 && !has_max);	/* max untouched */
+	TAP_CHECK_INT(txa_parse_pool("1:9", &min, &max, &has_max), 0);
+	TAP_CHECK(min == 1 && max == 9 && has_max);
+	/* MIN > MAX is syntactically fine: the caller refuses it */
+	TAP_CHECK_INT(txa_parse_pool("9:1", &min, &max, &has_max), 0);
+	TAP_CHECK(min == 9 && max == 1);
+	min = max = 42;
+	TAP_CHECK_INT(txa_parse_pool("2 ", &min, &max, &has_max), -1);
+	TAP_CHECK_INT(txa_parse_pool("", &min, &max, &has_max), -1);
+	TAP_CHECK_INT(txa_parse_pool("1:2:3", &min, &max, &has_max), -1);
+	TAP_CHECK_INT(txa_parse_pool("99999999999999999999999999999999:1",
+				     &min, &max, &has_max), -1);
+	TAP_CHECK(min == 42 && max == 42);	/* not written on failure */
+}
+
+static void test_peer_set_del_show(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("peer set g1 state down", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SET);
+	TAP_CHECK_STR(a.peer.name, "g1");
+	TAP_CHECK_INT(a.peer.given, 1U << TXA_PARG_ADMIN_UP);
+	TAP_CHECK(!a.peer.admin_up);
+	TAP_CHECK_INT(parse("pe se g1 s u", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SET);
+	TAP_CHECK(pgiven(&a, TXA_PARG_ADMIN_UP) && a.peer.admin_up);
+	TAP_CHECK_INT(parse("peer set g1 pool 4 tx 10000 rx 20000 mult 3", &a), 0);
+	TAP_CHECK(a.peer.pool_min == 4 && !pgiven(&a, TXA_PARG_POOL_MAX));
+	TAP_CHECK(a.peer.tx_us == 10000 && a.peer.rx_us == 20000 &&
+		  a.peer.mult == 3);
+	TAP_CHECK(!pgiven(&a, TXA_PARG_ADMIN_UP) && !pgiven(&a, TXA_PARG_ADDR));
+	TAP_CHECK_INT(parse("peer set g1 pool 1:16 state up", &a), 0);
+	TAP_CHECK(a.peer.pool_min == 1 && a.peer.pool_max == 16);
+
+	check_usage("peer set g1", "peer set: nothing to change");
+	check_usage("peer set", "peer set: missing peer name");
+	check_usage("peer set g1 addr 1.2.3.4",
+		    "peer set: \"addr\" cannot be changed: delete and add the peer");
+	check_usage("peer set g1 dev rxe0",
+		    "peer set: \"dev\" cannot be changed");
+	check_usage("peer set g1 port 7000",
+		    "peer set: \"port\" cannot be changed");
+	check_usage("peer set g1 state sideways",
+		    "peer set: state: \"sideways\" is not up or down");
+	check_usage("peer set g1 state", "peer set: \"state\" needs a value");
+	check_usage("peer set g1 state up state down",
+		    "peer set: \"state\" given twice");
+	check_usage("peer set g1 pool 9:3", "peer set: pool: MIN 9 is above MAX 3");
+	check_usage("peer set g1 mult 0", "peer set: mult: \"0\" is not");
+	check_usage("peer set g1 bogus 1", "peer set: unknown attribute \"bogus\"");
+
+	TAP_CHECK_INT(parse("peer del g1", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_DEL);
+	TAP_CHECK_STR(a.peer.name, "g1");
+	TAP_CHECK_INT(a.peer.given, 0);
+	TAP_CHECK_INT(parse("peer delete g1", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_DEL);
+	check_usage("peer del", "peer del: missing peer name");
+	check_usage("peer del g1 force", "peer del: unexpected argument \"force\"");
+
+	TAP_CHECK_INT(parse("peer", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SHOW);
+	TAP_CHECK(a.peer.name == NULL);
+	TAP_CHECK_INT(parse("-j -p pe sh g1", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SHOW);
+	TAP_CHECK(a.json && a.pretty);
+	TAP_CHECK_STR(a.peer.name, "g1");
+	TAP_CHECK_INT(parse("peer list", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SHOW);
+	TAP_CHECK(a.peer.name == NULL);
+	check_usage("peer show a b", "peer show: unexpected argument \"b\"");
+	check_usage("peer show xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		    "peer show: invalid peer name");
+	check_usage("peer frob", "peer: unknown command \"frob\"");
+
+	TAP_CHECK_INT(parse("peer help", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_PEER);
+	TAP_CHECK_INT(parse("help peer", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_PEER);
+	TAP_CHECK_INT(parse("help p", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_PEER);
+	/* "p" as an object is peer; the others keep their prefixes */
+	TAP_CHECK_INT(parse("p", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SHOW);
+	TAP_CHECK_INT(parse("t", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
+}
+
 static void test_usage_text(void)
 {
 	char *buf = NULL;
@@ -392,9 +670,24 @@ static void test_usage_text(void)
 
 	txa_usage(f, TXA_HELP_ALL);
 	fclose(f);
-	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | monitor }"));
+	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | peer | monitor }"));
 	TAP_CHECK(strstr(buf, "tenant add NAME cgroup PATH [ LIMITS ]"));
 	TAP_CHECK(strstr(buf, "where  LIMITS :="));
+	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]"));
+	TAP_CHECK(strstr(buf, "peer set NAME [ PEER_ATTRS ] [ state { up | down } ]"));
+	TAP_CHECK(strstr(buf, "where  PEER_ATTRS := [ pool MIN[:MAX] ] [ tx USEC ] [ rx USEC ] [ mult N ]"));
+	TAP_CHECK(strstr(buf, "a tenant or a peer needs CAP_NET_ADMIN"));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	txa_usage(f, TXA_HELP_PEER);
+	fclose(f);
+	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin peer [ show [ NAME ] ]\n", 43));
+	TAP_CHECK(strstr(buf, "       txrdma-admin peer del NAME\n"));
+	TAP_CHECK(strstr(buf, "PEER_ATTRS :="));
+	TAP_CHECK(!strstr(buf, "LIMITS"));
+	TAP_CHECK(!strstr(buf, "tenant"));
 	free(buf);
 
 	buf = NULL;
@@ -422,7 +715,11 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_tenant_add, "args: tenant add, every limit, abbreviations"),
 	TAP_TEST(test_tenant_add_errors, "args: tenant add usage errors (exit 2)"),
 	TAP_TEST(test_tenant_set_del_show, "args: tenant set/del/show/help"),
-	TAP_TEST(test_usage_text, "args: help text names tenant and LIMITS"),
+	TAP_TEST(test_peer_add, "args: peer add, every attribute, abbreviations, range edges"),
+	TAP_TEST(test_peer_add_errors, "args: peer add usage errors (exit 2), IPv6, ranges, pool"),
+	TAP_TEST(test_peer_pool_parse, "args: pool MIN[:MAX] parsing"),
+	TAP_TEST(test_peer_set_del_show, "args: peer set/del/show/help"),
+	TAP_TEST(test_usage_text, "args: help text names tenant, peer, LIMITS and PEER_ATTRS"),
 };
 
 int main(void)

@@ -20,6 +20,7 @@
 #include "../dev.h"
 #include "../monitor.h"
 #include "../nl.h"
+#include "../peer.h"
 #include "../tenant.h"
 
 #define FAMILY	0x1c
@@ -1214,6 +1215,862 @@ static void test_tenant_print_sparse(void)
 	free(buf);
 }
 
+/* ---- peers ---------------------------------------------------------- */
+
+#define G1_CHANGE_NS	1796047200123456789ULL	/* 2026-11-30 14:00:00.123 */
+
+static void put_addr(struct nl_msg *m, int type, uint8_t a, uint8_t b,
+		     uint8_t c, uint8_t d)
+{
+	uint8_t v[4] = { a, b, c, d };
+
+	nla_put(m, type, sizeof(v), v);
+}
+
+/* g1: every attribute of a GET reply, Up; "rxe0" shifts the u64s so
+ * that PADs are needed
+ */
+static void put_peer_g1(struct nl_msg *m)
+{
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "g1");
+	nla_put_u32(m, TXRDMA_A_PEER_ID, 1);
+	put_addr(m, TXRDMA_A_PEER_ADDR, 198, 18, 0, 2);
+	nla_put_u16(m, TXRDMA_A_PEER_PORT, 7388);
+	nla_put_string(m, TXRDMA_A_PEER_DEV, "rxe0");
+	put_addr(m, TXRDMA_A_PEER_LOCAL_ADDR, 198, 18, 0, 1);
+	nla_put_u8(m, TXRDMA_A_PEER_ROLE, TXRDMA_PEER_ROLE_INITIATOR);
+	nla_put_u8(m, TXRDMA_A_PEER_STATE, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_REMOTE_STATE, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_NONE);
+	nla_put_u8(m, TXRDMA_A_PEER_ADMIN_UP, 1);
+	nla_put_u32(m, TXRDMA_A_PEER_TX_US, 20000);
+	nla_put_u32(m, TXRDMA_A_PEER_RX_US, 20000);
+	nla_put_u8(m, TXRDMA_A_PEER_MULT, 4);
+	nla_put_u32(m, TXRDMA_A_PEER_NEG_TX_US, 20000);
+	nla_put_u32(m, TXRDMA_A_PEER_DETECT_US, 80000);
+	nla_put_u32(m, TXRDMA_A_PEER_LOCAL_DISC, 0x1234);
+	nla_put_u32(m, TXRDMA_A_PEER_REMOTE_DISC, 0x5678);
+	put_u64(m, TXRDMA_A_PEER_TX_PKTS, 120);
+	put_u64(m, TXRDMA_A_PEER_RX_PKTS, 118);
+	put_u64(m, TXRDMA_A_PEER_RX_DROPPED, 0);
+	put_u64(m, TXRDMA_A_PEER_TX_SKIPPED, 0);
+	put_u64(m, TXRDMA_A_PEER_RTT_MIN_NS, 120000);
+	put_u64(m, TXRDMA_A_PEER_RTT_AVG_NS, 300000);
+	put_u64(m, TXRDMA_A_PEER_RTT_MAX_NS, 1200000);
+	put_u64(m, TXRDMA_A_PEER_RTT_SAMPLES, 118);
+	put_u64(m, TXRDMA_A_PEER_UPS, 1);
+	put_u64(m, TXRDMA_A_PEER_DOWNS, 0);
+	put_u64(m, TXRDMA_A_PEER_LAST_CHANGE_NS, G1_CHANGE_NS);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_MIN, 2);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_MAX, 8);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_READY, 2);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_IN_USE, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_CONNECTING, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_CLOSING, 0);
+	put_u64(m, TXRDMA_A_PEER_POOL_TAKES, 0);
+	put_u64(m, TXRDMA_A_PEER_POOL_MISSES, 0);
+	put_u64(m, TXRDMA_A_PEER_POOL_FAILURES, 0);
+	put_u64(m, TXRDMA_A_PEER_POOL_ERRORS, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_QPS, 3);
+}
+
+/* g2: held AdminDown, unresolved, some counters only */
+static void put_peer_g2(struct nl_msg *m)
+{
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "g2");
+	nla_put_u32(m, TXRDMA_A_PEER_ID, 2);
+	put_addr(m, TXRDMA_A_PEER_ADDR, 10, 0, 0, 9);
+	nla_put_u16(m, TXRDMA_A_PEER_PORT, 7000);
+	nla_put_u8(m, TXRDMA_A_PEER_ROLE, TXRDMA_PEER_ROLE_UNKNOWN);
+	nla_put_u8(m, TXRDMA_A_PEER_STATE, TXRDMA_PEER_ADMIN_DOWN);
+	nla_put_u8(m, TXRDMA_A_PEER_REMOTE_STATE, TXRDMA_PEER_DOWN);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_ADMIN_DOWN);
+	nla_put_string(m, TXRDMA_A_PEER_REASON, "held down by \"ops\"");
+	nla_put_u8(m, TXRDMA_A_PEER_ADMIN_UP, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_TX_US, 1000);
+	nla_put_u32(m, TXRDMA_A_PEER_RX_US, 2000);
+	nla_put_u8(m, TXRDMA_A_PEER_MULT, 3);
+	nla_put_u32(m, TXRDMA_A_PEER_LOCAL_DISC, 0xabcdef01);
+	nla_put_u32(m, TXRDMA_A_PEER_REMOTE_DISC, 0);
+	put_u64(m, TXRDMA_A_PEER_TX_PKTS, 5);
+	put_u64(m, TXRDMA_A_PEER_RX_PKTS, 0);
+	put_u64(m, TXRDMA_A_PEER_RX_DROPPED, 2);
+	put_u64(m, TXRDMA_A_PEER_TX_SKIPPED, 1);
+	put_u64(m, TXRDMA_A_PEER_RTT_SAMPLES, 0);
+	put_u64(m, TXRDMA_A_PEER_UPS, 0);
+	put_u64(m, TXRDMA_A_PEER_DOWNS, 0);
+	put_u64(m, TXRDMA_A_PEER_LAST_CHANGE_NS, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_MIN, 0);
+	nla_put_u32(m, TXRDMA_A_PEER_POOL_MAX, 4);
+	put_u64(m, TXRDMA_A_PEER_POOL_TAKES, UINT64_MAX);
+	nla_put_u32(m, TXRDMA_A_PEER_QPS, 0);
+}
+
+static void (*const fpeers[2])(struct nl_msg *) = { put_peer_g1, put_peer_g2 };
+static const char *const fpeer_names[2] = { "g1", "g2" };
+
+/* dump (fake.ndevs peers, in two datagrams) or do (by name) */
+static void handle_peer_get(const struct nlmsghdr *req)
+{
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	struct nl_msg *m;
+	unsigned int i;
+
+	if (fake.errno_to_send) {
+		queue_error(fake.errno_to_send, fake.extack, true);
+		return;
+	}
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		for (i = 0; i < fake.ndevs; i++) {
+			m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+			fpeers[i](m);
+			queue_append(m, i == 1);
+		}
+		queue_done(0);
+		return;
+	}
+	genlmsg_parse((struct nlmsghdr *)req, 0, tb, TXRDMA_A_MAX, NULL);
+	for (i = 0; i < 2; i++) {
+		if (tb[TXRDMA_A_PEER_NAME] &&
+		    !strcmp(nla_get_string(tb[TXRDMA_A_PEER_NAME]),
+			    fpeer_names[i])) {
+			m = genl_reply(TXRDMA_CMD_PEER_GET, 0);
+			fpeers[i](m);
+			queue_append(m, true);
+			queue_error(0, NULL, true);
+			return;
+		}
+	}
+	queue_error(ENOENT, "no such peer", true);
+}
+
+static int run_peer(enum txa_cmd cmd, const char *what,
+		    const struct txa_peer_args *p, bool json, bool pretty)
+{
+	struct txa_args a = { .cmd = cmd, .json = json, .pretty = pretty,
+			      .enabled = -1, .peer = *p };
+	int ret;
+
+	nl.what = what;
+	switch (cmd) {
+	case TXA_CMD_PEER_SHOW:
+		ret = txa_peer_show(&nl, &a, out);
+		break;
+	case TXA_CMD_PEER_ADD:
+		ret = txa_peer_add(&nl, &a);
+		break;
+	case TXA_CMD_PEER_SET:
+		ret = txa_peer_set(&nl, &a);
+		break;
+	default:
+		ret = txa_peer_del(&nl, &a);
+		break;
+	}
+	fflush(out);
+	fflush(nl.err);
+	return ret;
+}
+
+static const struct txa_peer_args no_peer_args;
+
+static const char peer_plain[] =
+"g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
+"    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
+"probes tx 120 rx 118 dropped 0 skipped 0\n"
+"    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 last change 2026-11-30 14:00:00.123\n"
+"    pool min 2 max 8 ready 2 in use 0 connecting 0 closing 0 takes 0 misses 0 failures 0 errors 0 qps 3\n"
+"g2: id 2 addr 10.0.0.9 port 7000 role unknown state admin_down (admin_down: held down by \"ops\") "
+"remote down admin down\n"
+"    bfd tx 1000us rx 2000us mult 3 disc 0xabcdef01/0x0 probes tx 5 rx 0 dropped 2 skipped 1\n"
+"    rtt (0 samples) ups 0 downs 0 last change never\n"
+"    pool min 0 max 4 takes 18446744073709551615 qps 0\n";
+
+static const char peer_g1_json[] =
+"{\"name\":\"g1\",\"id\":1,\"addr\":\"198.18.0.2\",\"port\":7388,\"dev\":\"rxe0\","
+"\"local_addr\":\"198.18.0.1\",\"role\":\"initiator\",\"state\":\"up\",\"remote_state\":\"up\","
+"\"diag\":\"none\",\"admin\":\"up\","
+"\"bfd\":{\"tx_us\":20000,\"rx_us\":20000,\"mult\":4,\"neg_tx_us\":20000,\"detect_us\":80000,"
+"\"local_disc\":4660,\"remote_disc\":22136,\"tx_pkts\":120,\"rx_pkts\":118,\"rx_dropped\":0,"
+"\"tx_skipped\":0},"
+"\"rtt\":{\"min_ns\":120000,\"avg_ns\":300000,\"max_ns\":1200000,\"samples\":118},"
+"\"pool\":{\"min\":2,\"max\":8,\"ready\":2,\"in_use\":0,\"connecting\":0,\"closing\":0,"
+"\"takes\":0,\"misses\":0,\"failures\":0,\"errors\":0},"
+"\"qps\":3,\"ups\":1,\"downs\":0,\"last_change_ns\":1796047200123456789}";
+
+static const char peer_g2_json[] =
+"{\"name\":\"g2\",\"id\":2,\"addr\":\"10.0.0.9\",\"port\":7000,\"role\":\"unknown\","
+"\"state\":\"admin_down\",\"remote_state\":\"down\",\"diag\":\"admin_down\","
+"\"reason\":\"held down by \\\"ops\\\"\",\"admin\":\"down\","
+"\"bfd\":{\"tx_us\":1000,\"rx_us\":2000,\"mult\":3,\"local_disc\":2882400001,\"remote_disc\":0,"
+"\"tx_pkts\":5,\"rx_pkts\":0,\"rx_dropped\":2,\"tx_skipped\":1},"
+"\"rtt\":{\"samples\":0},"
+"\"pool\":{\"min\":0,\"max\":4,\"takes\":18446744073709551615},"
+"\"qps\":0,\"ups\":0,\"downs\":0,\"last_change_ns\":0}";
+
+static void test_peer_dump(void)
+{
+	char want[4096];
+
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       false, false), TXA_EXIT_OK);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_DUMP);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_PEER_GET);
+	TAP_CHECK_INT(fake.req->nlmsg_type, FAMILY);
+	teardown();
+	TAP_CHECK_STR(outbuf, peer_plain);
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       true, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "[%s,%s]\n", peer_g1_json, peer_g2_json);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	/* pretty: the same document, indented by four */
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       true, true), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK(!strncmp(outbuf, "[\n    {\n        \"name\": \"g1\",\n        \"id\": 1,\n", 47));
+	TAP_CHECK(strstr(outbuf, "\n        \"bfd\": {\n            \"tx_us\": 20000,\n"));
+	TAP_CHECK(strstr(outbuf, "\n        \"last_change_ns\": 0\n    }\n]\n"));
+	cleanup_bufs();
+
+	setup(handle_peer_get);
+	fake.ndevs = 0;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       true, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[]\n");
+	cleanup_bufs();
+
+	setup(handle_peer_get);
+	fake.ndevs = 0;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       false, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	cleanup_bufs();
+}
+
+static void test_peer_show_do(void)
+{
+	struct txa_peer_args p = { .name = "g2" };
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	char want[2048];
+	int i, n = 0;
+
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &p, true,
+			       false), TXA_EXIT_OK);
+	TAP_CHECK(!(fake.req->nlmsg_flags & NLM_F_DUMP));
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_ACK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_PEER_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_NAME]), "g2"));
+	for (i = 0; i <= TXRDMA_A_MAX; i++)
+		n += !!tb[i];
+	TAP_CHECK_INT(n, 1);
+	teardown();
+	snprintf(want, sizeof(want), "[%s]\n", peer_g2_json);
+	TAP_CHECK_STR(outbuf, want);	/* a one-element array */
+	cleanup_bufs();
+
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &p, false,
+			       false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, strstr(peer_plain, "g2:"));
+	cleanup_bufs();
+
+	p.name = "zz";
+	setup(handle_peer_get);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &p, false,
+			       false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer show: no such peer (No such file or directory)\n");
+	cleanup_bufs();
+
+	/* without an extack message the tool names the peer */
+	setup(handle_peer_get);
+	fake.errno_to_send = ENOENT;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &p, false,
+			       false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer show: no peer \"zz\" (No such file or directory)\n");
+	cleanup_bufs();
+
+	/* a module from before peers: the command is unknown to it */
+	setup(handle_peer_get);
+	fake.errno_to_send = EOPNOTSUPP;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer show: the loaded txrdma module does not support this command (Operation not supported)\n");
+	cleanup_bufs();
+}
+
+/* a 5-byte address, a 2-byte u32, then a peer with nothing but a name */
+static void handle_peer_odd(const struct nlmsghdr *req)
+{
+	uint8_t five[5] = { 1, 2, 3, 4, 5 };
+	uint16_t shortval = 3;
+	struct nl_msg *m;
+
+	(void)req;
+	m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "bad1");
+	nla_put(m, TXRDMA_A_PEER_ADDR, sizeof(five), five);
+	queue_append(m, true);
+	m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "bad2");
+	nla_put(m, TXRDMA_A_PEER_POOL_MIN, sizeof(shortval), &shortval);
+	queue_append(m, false);
+	m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "bad3");
+	nla_put(m, TXRDMA_A_PEER_LOCAL_ADDR, 3, five);
+	queue_append(m, false);
+	m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "bare");
+	nla_put_u32(m, TXRDMA_A_MAX + 3, 1);	/* from a newer module */
+	queue_append(m, false);
+	queue_done(0);
+}
+
+static void test_peer_malformed(void)
+{
+	setup(handle_peer_odd);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "bare:\n");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer show: skipped a malformed reply from the kernel\n");
+	cleanup_bufs();
+
+	setup(handle_peer_odd);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       true, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[{\"name\":\"bare\"}]\n");
+	cleanup_bufs();
+}
+
+static bool addr_eq(const uint8_t *a, uint8_t b0, uint8_t b1, uint8_t b2,
+		    uint8_t b3)
+{
+	return a[0] == b0 && a[1] == b1 && a[2] == b2 && a[3] == b3;
+}
+
+#define PF(f)	(1ULL << TXA_PF_##f)
+
+/* a GET reply built here, parsed into struct txa_peer */
+static void test_peer_parse_reply(void)
+{
+	struct nl_msg *m = genl_reply(TXRDMA_CMD_PEER_GET, 0);
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	struct txa_peer p;
+
+	put_peer_g1(m);
+	/* the layout really has PADs before some u64s */
+	TAP_CHECK_INT(genlmsg_parse(nlmsg_hdr(m), 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_PAD] != NULL);
+
+	TAP_CHECK_INT(txa_peer_parse(nlmsg_hdr(m), &p), 0);
+	TAP_CHECK_INT(p.cmd, TXRDMA_CMD_PEER_GET);
+	TAP_CHECK_STR(p.name, "g1");
+	TAP_CHECK_INT(p.id, 1);
+	TAP_CHECK(addr_eq(p.addr, 198, 18, 0, 2));
+	TAP_CHECK_INT(p.port, 7388);
+	TAP_CHECK_STR(p.dev, "rxe0");
+	TAP_CHECK(addr_eq(p.local_addr, 198, 18, 0, 1));
+	TAP_CHECK_INT(p.role, TXRDMA_PEER_ROLE_INITIATOR);
+	TAP_CHECK_INT(p.state, TXRDMA_PEER_UP);
+	TAP_CHECK_INT(p.remote_state, TXRDMA_PEER_UP);
+	TAP_CHECK_INT(p.diag, TXRDMA_PEER_DIAG_NONE);
+	TAP_CHECK_INT(p.admin_up, 1);
+	TAP_CHECK(p.tx_us == 20000 && p.rx_us == 20000 && p.mult == 4);
+	TAP_CHECK(p.neg_tx_us == 20000 && p.detect_us == 80000);
+	TAP_CHECK(p.local_disc == 0x1234 && p.remote_disc == 0x5678);
+	TAP_CHECK(p.tx_pkts == 120 && p.rx_pkts == 118);
+	TAP_CHECK(p.rtt_min_ns == 120000 && p.rtt_avg_ns == 300000 &&
+		  p.rtt_max_ns == 1200000 && p.rtt_samples == 118);
+	TAP_CHECK(p.ups == 1 && p.downs == 0);
+	TAP_CHECK(p.last_change_ns == G1_CHANGE_NS);
+	TAP_CHECK(p.pool_min == 2 && p.pool_max == 8 && p.pool_ready == 2);
+	TAP_CHECK_INT(p.qps, 3);
+	TAP_CHECK(p.reason == NULL);
+	/* every field but the event-only ones */
+	TAP_CHECK(p.have == (((1ULL << TXA_PF_NR) - 1) &
+			     ~(PF(OLD_STATE) | PF(REASON) | PF(SILENCE) |
+			       PF(TIME) | PF(SEQ))));
+	txa_peer_free(&p);
+	nlmsg_free(m);
+
+	m = genl_reply(TXRDMA_CMD_PEER_GET, 0);
+	put_peer_g2(m);
+	TAP_CHECK_INT(txa_peer_parse(nlmsg_hdr(m), &p), 0);
+	TAP_CHECK_STR(p.reason, "held down by \"ops\"");
+	TAP_CHECK(p.pool_takes == UINT64_MAX);
+	TAP_CHECK(p.local_disc == 0xabcdef01);
+	TAP_CHECK(!txa_peer_has(&p, TXA_PF_DEV) &&
+		  !txa_peer_has(&p, TXA_PF_LOCAL_ADDR) &&
+		  !txa_peer_has(&p, TXA_PF_RTT_MIN) &&
+		  txa_peer_has(&p, TXA_PF_RTT_SAMPLES));
+	txa_peer_free(&p);
+	txa_peer_free(&p);	/* twice is harmless */
+	nlmsg_free(m);
+
+	/* not a genl message at all */
+	m = nlmsg_alloc_simple(FAMILY, 0);
+	TAP_CHECK_INT(txa_peer_parse(nlmsg_hdr(m), &p), -EINVAL);
+	txa_peer_free(&p);
+	nlmsg_free(m);
+}
+
+static void test_peer_names(void)
+{
+	char buf[TXA_PEER_NAME_STRLEN];
+
+	TAP_CHECK_STR(txa_peer_state_str(TXRDMA_PEER_ADMIN_DOWN, buf, sizeof(buf)),
+		      "admin_down");
+	TAP_CHECK_STR(txa_peer_state_str(TXRDMA_PEER_DOWN, buf, sizeof(buf)), "down");
+	TAP_CHECK_STR(txa_peer_state_str(TXRDMA_PEER_INIT, buf, sizeof(buf)), "init");
+	TAP_CHECK_STR(txa_peer_state_str(TXRDMA_PEER_UP, buf, sizeof(buf)), "up");
+	TAP_CHECK_STR(txa_peer_state_str(4, buf, sizeof(buf)), "unknown(4)");
+	TAP_CHECK_STR(txa_peer_state_str(255, buf, sizeof(buf)), "unknown(255)");
+	TAP_CHECK_STR(txa_peer_role_str(TXRDMA_PEER_ROLE_UNKNOWN, buf, sizeof(buf)),
+		      "unknown");
+	TAP_CHECK_STR(txa_peer_role_str(TXRDMA_PEER_ROLE_INITIATOR, buf, sizeof(buf)),
+		      "initiator");
+	TAP_CHECK_STR(txa_peer_role_str(TXRDMA_PEER_ROLE_ACCEPTOR, buf, sizeof(buf)),
+		      "acceptor");
+	TAP_CHECK_STR(txa_peer_role_str(3, buf, sizeof(buf)), "unknown(3)");
+	TAP_CHECK_STR(txa_peer_diag_str(0, buf, sizeof(buf)), "none");
+	TAP_CHECK_STR(txa_peer_diag_str(1, buf, sizeof(buf)), "detect_expired");
+	TAP_CHECK_STR(txa_peer_diag_str(3, buf, sizeof(buf)), "neighbor_down");
+	TAP_CHECK_STR(txa_peer_diag_str(7, buf, sizeof(buf)), "admin_down");
+	TAP_CHECK_STR(txa_peer_diag_str(2, buf, sizeof(buf)), "diag 2");
+	TAP_CHECK_STR(txa_peer_diag_str(5, buf, sizeof(buf)), "diag 5");
+	TAP_CHECK_STR(txa_peer_diag_str(8, buf, sizeof(buf)), "diag 8");
+	TAP_CHECK_STR(txa_peer_diag_str(255, buf, sizeof(buf)), "diag 255");
+}
+
+static char *print_peer(const struct txa_peer *p)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	txa_peer_print_plain(f, p);
+	fclose(f);
+	return buf;
+}
+
+static void test_peer_print_sparse(void)
+{
+	struct txa_peer p = { 0 };
+	char *buf;
+
+	/* nothing at all */
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "?:\n");
+	free(buf);
+
+	snprintf(p.name, sizeof(p.name), "s");
+	p.have = PF(NAME) | PF(STATE) | PF(DIAG);
+	p.state = TXRDMA_PEER_INIT;
+	p.diag = 2;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s: state init (diag 2)\n");
+	free(buf);
+
+	/* one half of the discriminators, ups without rtt, qps alone */
+	p.have = PF(NAME) | PF(REMOTE_DISC) | PF(UPS) | PF(QPS) | PF(POOL_READY);
+	p.remote_disc = 5;
+	p.ups = 2;
+	p.qps = 1;
+	p.pool_ready = 1;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s:\n    bfd disc ?/0x5\n    ups 2\n    pool ready 1 qps 1\n");
+	free(buf);
+
+	p.have = PF(NAME) | PF(LOCAL_DISC) | PF(RTT_AVG) | PF(RTT_SAMPLES) |
+		 PF(LAST_CHANGE) | PF(QPS);
+	p.local_disc = 0xffffffff;
+	p.rtt_avg_ns = 999;
+	p.rtt_samples = 1;
+	p.last_change_ns = 1;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s:\n    bfd disc 0xffffffff/?\n"
+		      "    rtt avg 0.001ms (1 sample) last change 1970-01-01 00:00:00.000\n"
+		      "    qps 1\n");
+	free(buf);
+
+	/* a reason without a diagnostic; an empty reason is no reason */
+	p.have = PF(NAME) | PF(STATE) | PF(REASON) | PF(DIAG);
+	p.state = TXRDMA_PEER_DOWN;
+	p.diag = TXRDMA_PEER_DIAG_NONE;
+	p.reason = "no route";
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s: state down (no route)\n");
+	free(buf);
+	p.reason = "";
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s: state down\n");
+	free(buf);
+}
+
+static bool req_attr(struct nlattr **tb, int attr, int len)
+{
+	return tb[attr] && nla_len(tb[attr]) == len;
+}
+
+static int count_attrs(struct nlattr **tb)
+{
+	int i, n = 0;
+
+	for (i = 0; i <= TXRDMA_A_MAX; i++)
+		n += !!tb[i];
+	return n;
+}
+
+#define ALL_ADD	((1U << TXA_PARG_ADMIN_UP) - 1)
+
+static void test_peer_add_request(void)
+{
+	struct txa_peer_args p = {
+		.name = "g1", .given = ALL_ADD, .addr = { 198, 18, 0, 2 },
+		.dev = "rxe0", .port = 7388, .pool_min = 2, .pool_max = 8,
+		.tx_us = 20000, .rx_us = 30000, .mult = 4,
+	};
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_PEER_NEW);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_ACK);
+	TAP_CHECK(!(fake.req->nlmsg_flags & NLM_F_DUMP));
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_PEER_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_NAME]), "g1"));
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADDR, 4) &&
+		  addr_eq(nla_data(tb[TXRDMA_A_PEER_ADDR]), 198, 18, 0, 2));
+	TAP_CHECK(tb[TXRDMA_A_PEER_DEV] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_DEV]), "rxe0"));
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_PORT, 2) &&
+		  nla_get_u16(tb[TXRDMA_A_PEER_PORT]) == 7388);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_POOL_MIN, 4) &&
+		  nla_get_u32(tb[TXRDMA_A_PEER_POOL_MIN]) == 2);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_POOL_MAX, 4) &&
+		  nla_get_u32(tb[TXRDMA_A_PEER_POOL_MAX]) == 8);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_TX_US, 4) &&
+		  nla_get_u32(tb[TXRDMA_A_PEER_TX_US]) == 20000);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_RX_US, 4) &&
+		  nla_get_u32(tb[TXRDMA_A_PEER_RX_US]) == 30000);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_MULT, 1) &&
+		  nla_get_u8(tb[TXRDMA_A_PEER_MULT]) == 4);
+	TAP_CHECK(!tb[TXRDMA_A_PEER_ADMIN_UP]);
+	TAP_CHECK_INT(count_attrs(tb), 9);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	/* only the name and the address */
+	p.given = 1U << TXA_PARG_ADDR;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADDR, 4));
+	TAP_CHECK_INT(count_attrs(tb), 2);
+	teardown();
+	cleanup_bufs();
+}
+
+static void test_peer_set_del_request(void)
+{
+	struct txa_peer_args p = {
+		.name = "g1",
+		.given = (1U << TXA_PARG_POOL_MIN) | (1U << TXA_PARG_MULT) |
+			 (1U << TXA_PARG_ADMIN_UP),
+		.pool_min = 5, .pool_max = 99, .mult = 7, .admin_up = false,
+	};
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SET, "peer set", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_PEER_SET);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_PEER_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_NAME]), "g1"));
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_POOL_MIN, 4) &&
+		  nla_get_u32(tb[TXRDMA_A_PEER_POOL_MIN]) == 5);
+	TAP_CHECK(!tb[TXRDMA_A_PEER_POOL_MAX]);	/* not given */
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_MULT, 1) &&
+		  nla_get_u8(tb[TXRDMA_A_PEER_MULT]) == 7);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADMIN_UP, 1) &&
+		  nla_get_u8(tb[TXRDMA_A_PEER_ADMIN_UP]) == 0);
+	TAP_CHECK_INT(count_attrs(tb), 4);
+	teardown();
+	cleanup_bufs();
+
+	p.given = 1U << TXA_PARG_ADMIN_UP;
+	p.admin_up = true;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SET, "peer set", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADMIN_UP, 1) &&
+		  nla_get_u8(tb[TXRDMA_A_PEER_ADMIN_UP]) == 1);
+	TAP_CHECK_INT(count_attrs(tb), 2);
+	teardown();
+	cleanup_bufs();
+
+	/* del: the name only, whatever else the arguments hold */
+	p.given = ALL_ADD | (1U << TXA_PARG_ADMIN_UP);
+	p.dev = "rxe0";
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_DEL, "peer del", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_PEER_DEL);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_PEER_NAME] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_NAME]), "g1"));
+	TAP_CHECK_INT(count_attrs(tb), 1);
+	teardown();
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+}
+
+static void check_peer_error(enum txa_cmd cmd, const char *what, int error,
+			     const char *extack, bool dev, const char *want)
+{
+	struct txa_peer_args p = {
+		.name = "g1", .addr = { 198, 18, 0, 2 }, .dev = "rxe9",
+		.given = (1U << TXA_PARG_ADDR) |
+			 (dev ? 1U << TXA_PARG_DEV : 0),
+	};
+
+	setup(handle_ack_or_error);
+	fake.errno_to_send = error;
+	fake.extack = extack;
+	fake.capped = true;
+	if (!TAP_CHECK_INT(run_peer(cmd, what, &p, false, false),
+			   error ? TXA_EXIT_FAIL : TXA_EXIT_OK))
+		tap_diag("  %s, errno %d", what, error);
+	teardown();
+	if (!TAP_CHECK_STR(errbuf, want))
+		tap_diag("  %s, errno %d", what, error);
+	TAP_CHECK_STR(outbuf, "");
+	cleanup_bufs();
+}
+
+static void test_peer_errors(void)
+{
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", EPERM, NULL, false,
+			 "txrdma-admin: peer add: operation not permitted (changing txrdma needs CAP_NET_ADMIN)\n");
+	check_peer_error(TXA_CMD_PEER_SET, "peer set", EPERM, NULL, false,
+			 "txrdma-admin: peer set: operation not permitted (changing txrdma needs CAP_NET_ADMIN)\n");
+	check_peer_error(TXA_CMD_PEER_DEL, "peer del", EPERM, NULL, false,
+			 "txrdma-admin: peer del: operation not permitted (changing txrdma needs CAP_NET_ADMIN)\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", EEXIST, NULL, false,
+			 "txrdma-admin: peer add: peer \"g1\", or a peer of address 198.18.0.2, exists (File exists)\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", EEXIST,
+			 "a peer of that address exists", false,
+			 "txrdma-admin: peer add: a peer of that address exists (File exists)\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", ENODEV, NULL, true,
+			 "txrdma-admin: peer add: no RDMA device \"rxe9\" (No such device)\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", ENODEV, NULL, false,
+			 "txrdma-admin: peer add: No such device\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", ENOSPC, NULL, false,
+			 "txrdma-admin: peer add: too many peers (No space left on device)\n");
+	check_peer_error(TXA_CMD_PEER_SET, "peer set", ENOENT, NULL, false,
+			 "txrdma-admin: peer set: no peer \"g1\" (No such file or directory)\n");
+	check_peer_error(TXA_CMD_PEER_DEL, "peer del", ENOENT, NULL, false,
+			 "txrdma-admin: peer del: no peer \"g1\" (No such file or directory)\n");
+	check_peer_error(TXA_CMD_PEER_SET, "peer set", EINVAL,
+			 "tx interval must be 1 ms to 60 s", false,
+			 "txrdma-admin: peer set: tx interval must be 1 ms to 60 s (Invalid argument)\n");
+	check_peer_error(TXA_CMD_PEER_SET, "peer set", EINVAL,
+			 "pool min above pool max", false,
+			 "txrdma-admin: peer set: pool min above pool max (Invalid argument)\n");
+	check_peer_error(TXA_CMD_PEER_ADD, "peer add", EOPNOTSUPP, NULL, false,
+			 "txrdma-admin: peer add: the loaded txrdma module does not support this command (Operation not supported)\n");
+	check_peer_error(TXA_CMD_PEER_DEL, "peer del", EBUSY, NULL, false,
+			 "txrdma-admin: peer del: Device or resource busy\n");
+	/* success with a warning in the ACK: exit 0 */
+	check_peer_error(TXA_CMD_PEER_SET, "peer set", 0,
+			 "pool max below QPs in use: applies as they close", false,
+			 "txrdma-admin: peer set: warning: pool max below QPs in use: applies as they close\n");
+}
+
+/* ---- peer events ---------------------------------------------------- */
+
+static void print_peer_event(struct nl_msg *m, struct txa_peer *ev,
+			     char **plain, char **json)
+{
+	size_t len;
+	FILE *f;
+
+	TAP_CHECK_INT(txa_peer_parse(nlmsg_hdr(m), ev), 0);
+	f = open_memstream(plain, &len);
+	txa_peer_event_print_plain(f, ev);
+	fclose(f);
+	f = open_memstream(json, &len);
+	txa_peer_event_print_json(f, ev);
+	fclose(f);
+	nlmsg_free(m);
+}
+
+static struct nl_msg *peer_event(uint64_t seq, uint8_t old, uint8_t state)
+{
+	struct nl_msg *m = event(TXRDMA_CMD_PEER_STATE_NTF, seq);
+
+	nla_put_string(m, TXRDMA_A_PEER_NAME, "g1");
+	nla_put_u32(m, TXRDMA_A_PEER_ID, 1);
+	put_addr(m, TXRDMA_A_PEER_ADDR, 198, 18, 0, 2);
+	nla_put_u8(m, TXRDMA_A_PEER_OLD_STATE, old);
+	nla_put_u8(m, TXRDMA_A_PEER_STATE, state);
+	return m;
+}
+
+static void test_peer_event(void)
+{
+	struct nl_msg *m = peer_event(7, TXRDMA_PEER_UP, TXRDMA_PEER_DOWN);
+	char *plain, *json;
+	struct txa_peer ev;
+
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_DETECT_EXPIRED);
+	nla_put_string(m, TXRDMA_A_PEER_REASON, "detection time expired");
+	put_u64(m, TXRDMA_A_PEER_SILENCE_NS, 81200000);
+	print_peer_event(m, &ev, &plain, &json);
+	/* the struct */
+	TAP_CHECK_INT(ev.cmd, TXRDMA_CMD_PEER_STATE_NTF);
+	TAP_CHECK(ev.seq == 7 && ev.time_ns == 1714566896123456789ULL);
+	TAP_CHECK(ev.old_state == TXRDMA_PEER_UP && ev.state == TXRDMA_PEER_DOWN);
+	TAP_CHECK(ev.diag == TXRDMA_PEER_DIAG_DETECT_EXPIRED);
+	TAP_CHECK(ev.silence_ns == 81200000);
+	TAP_CHECK(addr_eq(ev.addr, 198, 18, 0, 2));
+	TAP_CHECK(ev.have == (PF(NAME) | PF(ID) | PF(ADDR) | PF(OLD_STATE) |
+			      PF(STATE) | PF(DIAG) | PF(REASON) | PF(SILENCE) |
+			      PF(TIME) | PF(SEQ)));
+	txa_peer_free(&ev);
+	/* the output */
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 up -> down "
+		      "(detect_expired: detection time expired) silence 81.2ms\n");
+	TAP_CHECK_STR(json, "{\"event\":\"peer\",\"seq\":7,\"time_ns\":1714566896123456789,"
+		      "\"time\":\"2024-05-01T12:34:56.123456Z\",\"name\":\"g1\",\"id\":1,"
+		      "\"addr\":\"198.18.0.2\",\"old_state\":\"up\",\"state\":\"down\","
+		      "\"diag\":\"detect_expired\",\"reason\":\"detection time expired\","
+		      "\"silence_ns\":81200000}\n");
+	free(plain);
+	free(json);
+
+	/* coming Up: diagnostic none is left out of the plain line */
+	m = peer_event(8, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_NONE);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up\n");
+	TAP_CHECK_STR(json, "{\"event\":\"peer\",\"seq\":8,\"time_ns\":1714566896123456789,"
+		      "\"time\":\"2024-05-01T12:34:56.123456Z\",\"name\":\"g1\",\"id\":1,"
+		      "\"addr\":\"198.18.0.2\",\"old_state\":\"init\",\"state\":\"up\","
+		      "\"diag\":\"none\"}\n");
+	free(plain);
+	free(json);
+
+	/* values this tool does not know; an admin taking it down */
+	m = peer_event(9, TXRDMA_PEER_DOWN, 9);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, 4);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 down -> unknown(9) (diag 4)\n");
+	TAP_CHECK(strstr(json, "\"old_state\":\"down\",\"state\":\"unknown(9)\",\"diag\":\"diag 4\"}\n"));
+	free(plain);
+	free(json);
+
+	m = peer_event(10, TXRDMA_PEER_UP, TXRDMA_PEER_ADMIN_DOWN);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_ADMIN_DOWN);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 up -> admin_down (admin_down)\n");
+	free(plain);
+	free(json);
+
+	/* the bare minimum: no name, no address, no old state */
+	m = event(TXRDMA_CMD_PEER_STATE_NTF, 11);
+	nla_put_u8(m, TXRDMA_A_PEER_STATE, TXRDMA_PEER_DOWN);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer ? down\n");
+	TAP_CHECK_STR(json, "{\"event\":\"peer\",\"seq\":11,\"time_ns\":1714566896123456789,"
+		      "\"time\":\"2024-05-01T12:34:56.123456Z\",\"state\":\"down\"}\n");
+	free(plain);
+	free(json);
+}
+
+/* peer and dev events in one stream: shared seq, count, malformed ones */
+static void test_monitor_peer_loop(void)
+{
+	struct txa_args a = { .cmd = TXA_CMD_MONITOR, .count = 3,
+			      .enabled = -1 };
+	uint8_t three[3] = { 1, 2, 3 };
+	struct txa_monitor mon;
+	struct nl_msg *m;
+
+	setup(NULL);
+	nl.what = "monitor";
+	m = peer_event(1, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	queue_append(m, true);
+	m = event(TXRDMA_CMD_DEV_PORT_NTF, 2);
+	nla_put_string(m, TXRDMA_A_DEV_NAME, "rxe0");
+	nla_put_u32(m, TXRDMA_A_PORT_NUM, 1);
+	nla_put_u8(m, TXRDMA_A_PORT_OLD_STATE, TXRDMA_PORT_ACTIVE);
+	nla_put_u8(m, TXRDMA_A_PORT_STATE, TXRDMA_PORT_DOWN);
+	queue_append(m, false);	/* same datagram */
+	m = event(TXRDMA_CMD_PEER_STATE_NTF, 3);	/* malformed: skipped */
+	nla_put(m, TXRDMA_A_PEER_ADDR, sizeof(three), three);
+	queue_append(m, true);
+	m = peer_event(6, TXRDMA_PEER_UP, TXRDMA_PEER_DOWN);	/* 4, 5 lost */
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_NEIGHBOR_DOWN);
+	put_u64(m, TXRDMA_A_PEER_SILENCE_NS, 12345678);
+	queue_append(m, true);
+	m = peer_event(7, TXRDMA_PEER_DOWN, TXRDMA_PEER_UP);	/* past the count */
+	queue_append(m, true);
+
+	if (!TAP_CHECK_INT(txa_monitor_init(&mon, &nl, &a, out), 0)) {
+		teardown();
+		cleanup_bufs();
+		return;
+	}
+	TAP_CHECK_INT(txa_monitor_recv(&mon, &nl), 0);
+	TAP_CHECK_INT(txa_monitor_recv(&mon, &nl), 0);
+	TAP_CHECK_INT(txa_monitor_recv(&mon, &nl), 1);
+	TAP_CHECK(mon.seen == 3);
+	txa_monitor_fini(&mon);
+	fflush(nl.err);
+	teardown();
+	TAP_CHECK_STR(outbuf,
+"[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up\n"
+"[2024-05-01T12:34:56.123456Z] port rxe0/1 ACTIVE -> DOWN\n"
+"[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 up -> down (neighbor_down) silence 12.3ms\n");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: monitor: skipped a malformed event\n"
+		      "txrdma-admin: monitor: 3 event(s) lost\n");
+	cleanup_bufs();
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_show_dump_plain, "dev show: dump, plain output"),
 	TAP_TEST(test_show_dump_json, "dev show: dump, JSON output"),
@@ -1241,6 +2098,17 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_tenant_warning_ack, "tenant set: extack warning on a success ACK, exit 0"),
 	TAP_TEST(test_tenant_errors, "tenant add/set/del: extack and errno messages"),
 	TAP_TEST(test_tenant_print_sparse, "tenant show: partial attributes, unknown prio"),
+	TAP_TEST(test_peer_dump, "peer show: dump of two peers, plain, JSON, pretty, empty"),
+	TAP_TEST(test_peer_show_do, "peer show NAME: do request, one-element array, errors"),
+	TAP_TEST(test_peer_malformed, "peer show: bad address/u32 sizes skipped, sparse one printed"),
+	TAP_TEST(test_peer_parse_reply, "peer: a PEER_GET reply with PADs parsed into struct txa_peer"),
+	TAP_TEST(test_peer_names, "peer: state, role and diagnostic names"),
+	TAP_TEST(test_peer_print_sparse, "peer show: partial attributes, diag and reason"),
+	TAP_TEST(test_peer_add_request, "peer add: name, 4-byte addr, dev, u16 port, u32/u8 attrs"),
+	TAP_TEST(test_peer_set_del_request, "peer set/del: only what was given, admin_up 0/1, del name only"),
+	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, warning ACK"),
+	TAP_TEST(test_peer_event, "monitor: PEER_STATE_NTF parsed, plain and JSON"),
+	TAP_TEST(test_monitor_peer_loop, "monitor: peer and dev events, seq gap, malformed, count"),
 };
 
 int main(void)

@@ -57,6 +57,55 @@ static void test_time(void)
 		      "2024-05-01T12:34:56.000000Z");
 }
 
+static void test_time_short(void)
+{
+	char buf[TIME_STRLEN];
+
+	TAP_CHECK_STR(time_ns_short_str(0, buf, sizeof(buf)),
+		      "1970-01-01 00:00:00.000");
+	/* milliseconds, truncated */
+	TAP_CHECK_STR(time_ns_short_str(1796047200123456789ULL, buf, sizeof(buf)),
+		      "2026-11-30 14:00:00.123");
+	TAP_CHECK_STR(time_ns_short_str(1796047200999999999ULL, buf, sizeof(buf)),
+		      "2026-11-30 14:00:00.999");
+}
+
+static void test_ms(void)
+{
+	char buf[MS_STRLEN];
+
+	TAP_CHECK_STR(ms_str(120000, 3, buf, sizeof(buf)), "0.120ms");
+	TAP_CHECK_STR(ms_str(1200000, 3, buf, sizeof(buf)), "1.200ms");
+	TAP_CHECK_STR(ms_str(0, 3, buf, sizeof(buf)), "0.000ms");
+	/* rounded half up to the last digit */
+	TAP_CHECK_STR(ms_str(120499, 3, buf, sizeof(buf)), "0.120ms");
+	TAP_CHECK_STR(ms_str(120500, 3, buf, sizeof(buf)), "0.121ms");
+	TAP_CHECK_STR(ms_str(999999, 3, buf, sizeof(buf)), "1.000ms");
+	TAP_CHECK_STR(ms_str(81200000, 1, buf, sizeof(buf)), "81.2ms");
+	TAP_CHECK_STR(ms_str(81249999, 1, buf, sizeof(buf)), "81.2ms");
+	TAP_CHECK_STR(ms_str(81250000, 1, buf, sizeof(buf)), "81.3ms");
+	TAP_CHECK_STR(ms_str(1500000, 0, buf, sizeof(buf)), "2ms");
+	TAP_CHECK_STR(ms_str(1234567, 6, buf, sizeof(buf)), "1.234567ms");
+	TAP_CHECK_STR(ms_str(1234567, 9, buf, sizeof(buf)), "1.234567ms");
+	/* no overflow at the top */
+	TAP_CHECK_STR(ms_str(UINT64_MAX, 1, buf, sizeof(buf)),
+		      "18446744073709.6ms");
+	TAP_CHECK_STR(ms_str(UINT64_MAX, 6, buf, sizeof(buf)),
+		      "18446744073709.551615ms");
+}
+
+static void test_ipv4(void)
+{
+	static const uint8_t a[4] = { 198, 18, 0, 2 };
+	static const uint8_t b[4] = { 255, 255, 255, 255 };
+	static const uint8_t z[4] = { 0 };
+	char buf[IPV4_STRLEN];
+
+	TAP_CHECK_STR(ipv4_str(a, buf, sizeof(buf)), "198.18.0.2");
+	TAP_CHECK_STR(ipv4_str(b, buf, sizeof(buf)), "255.255.255.255");
+	TAP_CHECK_STR(ipv4_str(z, buf, sizeof(buf)), "0.0.0.0");
+}
+
 static void test_yes_no(void)
 {
 	TAP_CHECK_STR(yes_no(true), "yes");
@@ -68,6 +117,9 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_port_states, "print: known port state names"),
 	TAP_TEST(test_port_state_unknown, "print: unknown port states"),
 	TAP_TEST(test_time, "print: ISO 8601 UTC time with microseconds"),
+	TAP_TEST(test_time_short, "print: short UTC time with milliseconds"),
+	TAP_TEST(test_ms, "print: durations in ms, rounded, no overflow"),
+	TAP_TEST(test_ipv4, "print: IPv4 addresses"),
 	TAP_TEST(test_yes_no, "print: yes/no"),
 };
 
