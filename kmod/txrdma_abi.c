@@ -26,6 +26,11 @@ static_assert(sizeof(struct txrdma_region_reg_user) == 40);
 static_assert(offsetof(struct txrdma_region_reg_user, resv) == 24);
 static_assert(sizeof(struct txrdma_region_info) == 48);
 static_assert(offsetof(struct txrdma_region_info, kind) == 24);
+static_assert(sizeof(struct txrdma_ep_create) == 80);
+static_assert(offsetof(struct txrdma_ep_create, id) == 36);
+static_assert(offsetof(struct txrdma_ep_create, resv) == 48);
+static_assert(sizeof(struct txrdma_ep_info) == 40);
+static_assert(offsetof(struct txrdma_ep_info, error) == 16);
 
 /**
  * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request
@@ -68,6 +73,41 @@ void txrdma_probe_fill(struct txrdma_probe *out, u32 ndevs)
 int txrdma_tenant_info_check(const struct txrdma_tenant_info *in)
 {
 	if (in->flags || in->resv[0] || in->resv[1])
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * txrdma_ep_create_check() - validate a TXRDMA_IOC_EP_CREATE request
+ * @in: the structure as copied from user space
+ *
+ * Return: 0, or -EINVAL for flags, a non-zero reserved or output field,
+ * or a peer name that is empty or not NUL-terminated.
+ */
+int txrdma_ep_create_check(const struct txrdma_ep_create *in)
+{
+	unsigned int i;
+
+	if (in->flags || in->id || in->qp_num || in->resv0)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(in->resv); i++)
+		if (in->resv[i])
+			return -EINVAL;
+	if (!in->peer[0] || !memchr(in->peer, 0, sizeof(in->peer)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * txrdma_ep_info_check() - validate TXRDMA_IOC_EP_INFO / _EP_DESTROY
+ * @in: the structure as copied from user space
+ *
+ * Return: 0, or -EINVAL for flags or a non-zero reserved field (output
+ * fields are ignored on input).
+ */
+int txrdma_ep_info_check(const struct txrdma_ep_info *in)
+{
+	if (in->flags || in->resv0 || in->resv[0] || in->resv[1])
 		return -EINVAL;
 	return 0;
 }

@@ -13,5 +13,7 @@
 int txrdma_probe_check(const struct txrdma_probe *in);
 void txrdma_probe_fill(struct txrdma_probe *out, u32 ndevs);
 int txrdma_tenant_info_check(const struct txrdma_tenant_info *in);
+int txrdma_ep_create_check(const struct txrdma_ep_create *in);
+int txrdma_ep_info_check(const struct txrdma_ep_info *in);
 
 #endif /* _TXRDMA_ABI_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * /dev/txrdma: the process-facing side of the module: probe, tenant and
- * region ioctls and the mmap of regions (rings come with the data
- * path).  Opening needs no privilege: what a process may do is decided
- * per tenant, not by file mode.
+ * /dev/txrdma: the process-facing side of the module: probe, tenant,
+ * region and endpoint ioctls and the mmap of regions (rings come with
+ * the data path).  Opening needs no privilege: what a process may do
+ * is decided per tenant, not by file mode.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -12,6 +12,7 @@
 
 #include "txrdma.h"
 #include "txrdma_abi.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
@@ -69,6 +70,12 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_region_info(uarg);
 	case TXRDMA_IOC_REGION_DESTROY:
 		return txrdma_ioctl_region_destroy(uarg);
+	case TXRDMA_IOC_EP_CREATE:
+		return txrdma_ioctl_ep_create(tf, uarg);
+	case TXRDMA_IOC_EP_INFO:
+		return txrdma_ioctl_ep_info(tf, uarg);
+	case TXRDMA_IOC_EP_DESTROY:
+		return txrdma_ioctl_ep_destroy(tf, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -24,6 +24,7 @@
 #include <net/route.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 
 static ushort port = TXRDMA_DEFAULT_PORT;
@@ -97,6 +98,26 @@ struct txrdma_peer *txrdma_peer_find_addr(__be32 addr)
 	return found;
 }
 
+static struct txrdma_peer *txrdma_peer_find_locked(const char *name);
+
+/**
+ * txrdma_peer_get_name() - a live peer by name, for an endpoint
+ * @name: peer name
+ *
+ * Return: the peer with a reference (txrdma_peer_put()), or NULL.
+ */
+struct txrdma_peer *txrdma_peer_get_name(const char *name)
+{
+	struct txrdma_peer *peer;
+
+	mutex_lock(&txrdma_peers_lock);
+	peer = txrdma_peer_find_locked(name);
+	if (peer)
+		kref_get(&peer->ref);
+	mutex_unlock(&txrdma_peers_lock);
+	return peer;
+}
+
 /**
  * txrdma_peer_kick() - run the peer's work item now
  * @peer: peer; caller holds peer->lock, so a dying peer (whose work is
@@ -167,17 +188,29 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			   state != TXRDMA_CONN_READY) {
 			txrdma_pool_qp_error(&peer->pool, false);
 			c->acct = TXRDMA_ACCT_CLOSING;
+		} else if (c->acct == TXRDMA_ACCT_IN_USE &&
+			   state != TXRDMA_CONN_READY) {
+			/* its endpoint learns why; the QP is not reused */
+			txrdma_ep_detach_locked(c, state == TXRDMA_CONN_CLOSE ?
+						-ENOTCONN : -EIO);
+			txrdma_pool_qp_error(&peer->pool, true);
+			c->acct = TXRDMA_ACCT_CLOSING;
 		}
 	}
 	txrdma_peer_kick(peer);
 }
 
-/* Caller holds peer->lock: close a ready pooled QP on purpose. */
+/*
+ * Caller holds peer->lock: close a ready or lent pooled QP on purpose,
+ * after the pool has moved it to closing (to_close, peer_down).
+ */
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
 	c->state = TXRDMA_CONN_CLOSE;
-	if (c->acct == TXRDMA_ACCT_READY)
-		c->acct = TXRDMA_ACCT_CLOSING;	/* the pool moved it already */
+	if (c->acct == TXRDMA_ACCT_IN_USE)
+		txrdma_ep_detach_locked(c, -ENOTCONN);
+	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
+		c->acct = TXRDMA_ACCT_CLOSING;
 }
 
 static const char *txrdma_peer_reason(const struct txrdma_peer_ev *e)
@@ -406,10 +439,9 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 
 	spin_lock_bh(&peer->lock);
 	list_for_each_entry(c, &peer->conns, node) {
-		if (c->state == TXRDMA_CONN_READY)
-			txrdma_pool_qp_error(&peer->pool, false);
+		txrdma_ep_detach_locked(c, -ENOTCONN);
 		c->state = TXRDMA_CONN_CLOSE;
-		c->acct = TXRDMA_ACCT_NONE;
+		c->acct = TXRDMA_ACCT_NONE;	/* the pool goes with the peer */
 	}
 	list_splice_init(&peer->conns, &doomed);
 	spin_unlock_bh(&peer->lock);

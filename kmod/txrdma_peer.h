@@ -35,6 +35,7 @@
 #include "txrdma_pool.h"
 
 struct txrdma_dev;
+struct txrdma_ep;
 
 #define TXRDMA_MAX_PEERS		1024
 #define TXRDMA_POOL_DEF_MIN		2
@@ -65,6 +66,7 @@ enum txrdma_conn_acct {
 	TXRDMA_ACCT_NONE,	/* control, mirror, or no longer counted */
 	TXRDMA_ACCT_CONNECTING,
 	TXRDMA_ACCT_READY,
+	TXRDMA_ACCT_IN_USE,	/* lent to an endpoint (@ep) */
 	TXRDMA_ACCT_CLOSING,
 };
 
@@ -106,6 +108,7 @@ struct txrdma_ctrl_slot {
  * @dead: teardown has begun; handlers return at once (@mutex)
  * @established: ESTABLISHED was seen, so disconnect on teardown
  * @started_ns: when the attempt began (connect timeout)
+ * @ep: the endpoint it is lent to (peer->lock), or NULL
  * @block: control QP only: slot buffers, DMA-mapped as one
  * @block_dma: DMA address of @block
  * @tx_busy: control QP only: bitmap of send slots in flight
@@ -126,6 +129,7 @@ struct txrdma_conn {
 	bool dead;
 	bool established;
 	u64 started_ns;
+	struct txrdma_ep *ep;
 	void *block;
 	u64 block_dma;
 	unsigned long tx_busy;
@@ -242,6 +246,7 @@ int txrdma_peers_init(void);
 void txrdma_peers_exit(void);
 void txrdma_peers_drop_dev(struct txrdma_dev *dev);
 struct txrdma_peer *txrdma_peer_find_addr(__be32 addr);
+struct txrdma_peer *txrdma_peer_get_name(const char *name);
 void txrdma_peer_put(struct txrdma_peer *peer);
 void txrdma_peer_kick(struct txrdma_peer *peer);
 void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,

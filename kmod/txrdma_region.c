@@ -31,6 +31,7 @@
 #include <linux/xarray.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
@@ -746,6 +747,7 @@ struct txrdma_file *txrdma_file_alloc(struct address_space *mapping)
 	if (!tf)
 		return NULL;
 	INIT_LIST_HEAD(&tf->regions);
+	INIT_LIST_HEAD(&tf->endpoints);
 	tf->mapping = mapping;
 	mutex_lock(&txrdma_regions_lock);
 	list_add(&tf->node, &txrdma_files);
@@ -759,6 +761,7 @@ void txrdma_file_release(struct txrdma_file *tf)
 	struct txrdma_region *r, *tmp;
 	LIST_HEAD(dead);
 
+	txrdma_eps_file_release(tf);
 	mutex_lock(&txrdma_regions_lock);
 	list_del(&tf->node);
 	list_for_each_entry_safe(r, tmp, &tf->regions, file_node) {

@@ -25,10 +25,12 @@ struct txrdma_tenant;
  * @regions: regions created through it (txrdma_regions_lock); they are
  *	destroyed when it is released
  * @mapping: the address_space its mmaps go to (the device inode's)
+ * @endpoints: endpoints created through it (txrdma_endpoint.c)
  */
 struct txrdma_file {
 	struct list_head node;
 	struct list_head regions;
+	struct list_head endpoints;
 	struct address_space *mapping;
 };
 

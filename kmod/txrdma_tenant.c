@@ -14,6 +14,7 @@
 #include <linux/string.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
 
@@ -501,6 +502,8 @@ int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 				   "tenant holds resources: release them or delete with force");
 		goto out_unlock;
 	}
+	/* endpoints of a force-deleted tenant lose their QPs */
+	txrdma_eps_tenant_revoke(t);
 	list_del(&t->node);
 	txrdma_ntenants--;
 	txrdma_tenant_put(t);

@@ -33,10 +33,12 @@
 #define TXRDMA_FEAT_USER_REGIONS	_BITULL(3)
 /* peers over netlink: pooled RC queue pairs and BFD-style liveness */
 #define TXRDMA_FEAT_PEERS		_BITULL(4)
+/* TXRDMA_IOC_EP_*: endpoints holding a QP taken from a peer's pool */
+#define TXRDMA_FEAT_ENDPOINTS		_BITULL(5)
 
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
-				 TXRDMA_FEAT_PEERS)
+				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -151,6 +153,40 @@ struct txrdma_region_info {
 	__u64 resv[2];
 };
 
+/*
+ * Endpoints: a process's channel to a peer for its tenant.  Creating one
+ * takes a ready, connected RC QP from the peer's pool (no connection
+ * setup on this path) and charges the tenant one endpoint and one QP;
+ * -EAGAIN when the pool has no ready QP at this moment (it grows), and
+ * -ENOTCONN when the peer is not Up.  Endpoints belong to the open file
+ * that created them and go when it is closed.
+ */
+struct txrdma_ep_create {
+	__u8 peer[32];		/* in: peer name, NUL-terminated */
+	__u32 flags;		/* in: 0 */
+	__u32 id;		/* out */
+	__u32 qp_num;		/* out: local number of the QP it holds */
+	__u32 resv0;
+	__u64 resv[4];
+};
+
+/*
+ * TXRDMA_IOC_EP_INFO (id in, the rest out) and TXRDMA_IOC_EP_DESTROY (id
+ * in).  @error is 0 while the endpoint can carry traffic, else why it
+ * cannot: -ENOTCONN (the peer went Down or was deleted), -EIO (its QP
+ * failed), -EPERM (its tenant was deleted).  A failed endpoint stays
+ * until destroyed; its QP is not reused.
+ */
+struct txrdma_ep_info {
+	__u32 id;
+	__u32 flags;		/* in: 0 */
+	__u32 peer_id;		/* out */
+	__u32 qp_num;		/* out: 0 once the QP is gone */
+	__s32 error;		/* out */
+	__u32 resv0;
+	__u64 resv[2];
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
 #define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
@@ -163,6 +199,12 @@ struct txrdma_region_info {
 				      struct txrdma_region_info)
 #define TXRDMA_IOC_REGION_DESTROY _IOW(TXRDMA_IOC_MAGIC, 0x05, \
 				       struct txrdma_region_info)
+#define TXRDMA_IOC_EP_CREATE	_IOWR(TXRDMA_IOC_MAGIC, 0x06, \
+				      struct txrdma_ep_create)
+#define TXRDMA_IOC_EP_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x07, \
+				      struct txrdma_ep_info)
+#define TXRDMA_IOC_EP_DESTROY	_IOW(TXRDMA_IOC_MAGIC, 0x08, \
+				     struct txrdma_ep_info)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */

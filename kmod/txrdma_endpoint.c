@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Endpoints: the step between a process and a peer's pool.  Creating
+ * one is the fast path that the pool exists for: the QP is already
+ * connected, so it costs a quota charge and a list walk under the
+ * peer's lock, not an rdma_cm handshake.
+ *
+ * A lent QP is given back to the pool when its endpoint is destroyed
+ * while healthy; when the peer goes Down, the QP errors, the peer is
+ * deleted or the tenant is force-deleted, the QP is closed instead and
+ * the endpoint keeps the reason in @error until it is destroyed, so the
+ * process learns of it and nothing is reused behind its back.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "txrdma.h"
+#include "txrdma_abi.h"
+#include "txrdma_endpoint.h"
+#include "txrdma_peer.h"
+#include "txrdma_region.h"
+#include "txrdma_tenant.h"
+
+/* protects txrdma_eps_list, files' endpoint lists and the id space */
+static DEFINE_MUTEX(txrdma_eps_lock);
+static LIST_HEAD(txrdma_eps_list);
+static DEFINE_XARRAY_ALLOC1(txrdma_eps);
+static u32 txrdma_eps_next;
+
+static const u64 txrdma_ep_charge[TXRDMA_NR_RES] = {
+	[TXRDMA_RES_QPS]	= 1,
+	[TXRDMA_RES_ENDPOINTS]	= 1,
+};
+
+/**
+ * txrdma_ep_detach_locked() - take a lent connection from its endpoint
+ * @c: the connection; caller holds its peer's lock
+ * @error: what the endpoint reports from now on
+ */
+void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
+{
+	struct txrdma_ep *ep = c->ep;
+
+	if (!ep)
+		return;
+	ep->conn = NULL;
+	ep->qp_num = 0;
+	ep->error = error;
+	c->ep = NULL;
+}
+
+/* Lend a ready pooled QP of @peer to @ep: 0, -ENOTCONN or -EAGAIN. */
+static int txrdma_ep_take(struct txrdma_peer *peer, struct txrdma_ep *ep)
+{
+	struct txrdma_conn *c;
+	int ret;
+
+	struct txrdma_conn *found = NULL;
+
+	spin_lock_bh(&peer->lock);
+	if (peer->dying) {
+		ret = -ENOENT;
+		goto out;
+	}
+	list_for_each_entry(c, &peer->conns, node) {
+		if (c->kind == TXRDMA_CONN_POOL &&
+		    c->acct == TXRDMA_ACCT_READY &&
+		    c->state == TXRDMA_CONN_READY) {
+			found = c;
+			break;
+		}
+	}
+	/* counts a miss (the pool grows) or -ENOTCONN while not Up */
+	ret = txrdma_pool_take(&peer->pool, ktime_get_ns());
+	if (!ret && !found) {
+		/* the pool counted a ready QP that is not there */
+		pr_err_once("txrdma: peer %s: pool accounting out of step\n",
+			    peer->name);
+		txrdma_pool_give_back(&peer->pool);
+		ret = -EAGAIN;
+	}
+	if (!ret) {
+		found->acct = TXRDMA_ACCT_IN_USE;
+		found->ep = ep;
+		ep->conn = found;
+		ep->qp_num = found->id->qp->qp_num;
+	}
+	txrdma_peer_kick(peer);	/* refill what was taken, or grow */
+out:
+	spin_unlock_bh(&peer->lock);
+	return ret;
+}
+
+/* Give @ep's QP back (healthy) or forget it (already closed). */
+static void txrdma_ep_put_back(struct txrdma_ep *ep)
+{
+	struct txrdma_peer *peer = ep->peer;
+	struct txrdma_conn *c;
+
+	spin_lock_bh(&peer->lock);
+	c = ep->conn;
+	if (c) {
+		txrdma_ep_detach_locked(c, 0);
+		if (c->state == TXRDMA_CONN_READY &&
+		    c->acct == TXRDMA_ACCT_IN_USE) {
+			txrdma_pool_give_back(&peer->pool);
+			c->acct = TXRDMA_ACCT_READY;
+		}
+		txrdma_peer_kick(peer);
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+static void txrdma_ep_free(struct txrdma_ep *ep)
+{
+	struct txrdma_tenant *t = ep->tenant;
+	int r;
+
+	txrdma_ep_put_back(ep);
+	spin_lock_bh(&t->lock);
+	for (r = 0; r < TXRDMA_NR_RES; r++)
+		if (txrdma_ep_charge[r])
+			txrdma_quota_uncharge(&t->quota, r,
+					      txrdma_ep_charge[r]);
+	spin_unlock_bh(&t->lock);
+	txrdma_peer_put(ep->peer);
+	txrdma_tenant_put(t);
+	kfree(ep);
+}
+
+long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_create req;
+	struct txrdma_tenant *t;
+	struct txrdma_peer *peer;
+	struct txrdma_ep *ep;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	ret = txrdma_ep_create_check(&req);
+	if (ret)
+		return ret;
+	t = txrdma_tenant_get_current();
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	peer = txrdma_peer_get_name((char *)req.peer);
+	if (!peer) {
+		txrdma_tenant_put(t);
+		return -ENOENT;
+	}
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	ep->tf = tf;
+	ep->tenant = t;
+	ep->peer = peer;
+
+	spin_lock_bh(&t->lock);
+	ret = t->dead ? -EPERM : txrdma_quota_charge_all(&t->quota,
+							 txrdma_ep_charge);
+	spin_unlock_bh(&t->lock);
+	if (ret)
+		goto out_free;
+	ret = txrdma_ep_take(peer, ep);
+	if (ret)
+		goto out_uncharge;
+
+	mutex_lock(&txrdma_eps_lock);
+	ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
+			      &txrdma_eps_next, GFP_KERNEL);
+	if (ret >= 0) {
+		list_add_tail(&ep->node, &txrdma_eps_list);
+		list_add_tail(&ep->file_node, &tf->endpoints);
+		ret = 0;
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	if (ret) {
+		txrdma_ep_free(ep);
+		return ret;
+	}
+	req.id = ep->id;
+	req.qp_num = ep->qp_num;
+	if (copy_to_user(uarg, &req, sizeof(req))) {
+		/* the caller cannot learn the id: do not leave it behind */
+		mutex_lock(&txrdma_eps_lock);
+		xa_erase(&txrdma_eps, ep->id);
+		list_del(&ep->node);
+		list_del(&ep->file_node);
+		mutex_unlock(&txrdma_eps_lock);
+		txrdma_ep_free(ep);
+		return -EFAULT;
+	}
+	return 0;
+
+out_uncharge:
+	spin_lock_bh(&t->lock);
+	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_QPS, 1);
+	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_ENDPOINTS, 1);
+	spin_unlock_bh(&t->lock);
+out_free:
+	kfree(ep);
+out_put:
+	txrdma_peer_put(peer);
+	txrdma_tenant_put(t);
+	return ret;
+}
+
+/* Look up an endpoint of @tf; caller holds txrdma_eps_lock. */
+static struct txrdma_ep *txrdma_ep_find_locked(struct txrdma_file *tf, u32 id)
+{
+	struct txrdma_ep *ep = xa_load(&txrdma_eps, id);
+
+	/* another file's endpoint does not exist for this one */
+	return ep && ep->tf == tf ? ep : NULL;
+}
+
+long txrdma_ioctl_ep_info(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_info info;
+	struct txrdma_ep *ep;
+	int ret;
+
+	if (copy_from_user(&info, uarg, sizeof(info)))
+		return -EFAULT;
+	ret = txrdma_ep_info_check(&info);
+	if (ret)
+		return ret;
+	mutex_lock(&txrdma_eps_lock);
+	ep = txrdma_ep_find_locked(tf, info.id);
+	if (ep) {
+		info.peer_id = ep->peer->id;
+		spin_lock_bh(&ep->peer->lock);
+		info.qp_num = ep->qp_num;
+		info.error = ep->error;
+		spin_unlock_bh(&ep->peer->lock);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	if (!ep)
+		return -ENOENT;
+	if (copy_to_user(uarg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+long txrdma_ioctl_ep_destroy(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_info info;
+	struct txrdma_ep *ep;
+	int ret;
+
+	if (copy_from_user(&info, uarg, sizeof(info)))
+		return -EFAULT;
+	ret = txrdma_ep_info_check(&info);
+	if (ret)
+		return ret;
+	mutex_lock(&txrdma_eps_lock);
+	ep = txrdma_ep_find_locked(tf, info.id);
+	if (ep) {
+		xa_erase(&txrdma_eps, ep->id);
+		list_del(&ep->node);
+		list_del(&ep->file_node);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	if (!ep)
+		return -ENOENT;
+	txrdma_ep_free(ep);
+	return 0;
+}
+
+/* The file is being released: its endpoints go with it. */
+void txrdma_eps_file_release(struct txrdma_file *tf)
+{
+	struct txrdma_ep *ep, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&txrdma_eps_lock);
+	list_for_each_entry_safe(ep, tmp, &tf->endpoints, file_node) {
+		xa_erase(&txrdma_eps, ep->id);
+		list_del(&ep->node);
+		list_move_tail(&ep->file_node, &dead);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	list_for_each_entry_safe(ep, tmp, &dead, file_node)
+		txrdma_ep_free(ep);
+}
+
+/**
+ * txrdma_eps_tenant_revoke() - close the QPs of a deleted tenant
+ * @t: tenant being force-deleted (already dead: no new endpoint)
+ *
+ * The QPs are closed, not given back: they served a tenant that no
+ * longer exists.  The endpoints stay, failed with -EPERM, until their
+ * files close them; the quota goes with them.
+ */
+void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
+{
+	struct txrdma_peer *peer;
+	struct txrdma_ep *ep;
+
+	mutex_lock(&txrdma_eps_lock);
+	list_for_each_entry(ep, &txrdma_eps_list, node) {
+		if (ep->tenant != t)
+			continue;
+		peer = ep->peer;
+		spin_lock_bh(&peer->lock);
+		if (ep->conn) {
+			struct txrdma_conn *c = ep->conn;
+
+			txrdma_ep_detach_locked(c, -EPERM);
+			txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
+		}
+		spin_unlock_bh(&peer->lock);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+}
