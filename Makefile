@@ -4,7 +4,7 @@
 #   make              module, library, admin tool
 #   make test         every test (host, KUnit, kselftests in QEMU)
 #   make run          the main job: a QEMU cluster with txrdma loaded
-#   make bench        benchmarks in a QEMU guest (registration cost)
+#   make bench        benchmarks in QEMU guests (registration cost, pool take)
 #   make install      module, library, headers, admin tool
 #
 # The kernel defaults to the newest installed one that has headers
@@ -49,6 +49,7 @@ test:
 bench: all
 	$(MAKE) -C tools/bench
 	tools/vm/txrdma-vm run --timeout 600 -- tools/bench/reg_cost.sh
+	tools/vm/txrdma-vm run -n 2 --timeout 900 -- tools/bench/pool_take.sh
 
 run:
 	scripts/run.sh

@@ -10,14 +10,22 @@ Suites:
             and then RDMA traffic crosses the link (link_events_guest.sh)
   smp     - 1 guest with 2 vCPUs, so that races really run in parallel:
             region_stress (twice) and region_test
+  peers   - 3 guests add each other as peers (peers_guest.sh); the host
+            cuts the link between guests 0 and 1 twenty times and times
+            each Down event at both ends, while RDMA traffic runs on the
+            other links for the soak time (no Down allowed there); then
+            it pauses guest 2 and kills guest 1 and times the survivors'
+            Down events
 
 Every guest's TAP lines are printed as "ok - gG <suite>: ..." and every
 guest adds "dmesg clean" and "exit status" lines of its own.  Exit 0 only
 if nothing failed.
 """
 import argparse
+import json
 import os
 import re
+import statistics
 import sys
 import time
 
@@ -104,7 +112,172 @@ def suite_smp(args):
     return report("smp", results)
 
 
-SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp}
+class EventLog:
+    """A guest's "txrdma-admin -j monitor" output, read by the host as
+    the guest writes it (the job directory is shared)."""
+
+    def __init__(self, cluster, g):
+        self.path = cluster.job_path("g%d/events.jsonl" % g)
+
+    def events(self, peer, kind):
+        """The JSON events of PEER going down (leaving up) or up."""
+        out = []
+        try:
+            with open(self.path, errors="replace") as f:
+                lines = f.readlines()
+        except OSError:
+            return out
+        for line in lines:
+            if not line.endswith("\n"):
+                break       # being written
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("event") != "peer" or e.get("name") != peer:
+                continue
+            if kind == "down" and e.get("old_state") == "up":
+                out.append(e)
+            elif kind == "up" and e.get("state") == "up":
+                out.append(e)
+        return out
+
+
+def wait_events(waits, t0, timeout):
+    """waits: {key: (EventLog, peer, kind, count_before)}.  Poll every 2 ms
+    until each log has a new event; return {key: (seconds since t0, event)}.
+    Raises TimeoutError naming what did not come."""
+    seen = {}
+    while len(seen) < len(waits):
+        now = time.monotonic()
+        for key, (log, peer, kind, before) in waits.items():
+            if key in seen:
+                continue
+            evs = log.events(peer, kind)
+            if len(evs) > before:
+                seen[key] = (now - t0, evs[before])
+        if len(seen) == len(waits):
+            break
+        if now - t0 > timeout:
+            missing = [k for k in waits if k not in seen]
+            raise TimeoutError("no %s event within %ds for %s" % (
+                "/".join(sorted({w[2] for w in waits.values()})), timeout,
+                ", ".join(missing)))
+        time.sleep(0.002)
+    return seen
+
+
+def stats_ms(values):
+    v = sorted(values)
+    return "min %.1f median %.1f max %.1f ms (n=%d)" % (
+        v[0] * 1000, statistics.median(v) * 1000, v[-1] * 1000, len(v))
+
+
+def down_phase(c, logs, waits_spec, action, undo, label, results):
+    """Run ACTION (cut, pause, kill), time the Down event at every
+    (guest, peer) of WAITS_SPEC, run UNDO, wait for the Up events."""
+    waits = {}
+    ups = {}
+    for g, peer in waits_spec:
+        key = "g%d:%s" % (g, peer)
+        waits[key] = (logs[g], peer, "down",
+                      len(logs[g].events(peer, "down")))
+        ups[key] = (logs[g], peer, "up", len(logs[g].events(peer, "up")))
+    t0 = time.monotonic()
+    action()
+    qmp_ms = (time.monotonic() - t0) * 1000
+    seen = wait_events(waits, t0, 10)
+    for key, (dt, ev) in seen.items():
+        results.setdefault("host", []).append(dt)
+        # the module's own measure: time since the last probe heard, for
+        # a Down by detection (a peer that said "down" is not detected)
+        if ev.get("diag") == "detect_expired":
+            results.setdefault("silence", []).append(ev["silence_ns"] / 1e9)
+        print("# %s: %s down after %.1f ms (QMP %.1f ms; guest: %.1f ms "
+              "after the last probe, %s)" % (
+                  label, key, dt * 1000, qmp_ms, ev["silence_ns"] / 1e6,
+                  ev.get("reason")))
+    if undo:
+        t1 = time.monotonic()
+        undo()
+        seen = wait_events(ups, t1, 120)
+        print("# %s: up again after %s" % (label, ", ".join(
+            "%s %.2f s" % (k, v[0]) for k, v in sorted(seen.items()))))
+
+
+def suite_peers(args):
+    cmd = "TXRDMA_SOAK_S=%d selftests/txrdma/peers_guest.sh" % args.soak
+    killed = "killed by the test (peers suite)"
+    err = None
+    cuts, pause, kill = {}, {}, {}
+    ncuts = 0
+    with txrdmavm.Cluster(3, cmd, timeout=args.timeout + args.soak) as c:
+        logs = [EventLog(c, g) for g in range(3)]
+        c.start()
+        try:
+            for g in range(3):
+                c.wait_file(g, "g%d-up" % g, 300)
+            c.write_file("soak-start", "\n")
+            c.wait_file(None, "bw-ready", 120)
+            for i in range(args.cuts):
+                down_phase(c, logs, [(0, "g1"), (1, "g0")],
+                           lambda: c.cut(0, 1), lambda: c.restore(0, 1),
+                           "cut %d" % (i + 1), cuts)
+                ncuts += 1
+            c.write_file("cuts-done", "%d\n" % ncuts)
+            for g in range(3):
+                c.wait_file(g, "g%d-soaked" % g, args.soak + 300)
+            down_phase(c, logs, [(0, "g2"), (1, "g2")],
+                       lambda: c.pause(2), lambda: c.resume(2),
+                       "pause g2", pause)
+            c.write_file("pause-done", "\n")
+            down_phase(c, logs, [(0, "g1"), (2, "g1")],
+                       lambda: c.kill(1, killed, hard=True), None, "kill g1", kill)
+            c.write_file("kill-done", "\n")
+        except (TimeoutError, RuntimeError, OSError) as e:
+            err = str(e)
+            if not ncuts:
+                c.write_file("cuts-done", "0\n")
+        results = c.wait()
+    # guest 1 was killed on purpose: its TAP lines up to then still count,
+    # its kernel log is checked from the console
+    for r in results:
+        if r.guest == 1 and r.error == killed:
+            r.error = None
+            r.status = 0
+    failed = report("peers", results, err)
+    checks = []
+
+    def phase(name, res, n_expected):
+        if not res:
+            return
+        print("# %s -> Down event as the host saw it (QMP command to the "
+              "line in the guest's monitor output): %s"
+              % (name, stats_ms(res["host"])))
+        det = res.get("silence", [])
+        if det:
+            print("# %s -> Down by detection, in the module (last probe "
+                  "heard to the event): %s" % (name, stats_ms(det)))
+        good = len(det) == n_expected and max(det) < 0.100
+        checks.append(("%s: %d of %d Down events by detection, all within "
+                       "100 ms of the last probe (max %s ms)" % (
+                           name, len(det), n_expected,
+                           "%.1f" % (max(det) * 1000) if det else "-"),
+                       good))
+
+    phase("%d link cuts" % ncuts, cuts, 2 * args.cuts)
+    phase("pause of g2", pause, 2)
+    phase("kill of g1", kill, 2)
+    if not checks:
+        checks.append(("liveness timings measured", False))
+    for what, good in checks:
+        print("%s - peers: %s" % ("ok" if good else "not ok", what))
+        failed += not good
+    return failed
+
+
+SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
+          "peers": suite_peers}
 
 
 def main():
@@ -114,6 +287,11 @@ def main():
                     help="suites to run (default: all): " + " ".join(SUITES))
     ap.add_argument("--timeout", type=int, default=900,
                     help="per-guest timeout in seconds (default 900)")
+    ap.add_argument("--soak", type=int, default=300,
+                    help="peers: seconds of traffic during which no "
+                    "session on an uncut link may go Down (default 300)")
+    ap.add_argument("--cuts", type=int, default=20,
+                    help="peers: link cuts to time (default 20)")
     args = ap.parse_args()
     ko = txrdmavm.default_module()
     if not os.path.exists(ko):

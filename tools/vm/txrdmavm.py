@@ -495,15 +495,19 @@ class Cluster:
     def resume(self, g):
         self.qmp(g, "cont")
 
-    def kill(self, g, reason="killed"):
-        """Stop guest g's QEMU now (QMP quit, else SIGKILL)."""
+    def kill(self, g, reason="killed", hard=False):
+        """Stop guest g's QEMU now (QMP quit, else SIGKILL; HARD: SIGKILL
+        at once, as a crash would)."""
         p = self.procs[g]
         if p is None or p.poll() is not None:
             return
         if self.errors[g] is None:
             self.errors[g] = reason
+        if hard:
+            p.kill()
         try:
-            self.qmp(g, "quit")
+            if not hard:
+                self.qmp(g, "quit")
         except (OSError, QMPError, ValueError):
             pass
         try:

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of the "peers" suite (run_vm_tests.py, 3 guests, every
+# pair linked).  Each guest adds the other two as peers and checks that
+# every session comes Up with its pool full and that "peer show" agrees
+# with the RDMA core's own QP list.  Then, while the host cuts the link
+# between guests 0 and 1 twenty times (and times each Down), RDMA
+# traffic runs on the other links for the soak time and no session on
+# them may go Down.  Then the host pauses guest 2 and kills guest 1;
+# the survivors must see those peers go Down and come back (pause).
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/tap.sh"
+. "$TXRDMA_ROOT/tools/vm/guestlib.sh"
+ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
+MON=$TXRDMA_OUT/events.jsonl
+SOAK=${TXRDMA_SOAK_S:-300}
+POOL_MIN=2
+POOL_MAX=4
+me=$TXRDMA_GUEST
+g=g$me
+others=$(seq 0 $((TXRDMA_NGUESTS - 1)) | grep -vx "$me")
+
+peer_addr() {
+	awk -v g="$me" -v p="$1" '$2 == g && $12 == p { print $14 }' \
+		"$TXRDMA_JOB/topology"
+}
+
+# pshow NAME JQ: a field of peer NAME
+pshow() {
+	"$ADMIN" -j peer show "$1" | jq -r ".[0] | $2"
+}
+
+# the peer is Up and its pool holds at least MIN ready QPs
+peer_ready() {
+	[ "$(pshow "$1" '"\(.state) \(.pool.ready >= .pool.min)"')" = "up true" ]
+}
+
+# "down" events (leaving up) of peer NAME so far
+downs_of() {
+	grep -c "\"event\":\"peer\",.*\"name\":\"$1\",.*\"old_state\":\"up\"" \
+		"$MON"
+}
+
+"$ADMIN" -j monitor > "$MON" &
+monpid=$!
+# the monitor is subscribed once it prints our own first event
+for p in $others; do
+	check "$g: peer add g$p ($(peer_addr "$p"))" \
+		"$ADMIN" peer add "g$p" addr "$(peer_addr "$p")" \
+		pool "$POOL_MIN:$POOL_MAX"
+done
+txrdma_signal "$g-added"
+for p in $others; do
+	check "$g: g$p reaches up with a full pool" \
+		txrdma_wait_until 120 peer_ready "g$p"
+done
+
+# roles: the lower address initiates, the higher accepts
+for p in $others; do
+	mine=$(txrdma_my_addr "$p")
+	if [ "$(printf '%s\n%s\n' "$mine" "$(peer_addr "$p")" |
+		sort -V | head -1)" = "$mine" ]; then
+		want=initiator
+	else
+		want=acceptor
+	fi
+	check "$g: g$p role $want (local $mine)" \
+		test "$(pshow "g$p" .role)" = "$want"
+	check "$g: g$p local address is $mine" \
+		test "$(pshow "g$p" .local_addr)" = "$mine"
+done
+
+# txrdma's QPs (created through rdma_cm) in RTS, against peer show:
+# each peer holds its pooled QPs plus its control QP
+rdma_qps() {
+	rdma -j res show qp | jq '[.[] | select(.comm == "rdma_cm" and
+		.state == "RTS")] | length'
+}
+peer_qps() {
+	"$ADMIN" -j peer show | jq '[.[] | .qps] | add'
+}
+pool_qps() {
+	"$ADMIN" -j peer show | jq '[.[] | .pool.ready + .pool.in_use + 1] | add'
+}
+qps_agree() {
+	[ "$(rdma_qps)" = "$(peer_qps)" ] && [ "$(peer_qps)" = "$(pool_qps)" ]
+}
+check "$g: peer show qps = pool + control = rdma res show qp (RTS)" \
+	txrdma_wait_until 30 qps_agree
+diag "$g: rdma res: $(rdma_qps) QPs; peer show: $(peer_qps); pools+ctrl: $(pool_qps)"
+"$ADMIN" peer show | sed 's/^/# /'
+for p in $others; do
+	check "$g: g$p probes carry RTT samples" \
+		test "$(pshow "g$p" .rtt.samples)" -gt 0
+done
+txrdma_signal "$g-up"
+
+# -- cuts of link 0-1 by the host, with traffic on the other links ------
+txrdma_wait_file soak-start 300 || exit 1
+soak_end=$(($(date +%s) + SOAK))
+# RDMA traffic on the links that are not cut, for the whole soak: rping
+# (RC, SEND + RDMA READ + RDMA WRITE of 64 KiB per round, event driven)
+# from guests 0 and 1 to guest 2.  The packets rxe sent on those links
+# are counted, so the soak cannot pass without traffic.
+sent_pkts() {
+	rdma -j statistic show link "$1/1" | jq '.[0].sent_pkts'
+}
+if [ "$me" = 2 ]; then
+	for p in 0 1; do
+		rping -s -a "$(txrdma_my_addr "$p")" -p $((18600 + p)) -S 65000 \
+			> "$TXRDMA_OUT/rping-server-$p.log" 2>&1 &
+		bw_pids="$bw_pids $!"
+	done
+	txrdma_wait_cm_listen 18600 30 && txrdma_wait_cm_listen 18601 30
+	txrdma_signal bw-ready
+else
+	txrdma_wait_file bw-ready 60
+	rxe2=$(txrdma_rxe_to 2)
+	pkts0=$(sent_pkts "$rxe2")
+	timeout "$((SOAK - 10))" rping -c -a "$(peer_addr 2)" \
+		-p $((18600 + me)) -S 65000 -C 100000000 \
+		> "$TXRDMA_OUT/rping-client.log" 2>&1 &
+	bw_pids=$!
+fi
+txrdma_wait_file cuts-done $((SOAK + 300)) || exit 1
+ncuts=$(cat "$TXRDMA_JOB/cuts-done")
+while [ "$(date +%s)" -lt "$soak_end" ]; do sleep 1; done
+if [ "$me" = 2 ]; then
+	kill $bw_pids 2>/dev/null
+else
+	wait "$bw_pids"
+	pkts=$(($(sent_pkts "$rxe2") - pkts0))
+	check "$g: background traffic to g2 ($pkts packets sent by rping)" \
+		test "$pkts" -gt 10000
+fi
+for p in $others; do
+	if [ $((me + p)) = 1 ]; then
+		check "$g: g$p went down once per cut ($ncuts)" \
+			test "$(downs_of "g$p")" = "$ncuts"
+	else
+		check "$g: g$p never went down in ${SOAK}s of traffic" \
+			test "$(downs_of "g$p")" = 0
+	fi
+	check "$g: g$p is up with a full pool after the cuts" \
+		txrdma_wait_until 60 peer_ready "g$p"
+	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped)"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"
+done
+txrdma_signal "$g-soaked"
+
+# -- pause of guest 2, kill of guest 1 ------------------------------------
+if [ "$me" = 0 ]; then
+	txrdma_wait_file pause-done 120 || exit 1
+	check "$g: g2 went down while paused" test "$(downs_of g2)" -ge 1
+	check "$g: g2 came back up after the pause" \
+		txrdma_wait_until 60 peer_ready g2
+	txrdma_wait_file kill-done 120 || exit 1
+	check "$g: g1 went down when killed" \
+		test "$(downs_of g1)" -gt "$ncuts"
+	# deleting peers whose QPs are connected and busy with probes
+	for p in $others; do
+		check "$g: peer del g$p" "$ADMIN" peer del "g$p"
+	done
+	check "$g: no QP left after deleting the peers" \
+		txrdma_wait_until 30 test "$(rdma_qps)" = 0
+elif [ "$me" = 2 ]; then
+	txrdma_wait_file kill-done 180 || exit 1
+	check "$g: g1 went down when killed" test "$(downs_of g1)" -ge 1
+	check "$g: g0 is still up" peer_ready g0
+else
+	# guest 1 is killed by the host; until then it stays up
+	txrdma_wait_file kill-done 600
+fi
+kill "$monpid" 2>/dev/null
+tap_done
