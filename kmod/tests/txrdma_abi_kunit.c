@@ -85,12 +85,78 @@ static void abi_tenant_info_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_tenant_info_check(&ti), -EINVAL);
 }
 
+static void ep_create_valid(struct txrdma_ep_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	strscpy((char *)c->peer, "db-2", sizeof(c->peer));
+}
+
+static void abi_ep_create_check(struct kunit *test)
+{
+	struct txrdma_ep_create c;
+	unsigned int i;
+
+	ep_create_valid(&c);
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), 0);
+	/* a name of 31 bytes and its NUL fills the field exactly */
+	memset(c.peer, 'p', sizeof(c.peer) - 1);
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), 0);
+	/* no NUL at all, or an empty name */
+	memset(c.peer, 'p', sizeof(c.peer));
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	ep_create_valid(&c);
+	c.peer[0] = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	ep_create_valid(&c);
+	c.flags = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	/* output fields must come in as zero: they may become inputs */
+	ep_create_valid(&c);
+	c.id = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	ep_create_valid(&c);
+	c.qp_num = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	ep_create_valid(&c);
+	c.resv0 = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(c.resv); i++) {
+		ep_create_valid(&c);
+		c.resv[i] = 1ULL << 63;
+		KUNIT_EXPECT_EQ(test, txrdma_ep_create_check(&c), -EINVAL);
+	}
+}
+
+static void abi_ep_info_check(struct kunit *test)
+{
+	struct txrdma_ep_info e;
+
+	memset(&e, 0, sizeof(e));
+	KUNIT_EXPECT_EQ(test, txrdma_ep_info_check(&e), 0);
+	/* output fields are ignored on input */
+	e.peer_id = 3;
+	e.qp_num = 17;
+	e.error = -5;
+	e.id = 9;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_info_check(&e), 0);
+	e.flags = 2;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_info_check(&e), -EINVAL);
+	e.flags = 0;
+	e.resv0 = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_info_check(&e), -EINVAL);
+	e.resv0 = 0;
+	e.resv[1] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ep_info_check(&e), -EINVAL);
+}
+
 static struct kunit_case txrdma_abi_cases[] = {
 	KUNIT_CASE(abi_probe_accepts_zero),
 	KUNIT_CASE(abi_probe_rejects_flags),
 	KUNIT_CASE(abi_probe_rejects_resv),
 	KUNIT_CASE(abi_probe_fill),
 	KUNIT_CASE(abi_tenant_info_check),
+	KUNIT_CASE(abi_ep_create_check),
+	KUNIT_CASE(abi_ep_info_check),
 	{}
 };
 
