@@ -420,6 +420,33 @@ u32 txrdma_bfd_tick(struct txrdma_bfd *s, u64 now_ns)
 }
 
 /**
+ * txrdma_bfd_excuse_stall() - do not count our own stall as the peer's
+ *	silence
+ * @s: session
+ * @now_ns: current clock
+ * @stall_ns: how long we could not run (our timer fired this late)
+ *
+ * A host that was not scheduled (an overloaded hypervisor, a long
+ * interrupt storm) could neither receive nor send; without this, it
+ * would blame every peer for the silence its own stall caused.  The
+ * detection timer is pushed back by the stall, never past @now_ns, so a
+ * peer that really died is declared Down at most @stall_ns later.
+ * Call before txrdma_bfd_tick() when the timer ran late.
+ */
+void txrdma_bfd_excuse_stall(struct txrdma_bfd *s, u64 now_ns, u64 stall_ns)
+{
+	u64 t;
+
+	if (!(s->flags & TXRDMA_BFD_S_HEARD))
+		return;
+	t = s->last_rx_ns + stall_ns;
+	if (bfd_after_eq(t, now_ns))
+		t = now_ns;
+	s->last_rx_ns = t;
+	s->stalls++;
+}
+
+/**
  * txrdma_bfd_next_deadline() - when the caller's timer must fire next
  * @s: session
  *

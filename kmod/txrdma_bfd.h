@@ -117,6 +117,7 @@ struct txrdma_bfd_pkt {
  * @rx_dropped: packets dropped (wrong discriminator, invalid)
  * @tx_pkts: packets built
  * @restarts: times the peer came back with a new discriminator
+ * @stalls: times our own stall was excused (txrdma_bfd_excuse_stall())
  */
 struct txrdma_bfd {
 	struct txrdma_bfd_cfg cfg;
@@ -141,6 +142,7 @@ struct txrdma_bfd {
 	u64 rx_dropped;
 	u64 tx_pkts;
 	u32 restarts;
+	u32 stalls;
 };
 
 /* Events returned by txrdma_bfd_rx(), _tick(), _admin_*(), _set_cfg() */
@@ -169,6 +171,7 @@ u32 txrdma_bfd_rx(struct txrdma_bfd *s, const struct txrdma_bfd_pkt *pkt,
 		  u64 now_ns);
 u32 txrdma_bfd_tick(struct txrdma_bfd *s, u64 now_ns);
 u64 txrdma_bfd_next_deadline(const struct txrdma_bfd *s);
+void txrdma_bfd_excuse_stall(struct txrdma_bfd *s, u64 now_ns, u64 stall_ns);
 void txrdma_bfd_build_tx(struct txrdma_bfd *s, struct txrdma_bfd_pkt *pkt,
 			 u64 now_ns, u32 rnd);
 u32 txrdma_bfd_admin_down(struct txrdma_bfd *s, u64 now_ns);

@@ -159,39 +159,50 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 	ep->tenant = t;
 	ep->peer = peer;
 
+	/*
+	 * Charge, take and publish under txrdma_eps_lock: a forced tenant
+	 * deletion marks the tenant dead first and then revokes what is
+	 * listed under this lock, so an endpoint is either refused or
+	 * revoked, never missed.
+	 */
+	mutex_lock(&txrdma_eps_lock);
 	spin_lock_bh(&t->lock);
 	ret = t->dead ? -EPERM : txrdma_quota_charge_all(&t->quota,
 							 txrdma_ep_charge);
 	spin_unlock_bh(&t->lock);
 	if (ret)
-		goto out_free;
+		goto out_unlock;
 	ret = txrdma_ep_take(peer, ep);
 	if (ret)
 		goto out_uncharge;
-
-	mutex_lock(&txrdma_eps_lock);
 	ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
 			      &txrdma_eps_next, GFP_KERNEL);
-	if (ret >= 0) {
-		list_add_tail(&ep->node, &txrdma_eps_list);
-		list_add_tail(&ep->file_node, &tf->endpoints);
-		ret = 0;
-	}
-	mutex_unlock(&txrdma_eps_lock);
-	if (ret) {
+	if (ret < 0) {
+		mutex_unlock(&txrdma_eps_lock);
 		txrdma_ep_free(ep);
 		return ret;
 	}
+	list_add_tail(&ep->node, &txrdma_eps_list);
+	list_add_tail(&ep->file_node, &tf->endpoints);
+	/* once unlocked, another thread of this file may destroy it */
 	req.id = ep->id;
 	req.qp_num = ep->qp_num;
+	mutex_unlock(&txrdma_eps_lock);
 	if (copy_to_user(uarg, &req, sizeof(req))) {
-		/* the caller cannot learn the id: do not leave it behind */
+		/* the caller cannot learn the id: do not leave it behind,
+		 * unless someone already destroyed it by guessing the id
+		 */
 		mutex_lock(&txrdma_eps_lock);
-		xa_erase(&txrdma_eps, ep->id);
-		list_del(&ep->node);
-		list_del(&ep->file_node);
+		if (xa_load(&txrdma_eps, req.id) == ep) {
+			xa_erase(&txrdma_eps, req.id);
+			list_del(&ep->node);
+			list_del(&ep->file_node);
+		} else {
+			ep = NULL;
+		}
 		mutex_unlock(&txrdma_eps_lock);
-		txrdma_ep_free(ep);
+		if (ep)
+			txrdma_ep_free(ep);
 		return -EFAULT;
 	}
 	return 0;
@@ -201,7 +212,8 @@ out_uncharge:
 	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_QPS, 1);
 	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_ENDPOINTS, 1);
 	spin_unlock_bh(&t->lock);
-out_free:
+out_unlock:
+	mutex_unlock(&txrdma_eps_lock);
 	kfree(ep);
 out_put:
 	txrdma_peer_put(peer);

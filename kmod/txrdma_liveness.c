@@ -9,11 +9,11 @@
  * answer, repost.  Everything that sleeps (netlink events, connecting
  * and tearing down QPs) is queued for the peer's work item.
  *
- * The timer fires at the next transmit or detection deadline.  After a
- * stall of this CPU the timer can run before the softirq that delivers
- * probes which arrived during the stall; declaring the peer dead then
- * would blame it for our stall.  So a timer that runs late first
- * yields once for 1 ms, and only then checks the detection time.
+ * The timer fires at the next transmit or detection deadline.  A timer
+ * that runs late shows that this host was stalled: the stall is not
+ * counted as the peer's silence (txrdma_bfd_excuse_stall()), and the
+ * timer yields once for 1 ms so that the softirq delivering probes that
+ * arrived meanwhile runs before the detection time is checked.
  */
 #include <linux/bitops.h>
 #include <linux/ktime.h>
@@ -275,8 +275,11 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 	u32 ev;
 
 	spin_lock_bh(&peer->lock);
+	/* we were stalled: our silence is not the peer's */
+	if ((s64)late > TXRDMA_LATE_NS)
+		txrdma_bfd_excuse_stall(&peer->bfd, now, late);
 	if ((s64)late > TXRDMA_LATE_NS && !peer->timer_yielded) {
-		/* let probes that arrived during our stall be processed */
+		/* let the softirqs that deliver what arrived meanwhile run */
 		peer->timer_yielded = true;
 		next = now + TXRDMA_YIELD_NS;
 		goto out;

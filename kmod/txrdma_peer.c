@@ -361,7 +361,9 @@ static void txrdma_peer_work(struct work_struct *work)
 		list_for_each_entry(c, &peer->conns, node) {
 			if (!n_close)
 				break;
-			if (c->kind == TXRDMA_CONN_POOL && !c->mirror &&
+			/* only ready QPs: the pool counted no lent one */
+			if (c->kind == TXRDMA_CONN_POOL &&
+			    c->acct == TXRDMA_ACCT_READY &&
 			    c->state == TXRDMA_CONN_READY) {
 				txrdma_peer_close_locked(c);
 				n_close--;

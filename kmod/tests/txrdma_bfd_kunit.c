@@ -375,6 +375,38 @@ static void bfd_detect_boundary(struct kunit *test)
 }
 
 /* Packets keep the session alive: each one restarts the detection time */
+/* Our own stall is not the peer's silence; a real death still shows. */
+static void bfd_excuse_stall(struct kunit *test)
+{
+	struct txrdma_bfd a, b;
+	u64 t = T0 + 3;
+
+	bring_up(test, &a, &b, T0);
+	xfer(test, &b, &a, t);
+	/* we ran 100 ms late: without the excuse this tick would expire */
+	txrdma_bfd_excuse_stall(&a, t + 100 * MS, 100 * MS);
+	KUNIT_EXPECT_EQ(test, a.last_rx_ns, t + 100 * MS);
+	KUNIT_EXPECT_EQ(test, a.stalls, 1U);
+	KUNIT_EXPECT_FALSE(test, txrdma_bfd_tick(&a, t + 100 * MS) &
+			   TXRDMA_BFD_EV_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, a.state, TXRDMA_BFD_UP);
+	/* the peer stays silent: Down one detection time after we resumed */
+	KUNIT_EXPECT_FALSE(test, txrdma_bfd_tick(&a, t + 180 * MS - 1) &
+			   TXRDMA_BFD_EV_TIMEOUT);
+	KUNIT_EXPECT_TRUE(test, txrdma_bfd_tick(&a, t + 180 * MS) &
+			  TXRDMA_BFD_EV_DOWN);
+	/* never pushed past now, whatever the claimed stall */
+	bring_up(test, &a, &b, T0);
+	xfer(test, &b, &a, t);
+	txrdma_bfd_excuse_stall(&a, t + 10 * MS, 500 * MS);
+	KUNIT_EXPECT_EQ(test, a.last_rx_ns, t + 10 * MS);
+	/* nothing to excuse before the peer was ever heard */
+	init_default(test, &a, DISC_A, T0);
+	txrdma_bfd_excuse_stall(&a, T0 + 50 * MS, 50 * MS);
+	KUNIT_EXPECT_EQ(test, a.last_rx_ns, T0);
+	KUNIT_EXPECT_EQ(test, a.stalls, 0U);
+}
+
 static void bfd_detect_refresh_and_init(struct kunit *test)
 {
 	struct txrdma_bfd a, b;
@@ -873,6 +905,7 @@ static struct kunit_case txrdma_bfd_cases[] = {
 	KUNIT_CASE(bfd_handshake),
 	KUNIT_CASE(bfd_handshake_crossed),
 	KUNIT_CASE(bfd_detect_boundary),
+	KUNIT_CASE(bfd_excuse_stall),
 	KUNIT_CASE(bfd_detect_refresh_and_init),
 	KUNIT_CASE(bfd_remote_down),
 	KUNIT_CASE(bfd_remote_admin_down),
