@@ -192,6 +192,9 @@ static void txrdma_liveness_rearm_locked(struct txrdma_peer *peer)
 {
 	u64 next = txrdma_bfd_next_deadline(&peer->bfd);
 
+	/* a dying peer's timer is cancelled and must stay so */
+	if (peer->dying)
+		return;
 	if ((s64)(next - ktime_to_ns(hrtimer_get_expires(&peer->timer))) < 0)
 		hrtimer_start(&peer->timer, ns_to_ktime(next),
 			      HRTIMER_MODE_ABS_SOFT);
@@ -270,6 +273,7 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 						timer);
 	u64 now = ktime_get_ns();
 	u64 late = now - ktime_to_ns(hrtimer_get_expires(timer));
+	bool dying;
 	u64 next;
 	u8 old;
 	u32 ev;
@@ -293,7 +297,10 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 		txrdma_ctrl_send_locked(peer, now);
 	next = txrdma_bfd_next_deadline(&peer->bfd);
 out:
+	dying = peer->dying;
 	spin_unlock_bh(&peer->lock);
+	if (dying)
+		return HRTIMER_NORESTART;
 	hrtimer_set_expires(timer, ns_to_ktime(next));
 	return HRTIMER_RESTART;
 }

@@ -1,0 +1,1529 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Endpoints (TXRDMA_IOC_EP_*): creating one charges the caller's tenant
+ * one endpoint and one QP and lends it a ready, connected QP of the
+ * peer's pool; the qps and endpoints limits are exact and a refusal
+ * changes nothing but its counter; an empty pool is -EAGAIN (a miss);
+ * destroy, close, exit and kill -9 give the QP back to the pool and the
+ * quota back to the tenant; endpoints belong to their open file; bad
+ * input is refused with its errno and changes nothing; an endpoint
+ * whose peer is deleted or set down reports -ENOTCONN, one whose tenant
+ * is force-deleted -EPERM, one whose RDMA device is removed -EIO, and
+ * holds no QP any more; a pool resized below what is lent closes only
+ * ready QPs; 1,000 create/destroy cycles leave nothing behind; the undo
+ * of a create that cannot answer survives a concurrent destroy.
+ *
+ * The peer is this guest itself ("self peer"): its own IPv4 address,
+ * which rxe serves by loopback, added with txrdma-admin.  What the
+ * module did is read back from it: tenant usage and refusals over
+ * netlink (what "tenant show -j" prints), "txrdma-admin -j peer show"
+ * for the pool, EP_INFO, and "rdma -j res show qp" for the QPs.
+ *
+ * Every test runs with tenant ep-a on /txrdma-ep/a (limits set per
+ * test); /txrdma-ep/none has no tenant.  Each test adds the peer "ep-self"
+ * with its own pool size and deletes it; its liveness detection time is
+ * 5 s (TXRDMA_EP_BFD), and the teardown fails a test during which the
+ * session went down by itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/txrdma.h>
+
+#include "kselftest_harness.h"
+#include "nlmini.h"
+#include "tenant_util.h"
+
+#define DEV		"/dev/txrdma"
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_BASE		CG_ROOT "/txrdma-ep"
+#define CG_A		CG_BASE "/a"
+#define CG_NONE		CG_BASE "/none"
+#define TA		"ep-a"
+#define PEER		"ep-self"
+#define REFCNT		"/sys/module/txrdma/refcnt"
+#define PG		4096UL
+
+#define LIM_QPS		TXRDMA_A_LIMIT_QPS
+#define LIM_EPS		TXRDMA_A_LIMIT_ENDPOINTS
+#define UNLIM		TXRDMA_UNLIMITED
+
+/* ---- endpoint ioctls: 0 or -errno ---------------------------------- */
+
+static int ep_create(int fd, const char *peer, struct txrdma_ep_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf((char *)c->peer, sizeof(c->peer), "%s", peer);
+	return ioctl(fd, TXRDMA_IOC_EP_CREATE, c) ? -errno : 0;
+}
+
+static int ep_info(int fd, uint32_t id, struct txrdma_ep_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->id = id;
+	return ioctl(fd, TXRDMA_IOC_EP_INFO, i) ? -errno : 0;
+}
+
+static int ep_destroy(int fd, uint32_t id)
+{
+	struct txrdma_ep_info i = { .id = id };
+
+	return ioctl(fd, TXRDMA_IOC_EP_DESTROY, &i) ? -errno : 0;
+}
+
+/* ---- commands: txrdma-admin, rdma, jq ------------------------------ */
+
+static const char *admin(void)
+{
+	static char path[PATH_MAX];
+	char exe[PATH_MAX - 64];
+	const char *env = getenv("TXRDMA_ADMIN");
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (path[0])
+		return path;
+	/* this binary is selftests/txrdma/ep_test of the checkout */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return "txrdma-admin";
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(path, sizeof(path), "%s/../../tools/txrdma-admin/txrdma-admin",
+		 exe);
+	return path;
+}
+
+/*
+ * Run a shell command; its stdout (without the last newline) goes to
+ * @out.  Returns its exit status, or -1 if it did not exit.
+ */
+static int __attribute__((format(printf, 3, 4)))
+sh(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[2048], dummy[256];
+	size_t n = 0;
+	va_list ap;
+	FILE *f;
+	int st;
+
+	if (!out) {
+		out = dummy;
+		len = sizeof(dummy);
+	}
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(NULL);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	for (;;) {
+		size_t got;
+
+		if (n + 1 >= len) {	/* drain what does not fit */
+			if (!fread(dummy, 1, sizeof(dummy), f))
+				break;
+			continue;
+		}
+		got = fread(out + n, 1, len - 1 - n, f);
+		if (!got)
+			break;
+		n += got;
+	}
+	out[n] = 0;
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The pool and state of a peer, as "txrdma-admin -j peer show" has them. */
+struct psnap {
+	uint32_t id;
+	char state[16];
+	uint32_t min, max, ready, in_use, connecting, closing, qps;
+	uint64_t takes, misses, errors, downs;
+};
+
+/* 0, or -1 when the peer is not there (or the output is not understood) */
+static int peer_snap(const char *name, struct psnap *p)
+{
+	char buf[512];
+
+	memset(p, 0, sizeof(*p));
+	sh(buf, sizeof(buf),
+	   "%s -j peer show %s 2>/dev/null | jq -r '.[0] | \"\\(.id) \\(.state) "
+	   "\\(.pool.min) \\(.pool.max) \\(.pool.ready) \\(.pool.in_use) "
+	   "\\(.pool.connecting) \\(.pool.closing) \\(.pool.takes) "
+	   "\\(.pool.misses) \\(.pool.errors) \\(.qps) \\(.downs)\"'",
+	   admin(), name);
+	if (sscanf(buf, "%u %15s %u %u %u %u %u %u %lu %lu %lu %u %lu", &p->id,
+		   p->state, &p->min, &p->max, &p->ready, &p->in_use,
+		   &p->connecting, &p->closing, &p->takes, &p->misses,
+		   &p->errors, &p->qps, &p->downs) != 13)
+		return -1;
+	return 0;
+}
+
+static const char *psnap_str(const struct psnap *p)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf),
+		 "state %s pool %u:%u ready %u in_use %u connecting %u closing %u takes %lu misses %lu errors %lu qps %u downs %lu",
+		 p->state, p->min, p->max, p->ready, p->in_use, p->connecting,
+		 p->closing, p->takes, p->misses, p->errors, p->qps, p->downs);
+	return buf;
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Poll (bounded) until peer @name is up with at least @ready ready QPs
+ * and, unless @in_use < 0, exactly @in_use lent.  The last snapshot is
+ * left in @p.  Returns true once it holds.
+ */
+static bool peer_wait(const char *name, uint32_t ready, int in_use,
+		      double timeout_s, struct psnap *p)
+{
+	double end = now_s() + timeout_s;
+
+	for (;;) {
+		if (!peer_snap(name, p) && !strcmp(p->state, "up") &&
+		    p->ready >= ready &&
+		    (in_use < 0 || p->in_use == (uint32_t)in_use))
+			return true;
+		if (now_s() > end)
+			return false;
+		msleep(20);
+	}
+}
+
+/* QPs of rdma_cm (txrdma's peer QPs): their numbers and states */
+struct qplist {
+	int n;
+	uint32_t lqpn[512];
+	char state[512][8];
+};
+
+static int rdma_qps(struct qplist *l)
+{
+	static char buf[32768];
+	char *line, *save = NULL;
+
+	l->n = 0;
+	if (sh(buf, sizeof(buf),
+	       "rdma -j res show qp | jq -r '.[] | select(.comm == \"rdma_cm\")"
+	       " | \"\\(.lqpn) \\(.state)\"'"))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line && l->n < 512;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %7s", &l->lqpn[l->n], l->state[l->n]) == 2)
+			l->n++;
+	return 0;
+}
+
+/* "RTS" etc. for QP @qpn, or NULL when rdma res does not list it */
+static const char *qp_state(const struct qplist *l, uint32_t qpn)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->lqpn[i] == qpn)
+			return l->state[i];
+	return NULL;
+}
+
+static bool qp_rts(uint32_t qpn)
+{
+	struct qplist l;
+	const char *s;
+
+	if (rdma_qps(&l))
+		return false;
+	s = qp_state(&l, qpn);
+	return s && !strcmp(s, "RTS");
+}
+
+/* QP @qpn is gone from rdma res within @timeout_s */
+static bool qp_gone(uint32_t qpn, double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	struct qplist l;
+
+	for (;;) {
+		if (!rdma_qps(&l) && !qp_state(&l, qpn))
+			return true;
+		if (now_s() > end)
+			return false;
+		msleep(50);
+	}
+}
+
+/* the number of rdma_cm QPs is @want within @timeout_s; else -1 or it */
+static int rdma_qps_settle(int want, double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	struct qplist l;
+
+	for (;;) {
+		if (rdma_qps(&l))
+			return -1;
+		if (l.n == want || now_s() > end)
+			return l.n;
+		msleep(50);
+	}
+}
+
+/*
+ * The guest's own IPv4 address on the netdev of the first RDMA link
+ * (rxe0 on eth0), or $TXRDMA_EP_SELF_ADDR.
+ */
+static int self_addr(char *addr, size_t len)
+{
+	const char *env = getenv("TXRDMA_EP_SELF_ADDR");
+	char ndev[64];
+
+	if (env && *env) {
+		snprintf(addr, len, "%s", env);
+		return 0;
+	}
+	if (sh(ndev, sizeof(ndev), "rdma -j link show | jq -r '.[0].netdev'") ||
+	    !ndev[0] || !strcmp(ndev, "null"))
+		return -1;
+	if (sh(addr, len, "ip -j -4 addr show dev %s | jq -r "
+	       "'.[0].addr_info[] | select(.family == \"inet\") | .local' | head -1",
+	       ndev) || !addr[0] || !strcmp(addr, "null"))
+		return -1;
+	return 0;
+}
+
+/* name and netdev of the first RDMA link */
+static int rdma_link(char ibdev[32], char ndev[32])
+{
+	char buf[128];
+
+	if (sh(buf, sizeof(buf), "rdma -j link show | jq -r "
+	       "'.[0] | \"\\(.ifname) \\(.netdev)\"'") ||
+	    sscanf(buf, "%31s %31s", ibdev, ndev) != 2 ||
+	    !strcmp(ibdev, "null"))
+		return -1;
+	return 0;
+}
+
+/*
+ * Add rxe device @ibdev on @ndev back if it is missing; true once its
+ * port is ACTIVE (bounded poll).
+ */
+static bool rdma_link_restore(const char *ibdev, const char *ndev,
+			      double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	char buf[64];
+
+	if (sh(buf, sizeof(buf), "rdma -j link show | jq -r '.[] | "
+	       "select(.ifname == \"%s\") | .ifname'", ibdev) || !buf[0])
+		sh(NULL, 0, "rdma link add %s type rxe netdev %s 2>&1", ibdev,
+		   ndev);
+	for (;;) {
+		if (!sh(buf, sizeof(buf), "rdma -j link show | jq -r '.[] | "
+			"select(.ifname == \"%s\") | .state'", ibdev) &&
+		    !strcmp(buf, "ACTIVE"))
+			return true;
+		if (now_s() > end)
+			return false;
+		msleep(50);
+	}
+}
+
+/* ---- what the tenant module reports --------------------------------- */
+
+/* usage (or refusals) of one limit of tenant @name, or -errno */
+static int64_t t_get(struct nlmini *nl, const char *name, int lim,
+		     bool refused)
+{
+	struct tenant t;
+	int ret = get_tenant(nl, name, &t);
+
+	if (ret)
+		return ret;
+	return refused ? t.refused[TENANT_LIM(lim)] : t.usage[TENANT_LIM(lim)];
+}
+
+#define used(lim)	t_get(&self->nl, TA, lim, false)
+#define refused(lim)	t_get(&self->nl, TA, lim, true)
+
+static int set_limits(struct nlmini *nl, uint64_t qps, uint64_t eps)
+{
+	uint64_t lim[] = { LIM_QPS, qps, LIM_EPS, eps, 0 };
+
+	return tenant_op(nl, TXRDMA_CMD_TENANT_SET, TA, NULL, -1, lim);
+}
+
+/* ---- slab and module refcount ---------------------------------------- */
+
+/*
+ * An endpoint is a kzalloc() of its own (80 bytes on x86-64), not a
+ * slab cache of its own: count the active objects of the small kmalloc
+ * caches, each shrunk first so that per-CPU slabs are flushed.
+ */
+static const char *const kmalloc_caches[] = {
+	"kmalloc-64", "kmalloc-96", "kmalloc-128", "kmalloc-192",
+	"kmalloc-256",
+};
+#define NCACHES	(sizeof(kmalloc_caches) / sizeof(kmalloc_caches[0]))
+
+static int slab_read(long out[NCACHES])
+{
+	char line[512], name[64], path[128];
+	int found = 0;
+	long v;
+	FILE *f;
+
+	for (size_t i = 0; i < NCACHES; i++) {
+		int fd;
+
+		out[i] = -1;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 kmalloc_caches[i]);
+		fd = open(path, O_WRONLY);
+		if (fd >= 0) {
+			ssize_t n = write(fd, "1", 1);
+
+			(void)n;
+			close(fd);
+		}
+	}
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &v) != 2)
+			continue;
+		for (size_t i = 0; i < NCACHES; i++)
+			if (!strcmp(name, kmalloc_caches[i])) {
+				out[i] = v;
+				found++;
+			}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static long module_refcnt(void)
+{
+	long v = -1;
+	FILE *f = fopen(REFCNT, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* ---- forked children: no ASSERT (it would run the teardown) ---------- */
+
+#define CHILD_CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "# child %d: %s:%d: %s (errno %d)\n", \
+			getpid(), __FILE__, __LINE__, #cond, errno); \
+		_exit(1); \
+	} \
+} while (0)
+
+/* ---- fixture ------------------------------------------------------- */
+
+static void cg_kill(const char *dir)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return;
+	n = write(fd, "1", 1);	/* best effort */
+	(void)n;
+	close(fd);
+}
+
+static void cg_rmdir(const char *dir)
+{
+	for (int i = 0; i < 200; i++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return;
+		msleep(10);
+	}
+}
+
+/*
+ * Liveness of the self peer: a detection time of 5 s (200 ms x 25), so
+ * that a guest stalled by a busy host (TCG) does not take it down in
+ * the middle of a test; $TXRDMA_EP_BFD overrides ("" for the defaults).
+ */
+static const char *bfd_args(void)
+{
+	const char *env = getenv("TXRDMA_EP_BFD");
+
+	return env ? env : "tx 200000 rx 200000 mult 25";
+}
+
+/* Delete every peer on @addr (leftovers of a run that crashed). */
+static void peers_del_addr(const char *addr)
+{
+	char names[1024], *n, *save = NULL;
+
+	sh(names, sizeof(names),
+	   "%s -j peer show 2>/dev/null | jq -r '.[] | select(.addr == \"%s\") | .name'",
+	   admin(), addr);
+	for (n = strtok_r(names, "\n", &save); n; n = strtok_r(NULL, "\n", &save))
+		sh(NULL, 0, "%s peer del %s 2>&1", admin(), n);
+}
+
+FIXTURE(ep) {
+	struct nlmini nl;
+	bool nl_open;
+	bool skip;
+	char addr[64];
+	int qps0;		/* rdma_cm QPs before the peer was added */
+	uint32_t peer_id;
+	char ibdev[32], ndev[32];	/* the first RDMA link: rxe0 eth0 */
+	uint64_t downs0;	/* the peer's downs once it was up */
+	bool peer_cycled;	/* the test takes the peer down itself */
+};
+
+FIXTURE_SETUP(ep)
+{
+	struct txrdma_probe p;
+	struct stat st;
+	int fd;
+
+	ASSERT_EQ(0, stat(CG_ROOT "/cgroup.controllers", &st))
+		TH_LOG("cgroup2 is not mounted at " CG_ROOT);
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open " DEV ": %s", strerror(errno));
+	memset(&p, 0, sizeof(p));
+	ASSERT_EQ(0, ioctl(fd, TXRDMA_IOC_PROBE, &p));
+	close(fd);
+	if (!(p.features & TXRDMA_FEAT_ENDPOINTS) ||
+	    !(p.features & TXRDMA_FEAT_PEERS)) {
+		self->skip = true;
+		SKIP(return, "the module has no endpoints (features %#llx)",
+		     (unsigned long long)p.features);
+	}
+	ASSERT_EQ(0, access(admin(), X_OK)) TH_LOG("no %s", admin());
+	ASSERT_EQ(0, self_addr(self->addr, sizeof(self->addr)))
+		TH_LOG("no IPv4 address on the first RDMA link's netdev");
+	ASSERT_EQ(0, rdma_link(self->ibdev, self->ndev));
+	ASSERT_EQ(0, nlmini_open(&self->nl));
+	self->nl_open = true;
+	/* leftovers of a run that crashed */
+	tenant_del_force(&self->nl, TA);
+	peers_del_addr(self->addr);
+	self->qps0 = rdma_qps_settle(0, 5);
+	ASSERT_LE(0, self->qps0) TH_LOG("rdma -j res show qp failed");
+	mkdir(CG_BASE, 0755);
+	mkdir(CG_A, 0755);
+	mkdir(CG_NONE, 0755);
+	ASSERT_EQ(0, tenant_op(&self->nl, TXRDMA_CMD_TENANT_NEW, TA,
+			       "/txrdma-ep/a", -1, NULL))
+		TH_LOG("extack: %s", self->nl.extack);
+	ASSERT_EQ(0, used(LIM_QPS));
+	ASSERT_EQ(0, used(LIM_EPS));
+}
+
+FIXTURE_TEARDOWN(ep)
+{
+	static const char *const dirs[] = { CG_A, CG_NONE };
+
+	struct psnap p;
+
+	/*
+	 * A session that went down by itself (a BFD flap: the guest stalled
+	 * longer than the detection time) closes lent QPs, which would
+	 * explain failures above: say so.
+	 */
+	if (self->peer_id && !self->peer_cycled && !peer_snap(PEER, &p) &&
+	    p.downs != self->downs0) {
+		TH_LOG("the self peer went down %lu time(s) during the test (liveness flap, not an endpoint bug): %s",
+		       p.downs - self->downs0, psnap_str(&p));
+		_metadata->passed = 0;
+	}
+	cg_enter(CG_ROOT);
+	for (int i = 0; i < 2; i++)
+		cg_kill(dirs[i]);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (self->addr[0])
+		peers_del_addr(self->addr);
+	if (self->ibdev[0])
+		rdma_link_restore(self->ibdev, self->ndev, 30);
+	if (self->nl_open) {
+		tenant_del_force(&self->nl, TA);
+		nlmini_close(&self->nl);
+	}
+	for (int i = 0; i < 2; i++)
+		cg_rmdir(dirs[i]);
+	cg_rmdir(CG_BASE);
+}
+
+#define NEED_EPS() do { if (self->skip) return; } while (0)
+
+/* Enter tenant @dir's cgroup and open the device there. */
+#define OPEN_IN(dir) ({ \
+	int __fd; \
+	ASSERT_EQ(0, cg_enter(dir)); \
+	__fd = open(DEV, O_RDWR | O_CLOEXEC); \
+	ASSERT_LE(0, __fd); \
+	__fd; \
+})
+
+/* Add the self peer with pool MIN:MAX and wait until it is up and full. */
+#define PEER_UP(min, max) do { \
+	struct psnap __p; \
+	char __out[512]; \
+	ASSERT_EQ(0, sh(__out, sizeof(__out), "%s peer add " PEER \
+			" addr %s pool %u:%u %s 2>&1", admin(), self->addr, \
+			(unsigned int)(min), (unsigned int)(max), bfd_args())) \
+		TH_LOG("peer add: %s", __out); \
+	ASSERT_TRUE(peer_wait(PEER, min, 0, 60, &__p)) \
+		TH_LOG("peer not up with %u ready QPs in 60 s: %s", \
+		       (unsigned int)(min), psnap_str(&__p)); \
+	self->peer_id = __p.id; \
+	self->downs0 = __p.downs; \
+} while (0)
+
+#define PSNAP(p) ASSERT_EQ(0, peer_snap(PEER, p))
+
+/* ---- tests ----------------------------------------------------------- */
+
+/*
+ * qps = 3: three endpoints with distinct ids and QPs (each QP is RTS
+ * in rdma res and reported by EP_INFO), the fourth is -EDQUOT counted
+ * once against qps; the pool lends exactly three; destroy gives all of
+ * it back.
+ */
+TEST_F_TIMEOUT(ep, qps_limit_exact, 120)
+{
+	struct txrdma_ep_create c[4];
+	struct txrdma_ep_info info;
+	struct psnap p0, p;
+	int64_t rq0, re0;
+	int fd;
+
+	NEED_EPS();
+	ASSERT_EQ(0, set_limits(&self->nl, 3, UNLIM))
+		TH_LOG("extack: %s", self->nl.extack);
+	PEER_UP(6, 8);
+	fd = OPEN_IN(CG_A);
+	PSNAP(&p0);
+	rq0 = refused(LIM_QPS);
+	re0 = refused(LIM_EPS);
+	ASSERT_LE(0, rq0);
+
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i])) TH_LOG("endpoint %d", i);
+		EXPECT_NE(0, c[i].id);
+		EXPECT_NE(0, c[i].qp_num);
+		for (int j = 0; j < i; j++) {
+			EXPECT_NE(c[j].id, c[i].id);
+			EXPECT_NE(c[j].qp_num, c[i].qp_num);
+		}
+		EXPECT_EQ(i + 1, used(LIM_QPS));
+		EXPECT_EQ(i + 1, used(LIM_EPS));
+		ASSERT_EQ(0, ep_info(fd, c[i].id, &info));
+		EXPECT_EQ(self->peer_id, info.peer_id);
+		EXPECT_EQ(c[i].qp_num, info.qp_num);
+		EXPECT_EQ(0, info.error);
+	}
+	for (int i = 0; i < 3; i++) {
+		EXPECT_TRUE(qp_rts(c[i].qp_num))
+			TH_LOG("QP %u of endpoint %u is not an RTS QP in rdma res",
+			       c[i].qp_num, c[i].id);
+	}
+
+	EXPECT_EQ(-EDQUOT, ep_create(fd, PEER, &c[3]));
+	EXPECT_EQ(3, used(LIM_QPS));
+	EXPECT_EQ(3, used(LIM_EPS));
+	EXPECT_EQ(rq0 + 1, refused(LIM_QPS));
+	EXPECT_EQ(re0, refused(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(3, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.takes + 3, p.takes) TH_LOG("the refused create took a QP");
+	EXPECT_EQ(p0.misses, p.misses);
+
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 6, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.errors, p.errors);
+	/* given back healthy: still connected */
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(qp_rts(c[i].qp_num));
+	/* the limit is free again */
+	ASSERT_EQ(0, ep_create(fd, PEER, &c[0]));
+	EXPECT_EQ(0, ep_destroy(fd, c[0].id));
+	close(fd);
+}
+
+/* endpoints = 2, qps unlimited: the same, counted against endpoints. */
+TEST_F_TIMEOUT(ep, endpoints_limit_exact, 120)
+{
+	struct txrdma_ep_create c[3];
+	struct psnap p0, p;
+	int64_t rq0, re0;
+	int fd;
+
+	NEED_EPS();
+	ASSERT_EQ(0, set_limits(&self->nl, UNLIM, 2))
+		TH_LOG("extack: %s", self->nl.extack);
+	PEER_UP(6, 8);
+	fd = OPEN_IN(CG_A);
+	PSNAP(&p0);
+	rq0 = refused(LIM_QPS);
+	re0 = refused(LIM_EPS);
+
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i])) TH_LOG("endpoint %d", i);
+		EXPECT_EQ(i + 1, used(LIM_EPS));
+		EXPECT_EQ(i + 1, used(LIM_QPS));
+	}
+	EXPECT_NE(c[0].id, c[1].id);
+	EXPECT_NE(c[0].qp_num, c[1].qp_num);
+	EXPECT_TRUE(qp_rts(c[0].qp_num));
+	EXPECT_TRUE(qp_rts(c[1].qp_num));
+
+	EXPECT_EQ(-EDQUOT, ep_create(fd, PEER, &c[2]));
+	EXPECT_EQ(2, used(LIM_EPS));
+	EXPECT_EQ(2, used(LIM_QPS));
+	EXPECT_EQ(re0 + 1, refused(LIM_EPS));
+	EXPECT_EQ(rq0, refused(LIM_QPS));
+	PSNAP(&p);
+	EXPECT_EQ(2, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.takes + 2, p.takes);
+
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_EPS));
+	EXPECT_EQ(0, used(LIM_QPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 6, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	close(fd);
+}
+
+/*
+ * Close of the creating file, exit of a child and kill -9 of a blocked
+ * child each give back every endpoint: tenant usage and the pool's
+ * in_use are 0 at once, the pool is full again, the QPs still RTS.
+ */
+TEST_F_TIMEOUT(ep, release_on_close_exit_kill, 180)
+{
+	struct txrdma_ep_create c[3];
+	uint32_t qpn[3];
+	int pfd[2], status, fd, fd2;
+	struct psnap p;
+	pid_t pid;
+
+	NEED_EPS();
+	PEER_UP(4, 8);
+	fd = OPEN_IN(CG_A);
+
+	/* close */
+	fd2 = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ep_create(fd2, PEER, &c[i]));
+	EXPECT_EQ(3, used(LIM_QPS));
+	EXPECT_EQ(3, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(3, p.in_use);
+	/* another open file of the same process does not see them */
+	EXPECT_EQ(-ENOENT, ep_info(fd, c[0].id, &(struct txrdma_ep_info){ 0 }));
+	EXPECT_EQ(0, close(fd2));
+	EXPECT_EQ(0, used(LIM_QPS)) TH_LOG("close left qps charged");
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("close: %s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 4, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(qp_rts(c[i].qp_num));
+
+	/* exit of a child that created two without closing anything */
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct txrdma_ep_create cc;
+		int cfd;
+
+		close(pfd[0]);
+		cfd = open(DEV, O_RDWR | O_CLOEXEC);
+		CHILD_CHECK(cfd >= 0);
+		for (int i = 0; i < 2; i++) {
+			CHILD_CHECK(ep_create(cfd, PEER, &cc) == 0);
+			CHILD_CHECK(write(pfd[1], &cc.qp_num, 4) == 4);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(4, read(pfd[0], &qpn[i], 4));
+	close(pfd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(0, used(LIM_QPS)) TH_LOG("exit left qps charged");
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("exit: %s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 4, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	for (int i = 0; i < 2; i++)
+		EXPECT_TRUE(qp_rts(qpn[i]));
+
+	/*
+	 * kill -9 of a child blocked with three endpoints on two files
+	 * (one shared with a dup)
+	 */
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct txrdma_ep_create cc;
+		int f1, f2, f3;
+
+		close(pfd[0]);
+		f1 = open(DEV, O_RDWR | O_CLOEXEC);
+		f2 = open(DEV, O_RDWR | O_CLOEXEC);
+		CHILD_CHECK(f1 >= 0 && f2 >= 0);
+		f3 = dup(f2);
+		CHILD_CHECK(f3 >= 0);
+		CHILD_CHECK(ep_create(f1, PEER, &cc) == 0);
+		CHILD_CHECK(write(pfd[1], &cc.qp_num, 4) == 4);
+		CHILD_CHECK(ep_create(f2, PEER, &cc) == 0);
+		CHILD_CHECK(write(pfd[1], &cc.qp_num, 4) == 4);
+		CHILD_CHECK(ep_create(f3, PEER, &cc) == 0);
+		CHILD_CHECK(write(pfd[1], &cc.qp_num, 4) == 4);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(4, read(pfd[0], &qpn[i], 4))
+			TH_LOG("the child failed to set up");
+	}
+	close(pfd[0]);
+	EXPECT_EQ(3, used(LIM_QPS));
+	EXPECT_EQ(3, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(3, p.in_use) TH_LOG("%s", psnap_str(&p));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(qp_rts(qpn[i]));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_EQ(0, used(LIM_QPS)) TH_LOG("kill -9 left qps charged");
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("kill -9: %s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 4, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	for (int i = 0; i < 3; i++)
+		EXPECT_TRUE(qp_rts(qpn[i]));
+	close(fd);
+}
+
+/*
+ * Pool 1:1: the first endpoint takes the only QP; the second is -EAGAIN,
+ * counted as a miss, and charges nothing; once the first is destroyed
+ * the QP can be taken again.
+ */
+TEST_F_TIMEOUT(ep, pool_empty_eagain, 120)
+{
+	struct txrdma_ep_create c1, c2;
+	struct psnap p0, p;
+	int64_t rq0, re0;
+	int fd;
+
+	NEED_EPS();
+	PEER_UP(1, 1);
+	fd = OPEN_IN(CG_A);
+	PSNAP(&p0);
+	EXPECT_EQ(1, p0.ready) TH_LOG("%s", psnap_str(&p0));
+	rq0 = refused(LIM_QPS);
+	re0 = refused(LIM_EPS);
+
+	ASSERT_EQ(0, ep_create(fd, PEER, &c1));
+	EXPECT_TRUE(qp_rts(c1.qp_num));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.ready) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(1, p.in_use);
+	EXPECT_EQ(p0.takes + 1, p.takes);
+
+	EXPECT_EQ(-EAGAIN, ep_create(fd, PEER, &c2));
+	EXPECT_EQ(1, used(LIM_QPS)) TH_LOG("the failed create stayed charged");
+	EXPECT_EQ(1, used(LIM_EPS));
+	EXPECT_EQ(rq0, refused(LIM_QPS)) TH_LOG("-EAGAIN is not a refusal");
+	EXPECT_EQ(re0, refused(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(p0.misses + 1, p.misses) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.takes + 1, p.takes);
+	EXPECT_EQ(1, p.in_use);
+	/* and again: one more miss, still nothing charged */
+	EXPECT_EQ(-EAGAIN, ep_create(fd, PEER, &c2));
+	PSNAP(&p);
+	EXPECT_EQ(p0.misses + 2, p.misses);
+	EXPECT_EQ(1, used(LIM_QPS));
+
+	EXPECT_EQ(0, ep_destroy(fd, c1.id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	EXPECT_TRUE(peer_wait(PEER, 1, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	ASSERT_EQ(0, ep_create(fd, PEER, &c2));
+	EXPECT_EQ(c1.qp_num, c2.qp_num) TH_LOG("pool 1:1 has one QP");
+	EXPECT_EQ(0, ep_destroy(fd, c2.id));
+	close(fd);
+}
+
+/*
+ * Endpoints are their open file's: another open file gets -ENOENT, a
+ * dup shares them.  Destroy twice, unknown ids, no tenant, unknown peer,
+ * non-zero flags/reserved/output fields, bad names, unknown ioctls,
+ * faults: each has its errno and changes neither the tenant's usage
+ * and refusals nor the pool.
+ */
+TEST_F_TIMEOUT(ep, isolation_and_bad_input, 120)
+{
+	struct txrdma_ep_create c, good;
+	struct txrdma_ep_info info;
+	struct psnap p0, p;
+	int64_t rq0, re0;
+	int fd, fd2, fd3;
+	void *ro;
+	static const struct {
+		const char *what;
+		int field;	/* which field is set to @v */
+		uint32_t v;
+	} bad[] = {
+		{ "flags 1", 0, 1 },
+		{ "flags 1 << 31", 0, 1U << 31 },
+		{ "id 1 (output)", 1, 1 },
+		{ "qp_num 1 (output)", 2, 1 },
+		{ "resv0", 3, 1 },
+		{ "resv[0]", 4, 1 },
+		{ "resv[1]", 5, 1 },
+		{ "resv[2]", 6, 1 },
+		{ "resv[3]", 7, 1 },
+		{ "resv[3] high bit", 7, 0x80000000 },
+	};
+
+	NEED_EPS();
+	PEER_UP(2, 4);
+	fd = OPEN_IN(CG_A);
+	ASSERT_EQ(0, ep_create(fd, PEER, &good));
+	PSNAP(&p0);
+	rq0 = refused(LIM_QPS);
+	re0 = refused(LIM_EPS);
+
+	/* another open file of the same tenant and process */
+	fd2 = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-ENOENT, ep_info(fd2, good.id, &info));
+	EXPECT_EQ(-ENOENT, ep_destroy(fd2, good.id));
+	/* a dup is the same open file */
+	fd3 = dup(fd);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ep_info(fd3, good.id, &info));
+	EXPECT_EQ(good.qp_num, info.qp_num);
+	close(fd3);
+	ASSERT_EQ(0, ep_info(fd, good.id, &info)) TH_LOG("destroyed by another file");
+	EXPECT_EQ(good.qp_num, info.qp_num);
+	EXPECT_EQ(0, info.error);
+
+	/* unknown ids */
+	EXPECT_EQ(-ENOENT, ep_info(fd, 0, &info));
+	EXPECT_EQ(-ENOENT, ep_info(fd, good.id + 1000, &info));
+	EXPECT_EQ(-ENOENT, ep_info(fd, ~0U, &info));
+	EXPECT_EQ(-ENOENT, ep_destroy(fd, 0));
+	EXPECT_EQ(-ENOENT, ep_destroy(fd, ~0U));
+
+	/* unknown peer; a peer name is not an address */
+	EXPECT_EQ(-ENOENT, ep_create(fd, "no-such-peer", &c));
+	EXPECT_EQ(-ENOENT, ep_create(fd, self->addr, &c));
+
+	/* bad fields */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		strcpy((char *)c.peer, PEER);
+		switch (bad[i].field) {
+		case 0: c.flags = bad[i].v; break;
+		case 1: c.id = bad[i].v; break;
+		case 2: c.qp_num = bad[i].v; break;
+		case 3: c.resv0 = bad[i].v; break;
+		default: c.resv[bad[i].field - 4] = (uint64_t)bad[i].v << 32; break;
+		}
+		EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, &c))
+			TH_LOG("%s: accepted", bad[i].what);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%s", bad[i].what);
+	}
+	/* names: empty, 32 bytes without a NUL */
+	memset(&c, 0, sizeof(c));
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, &c)) TH_LOG("empty name");
+	EXPECT_EQ(EINVAL, errno) TH_LOG("empty name");
+	memset(&c, 0, sizeof(c));
+	memset(c.peer, 'a', sizeof(c.peer));
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, &c)) TH_LOG("unterminated");
+	EXPECT_EQ(EINVAL, errno) TH_LOG("32 bytes, no NUL");
+	memset(&c, 0, sizeof(c));
+	memcpy(c.peer, PEER, strlen(PEER));
+	memset(c.peer + strlen(PEER), 'x', sizeof(c.peer) - strlen(PEER));
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("a valid name continued to 32 bytes");
+	/* the longest valid name (31 bytes): no such peer */
+	memset(&c, 0, sizeof(c));
+	memset(c.peer, 'a', sizeof(c.peer) - 1);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, &c));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* info/destroy: flags and reserved fields; the endpoint survives */
+	memset(&info, 0, sizeof(info));
+	info.id = good.id;
+	info.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_DESTROY, &info));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&info, 0, sizeof(info));
+	info.id = good.id;
+	info.resv0 = 1;
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_DESTROY, &info));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&info, 0, sizeof(info));
+	info.id = good.id;
+	info.resv[1] = 1;
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_DESTROY, &info));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ep_info(fd, good.id, &info)) TH_LOG("a refused destroy destroyed");
+	EXPECT_EQ(0, info.error);
+
+	/* unknown ioctl numbers, another size of a known one */
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(TXRDMA_IOC_MAGIC, 0x09,
+				      struct txrdma_ep_info), &info));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IO(TXRDMA_IOC_MAGIC, 0x7f), 0));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOWR(TXRDMA_IOC_MAGIC, 0x06, uint64_t[9]), &c));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, _IOW(TXRDMA_IOC_MAGIC, 0x08, uint64_t), &info));
+	EXPECT_EQ(ENOTTY, errno);
+
+	/* faults */
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_INFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_DESTROY, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* nothing changed so far */
+	EXPECT_EQ(1, used(LIM_QPS));
+	EXPECT_EQ(1, used(LIM_EPS));
+	EXPECT_EQ(rq0, refused(LIM_QPS));
+	EXPECT_EQ(re0, refused(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(1, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.takes, p.takes) TH_LOG("a refused request took a QP");
+	EXPECT_EQ(p0.misses, p.misses);
+
+	/*
+	 * A request that can be read but not answered (read-only memory):
+	 * -EFAULT, and the endpoint made meanwhile is undone.
+	 */
+	ro = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	strcpy((char *)((struct txrdma_ep_create *)ro)->peer, PEER);
+	ASSERT_EQ(0, mprotect(ro, PG, PROT_READ));
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_EP_CREATE, ro));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, PG);
+	EXPECT_EQ(1, used(LIM_QPS)) TH_LOG("an endpoint whose id was lost stayed");
+	EXPECT_EQ(1, used(LIM_EPS));
+	EXPECT_EQ(rq0, refused(LIM_QPS));
+	PSNAP(&p0);	/* its QP was taken and given back */
+	EXPECT_EQ(1, p0.in_use) TH_LOG("%s", psnap_str(&p0));
+
+	/* outside every tenant */
+	ASSERT_EQ(0, cg_enter(CG_NONE));
+	EXPECT_EQ(-EPERM, ep_create(fd, PEER, &c));
+	EXPECT_EQ(-EPERM, ep_create(fd2, PEER, &c));
+	ASSERT_EQ(0, cg_enter(CG_A));
+	EXPECT_EQ(1, used(LIM_QPS));
+	EXPECT_EQ(rq0, refused(LIM_QPS));
+	PSNAP(&p);
+	EXPECT_EQ(p0.takes, p.takes);
+	EXPECT_EQ(1, p.in_use);
+
+	/* destroy twice */
+	EXPECT_EQ(0, ep_destroy(fd, good.id));
+	EXPECT_EQ(-ENOENT, ep_destroy(fd, good.id));
+	EXPECT_EQ(-ENOENT, ep_info(fd, good.id, &info));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	/* ids are not reused at once */
+	ASSERT_EQ(0, ep_create(fd2, PEER, &c));
+	EXPECT_NE(good.id, c.id);
+	EXPECT_EQ(-ENOENT, ep_info(fd, c.id, &info));
+	EXPECT_EQ(0, ep_destroy(fd2, c.id));
+	close(fd2);
+	close(fd);
+}
+
+/*
+ * The peer is deleted while endpoints hold its QPs: they report
+ * -ENOTCONN and qp_num 0, are still destroyed normally and give the
+ * quota back; no peer QP is left.  Then admin down does the same to
+ * the endpoints of a new peer, refuses new ones with -ENOTCONN, and
+ * admin up brings the pool back.
+ */
+TEST_F_TIMEOUT(ep, peer_gone_or_down, 180)
+{
+	struct txrdma_ep_create c[2], x;
+	struct txrdma_ep_info info;
+	int64_t rq0;
+	struct psnap p;
+	char out[512];
+	int fd;
+
+	NEED_EPS();
+	self->peer_cycled = true;
+	PEER_UP(2, 4);
+	fd = OPEN_IN(CG_A);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i]));
+	EXPECT_EQ(2, used(LIM_QPS));
+
+	/* deleted */
+	ASSERT_EQ(0, sh(out, sizeof(out), "%s peer del " PEER " 2>&1", admin()))
+		TH_LOG("peer del: %s", out);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ep_info(fd, c[i].id, &info));
+		EXPECT_EQ(-ENOTCONN, info.error) TH_LOG("endpoint %d", i);
+		EXPECT_EQ(0, info.qp_num) TH_LOG("endpoint %d", i);
+		EXPECT_EQ(self->peer_id, info.peer_id);
+	}
+	EXPECT_EQ(-ENOENT, ep_create(fd, PEER, &x));
+	EXPECT_EQ(2, used(LIM_QPS)) TH_LOG("a failed endpoint is charged until destroyed");
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	EXPECT_EQ(self->qps0, rdma_qps_settle(self->qps0, 10))
+		TH_LOG("rdma_cm QPs left after the peer was deleted");
+	for (int i = 0; i < 2; i++)
+		EXPECT_TRUE(qp_gone(c[i].qp_num, 1));
+
+	/* admin down */
+	PEER_UP(2, 4);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i]));
+	ASSERT_EQ(0, sh(out, sizeof(out), "%s peer set " PEER " state down 2>&1",
+			admin()))
+		TH_LOG("peer set state down: %s", out);
+	for (int i = 0; i < 2; i++) {
+		double end = now_s() + 10;
+
+		/* the pool drains in the peer's work item: bounded poll */
+		while (!ep_info(fd, c[i].id, &info) && !info.error &&
+		       now_s() < end)
+			msleep(20);
+		EXPECT_EQ(-ENOTCONN, info.error) TH_LOG("endpoint %d", i);
+		EXPECT_EQ(0, info.qp_num) TH_LOG("endpoint %d", i);
+	}
+	PSNAP(&p);
+	EXPECT_STREQ("admin_down", p.state);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(0, p.ready) TH_LOG("%s", psnap_str(&p));
+	rq0 = refused(LIM_QPS);
+	EXPECT_EQ(-ENOTCONN, ep_create(fd, PEER, &x));
+	EXPECT_EQ(2, used(LIM_QPS)) TH_LOG("-ENOTCONN stayed charged");
+	EXPECT_EQ(rq0, refused(LIM_QPS));
+	for (int i = 0; i < 2; i++) {
+		EXPECT_TRUE(qp_gone(c[i].qp_num, 10))
+			TH_LOG("QP %u of a downed peer is still there", c[i].qp_num);
+	}
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+
+	/* admin up: the pool refills, endpoints work again */
+	ASSERT_EQ(0, sh(out, sizeof(out), "%s peer set " PEER " state up 2>&1",
+			admin()))
+		TH_LOG("peer set state up: %s", out);
+	EXPECT_TRUE(peer_wait(PEER, 2, 0, 60, &p)) TH_LOG("%s", psnap_str(&p));
+	ASSERT_EQ(0, ep_create(fd, PEER, &x));
+	EXPECT_TRUE(qp_rts(x.qp_num));
+	ASSERT_EQ(0, ep_info(fd, x.id, &info));
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(0, ep_destroy(fd, x.id));
+	close(fd);
+}
+
+/*
+ * A tenant holding an endpoint: plain delete is -EBUSY and changes
+ * nothing; "tenant del NAME force" deletes it and the endpoint reports
+ * -EPERM with no QP; its QP is closed, not given back to the pool.
+ */
+TEST_F_TIMEOUT(ep, tenant_force_delete, 120)
+{
+	struct txrdma_ep_create c, x;
+	struct txrdma_ep_info info;
+	struct psnap p0, p;
+	struct tenant t;
+	char out[512];
+	int fd;
+
+	NEED_EPS();
+	PEER_UP(2, 4);
+	fd = OPEN_IN(CG_A);
+	ASSERT_EQ(0, ep_create(fd, PEER, &c));
+	PSNAP(&p0);
+	EXPECT_EQ(1, p0.in_use);
+
+	EXPECT_EQ(-EBUSY, tenant_del(&self->nl, TA));
+	EXPECT_NE(0, self->nl.extack[0]) TH_LOG("no message for -EBUSY");
+	ASSERT_EQ(0, get_tenant(&self->nl, TA, &t));
+	EXPECT_EQ(1, used(LIM_QPS));
+	EXPECT_EQ(1, used(LIM_EPS));
+	ASSERT_EQ(0, ep_info(fd, c.id, &info));
+	EXPECT_EQ(0, info.error);
+	EXPECT_EQ(c.qp_num, info.qp_num);
+	/* the tool too refuses it, and says how */
+	EXPECT_NE(0, sh(out, sizeof(out), "%s tenant del " TA " 2>&1", admin()));
+	EXPECT_NE(NULL, strstr(out, "force")) TH_LOG("tenant del: %s", out);
+	ASSERT_EQ(0, get_tenant(&self->nl, TA, &t));
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "%s tenant del " TA " force 2>&1",
+			admin()))
+		TH_LOG("tenant del force: %s", out);
+	EXPECT_EQ(-ENOENT, get_tenant(&self->nl, TA, &t));
+	ASSERT_EQ(0, ep_info(fd, c.id, &info));
+	EXPECT_EQ(-EPERM, info.error);
+	EXPECT_EQ(0, info.qp_num);
+	EXPECT_EQ(self->peer_id, info.peer_id);
+	/* no tenant any more */
+	EXPECT_EQ(-EPERM, ep_create(fd, PEER, &x));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_TRUE(qp_gone(c.qp_num, 10)) TH_LOG("the revoked QP is still there");
+	EXPECT_EQ(0, ep_destroy(fd, c.id));
+	EXPECT_EQ(-ENOENT, ep_info(fd, c.id, &info));
+	/* the pool replaces the closed QP */
+	EXPECT_TRUE(peer_wait(PEER, 2, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	close(fd);
+}
+
+/*
+ * 1,000 create/destroy cycles: usage, the pool, the small kmalloc
+ * caches and the module refcount are where they started.
+ */
+TEST_F_TIMEOUT(ep, cycles_leave_nothing_behind, 300)
+{
+	long slab0[NCACHES], slab1[NCACHES], ref0, ref1;
+	int fd, done = 0, bad = 0;
+	struct psnap p0, p;
+	double t0, t1;
+	uint32_t last_id = 0;
+
+	NEED_EPS();
+	PEER_UP(2, 4);
+	fd = OPEN_IN(CG_A);
+	PSNAP(&p0);
+	ref0 = module_refcnt();
+	ASSERT_LT(0, ref0) TH_LOG("%s", REFCNT);
+	/* warm up (first-use allocations), then measure */
+	for (int i = 0; i < 10; i++) {
+		struct txrdma_ep_create c;
+
+		ASSERT_EQ(0, ep_create(fd, PEER, &c));
+		ASSERT_EQ(0, ep_destroy(fd, c.id));
+	}
+	ASSERT_EQ(0, slab_read(slab0)) TH_LOG("no kmalloc caches in /proc/slabinfo");
+	t0 = now_s();
+	for (int i = 0; i < 1000; i++) {
+		struct txrdma_ep_create c;
+		int ret = ep_create(fd, PEER, &c);
+
+		if (ret) {
+			TH_LOG("cycle %d: create: %d", i, ret);
+			break;
+		}
+		if (!c.qp_num || c.id == last_id)
+			bad++;
+		last_id = c.id;
+		ret = ep_destroy(fd, c.id);
+		if (ret) {
+			TH_LOG("cycle %d: destroy: %d", i, ret);
+			break;
+		}
+		done++;
+	}
+	t1 = now_s();
+	ASSERT_EQ(0, slab_read(slab1));
+	EXPECT_EQ(1000, done);
+	EXPECT_EQ(0, bad);
+	fprintf(stderr, "# ep_test: %d endpoint create+destroy cycles: %.1f us each (%.3f s)\n",
+		done, done ? (t1 - t0) * 1e6 / done : 0.0, t1 - t0);
+	for (size_t i = 0; i < NCACHES; i++) {
+		if (slab0[i] < 0)
+			continue;
+		fprintf(stderr, "# ep_test: %s active objects %ld -> %ld\n",
+			kmalloc_caches[i], slab0[i], slab1[i]);
+		/* a leak of one object per cycle would be 1,000 */
+		EXPECT_GT(100, labs(slab1[i] - slab0[i])) TH_LOG("%s",
+								kmalloc_caches[i]);
+	}
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(p0.takes + 1010, p.takes);
+	EXPECT_EQ(p0.errors, p.errors);
+	ref1 = module_refcnt();
+	EXPECT_EQ(ref0, ref1);
+	close(fd);
+	EXPECT_EQ(ref0 - 1, module_refcnt()) TH_LOG("closing our file");
+}
+
+/*
+ * The pool is shrunk below what it lends (peer set pool 1:1 with three
+ * endpoints out): only ready QPs are closed; the endpoints keep their
+ * QPs; once they are destroyed the pool settles at its new size and
+ * lends again.
+ */
+TEST_F_TIMEOUT(ep, pool_shrink_spares_lent_qps, 120)
+{
+	struct txrdma_ep_create c[3], x;
+	struct txrdma_ep_info info;
+	struct psnap p;
+	char out[512];
+	double end;
+	int fd;
+
+	NEED_EPS();
+	PEER_UP(4, 8);
+	fd = OPEN_IN(CG_A);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i]));
+	EXPECT_TRUE(peer_wait(PEER, 4, 3, 30, &p)) TH_LOG("%s", psnap_str(&p));
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "%s peer set " PEER " pool 1:1 2>&1",
+			admin()))
+		TH_LOG("peer set pool 1:1: %s", out);
+	/* the ready QPs go: bounded poll until none is ready or closing */
+	end = now_s() + 10;
+	do {
+		PSNAP(&p);
+		if (!p.ready && !p.closing)
+			break;
+		msleep(20);
+	} while (now_s() < end);
+	EXPECT_EQ(0, p.ready) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(3, p.in_use) TH_LOG("%s", psnap_str(&p));
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ep_info(fd, c[i].id, &info));
+		EXPECT_EQ(0, info.error)
+			TH_LOG("endpoint %d lost its QP to the pool resize", i);
+		EXPECT_EQ(c[i].qp_num, info.qp_num);
+		EXPECT_TRUE(qp_rts(c[i].qp_num));
+	}
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	/* excess closed, one ready QP kept */
+	end = now_s() + 10;
+	do {
+		PSNAP(&p);
+		if (p.ready == 1 && !p.in_use && !p.closing)
+			break;
+		msleep(20);
+	} while (now_s() < end);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(1, p.ready) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(0, ep_create(fd, PEER, &x)) TH_LOG("%s", psnap_str(&p));
+	ep_destroy(fd, x.id);
+	close(fd);
+}
+
+/*
+ * The RDMA device under the peer's QPs is removed (rdma link del):
+ * the endpoints' QPs fail, so they report -EIO and hold no QP; they
+ * are destroyed normally and give the quota back.  With the device
+ * back the peer comes up again and lends QPs.
+ */
+TEST_F_TIMEOUT(ep, device_removed_eio, 180)
+{
+	struct txrdma_ep_create c[2], x;
+	struct txrdma_ep_info info;
+	struct psnap p;
+	char out[512];
+	int fd;
+
+	NEED_EPS();
+	self->peer_cycled = true;
+	PEER_UP(2, 4);
+	fd = OPEN_IN(CG_A);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, ep_create(fd, PEER, &c[i]));
+
+	ASSERT_EQ(0, sh(out, sizeof(out), "rdma link del %s 2>&1", self->ibdev))
+		TH_LOG("rdma link del %s: %s", self->ibdev, out);
+	for (int i = 0; i < 2; i++) {
+		double end = now_s() + 10;
+
+		while (!ep_info(fd, c[i].id, &info) && !info.error &&
+		       now_s() < end)
+			msleep(20);
+		EXPECT_EQ(-EIO, info.error) TH_LOG("endpoint %d", i);
+		EXPECT_EQ(0, info.qp_num) TH_LOG("endpoint %d", i);
+	}
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(2, used(LIM_QPS)) TH_LOG("a failed endpoint is charged until destroyed");
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(0, ep_destroy(fd, c[i].id));
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	EXPECT_EQ(self->qps0, rdma_qps_settle(self->qps0, 10));
+
+	ASSERT_TRUE(rdma_link_restore(self->ibdev, self->ndev, 30))
+		TH_LOG("%s did not come back ACTIVE", self->ibdev);
+	EXPECT_TRUE(peer_wait(PEER, 2, 0, 60, &p)) TH_LOG("%s", psnap_str(&p));
+	ASSERT_EQ(0, ep_create(fd, PEER, &x)) TH_LOG("%s", psnap_str(&p));
+	EXPECT_TRUE(qp_rts(x.qp_num));
+	EXPECT_EQ(0, ep_destroy(fd, x.id));
+	close(fd);
+}
+
+/* ---- EP_CREATE's -EFAULT undo against EP_DESTROY of another thread -- */
+
+struct racer {
+	int fd;
+	volatile uint32_t target;
+	volatile int stop;
+	long hits;
+};
+
+/* destroy the id that the next create will get, over and over */
+static void *race_destroyer(void *arg)
+{
+	struct racer *r = arg;
+
+	while (!r->stop)
+		if (!ep_destroy(r->fd, r->target))
+			r->hits++;
+	return NULL;
+}
+
+/*
+ * A create whose answer cannot be written (read-only request) is undone
+ * after the endpoint was published under its id; another thread of the
+ * same file destroying that id meanwhile must not make the undo free it
+ * a second time.  Ids are allocated cyclically, so the next one is
+ * known.  Afterwards nothing is charged, lent or left.
+ *
+ * The module as first written freed the endpoint twice here (a general
+ * protection fault in txrdma_ioctl_ep_create with txrdma_eps_lock held,
+ * after which every close of /dev/txrdma hung), within a second on one
+ * vCPU.  TXRDMA_EP_RACE=0 skips it.
+ */
+TEST_F_TIMEOUT(ep, efault_undo_vs_destroy, 120)
+{
+	struct racer r = { .stop = 0 };
+	struct txrdma_ep_create c, *ro;
+	const char *env = getenv("TXRDMA_EP_RACE");
+	int efault = 0, other = 0, n = 0;
+	struct psnap p;
+	pthread_t th;
+	double end;
+
+	NEED_EPS();
+	if (env && !strcmp(env, "0"))
+		SKIP(return, "TXRDMA_EP_RACE=0");
+	PEER_UP(2, 4);
+	r.fd = OPEN_IN(CG_A);
+	ro = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	strcpy((char *)ro->peer, PEER);
+	ASSERT_EQ(0, mprotect(ro, PG, PROT_READ));
+	ASSERT_EQ(0, ep_create(r.fd, PEER, &c));
+	ASSERT_EQ(0, ep_destroy(r.fd, c.id));
+	r.target = c.id + 1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, race_destroyer, &r));
+	end = now_s() + 5;
+	while (n < 20000 && now_s() < end) {
+		if (ioctl(r.fd, TXRDMA_IOC_EP_CREATE, ro) && errno == EFAULT)
+			efault++;
+		else
+			other++;
+		n++;
+		r.target = r.target + 1;
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	fprintf(stderr, "# ep_test: %d faulting creates (%d -EFAULT), %ld destroyed by the other thread meanwhile\n",
+		n, efault, r.hits);
+	EXPECT_EQ(n, efault);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, used(LIM_QPS));
+	EXPECT_EQ(0, used(LIM_EPS));
+	PSNAP(&p);
+	EXPECT_EQ(0, p.in_use) TH_LOG("%s", psnap_str(&p));
+	EXPECT_TRUE(peer_wait(PEER, 2, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	munmap(ro, PG);
+	close(r.fd);
+}
+
+TEST_HARNESS_MAIN
