@@ -45,7 +45,7 @@ struct txrdma_ep;
 #define TXRDMA_RESOLVE_TIMEOUT_MS	1000
 
 /* control QP: probes in flight and receive buffers posted */
-#define TXRDMA_CTRL_TX_SLOTS		8
+#define TXRDMA_CTRL_TX_SLOTS		32
 #define TXRDMA_CTRL_RX_SLOTS		32
 #define TXRDMA_CTRL_SLOT_SIZE		64
 /* pooled QPs: depth until the data path sizes them */

@@ -9,6 +9,9 @@
 #   - a database-like process of that tenant creating registered
 #     regions through libtxrdma, until the quota refuses one
 #   - the registration cost those regions save (tools/bench/reg_cost)
+#   - the other guest as a peer: a pool of connected RC QPs, BFD-style
+#     liveness with probe RTT, and a tenant process taking pooled QPs
+#     (endpoints) in microseconds
 #   - RDMA traffic between the guests over rdma_cm (rping)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,6 +48,22 @@ txrdma-admin tenant show db
 
 echo "== guest $g: registration cost (one region vs ibv_reg_mr per message)"
 N=300 tools/bench/reg_cost.sh 2>&1 | sed "s/^/   /"
+
+other=$((1 - g))
+echo "== guest $g: the other guest as a peer: pooled RC QPs, BFD liveness"
+txrdma-admin monitor > "$TXRDMA_OUT/events.txt" &
+txrdma-admin peer add "g$other" addr "$(txrdma_peer_addr "$other")" pool 4:8
+peer_full() {
+	[ "$(txrdma-admin -j peer show "g$other" | jq ".[0] | .state == \"up\" and .pool.ready >= 4")" = true ]
+}
+txrdma_wait_until 120 peer_full
+txrdma-admin peer show "g$other" | sed "s/^/   /"
+echo "   a tenant process takes pooled QPs (endpoint create) 200 times:"
+in_db tools/bench/pool_take -p "g$other" -n 200 | sed "s/^/   /"
+txrdma_signal "peered-$g"
+txrdma_wait_file "peered-$other" 120
+echo "   liveness events seen:"
+sed "s/^/   /" "$TXRDMA_OUT/events.txt"
 
 if [ "$g" = 0 ]; then
 	rping -s -a "$(txrdma_my_addr 1)" -C 5 -v > "$TXRDMA_OUT/rping.log" 2>&1 &
