@@ -336,7 +336,7 @@ static void txrdma_peer_work(struct work_struct *work)
 	if (peer->bfd.state == TXRDMA_BFD_UP && !peer->pool.up) {
 		txrdma_pool_peer_up(&peer->pool, now);
 	} else if (peer->bfd.state != TXRDMA_BFD_UP && peer->pool.up) {
-		txrdma_pool_peer_down(&peer->pool);
+		txrdma_pool_peer_down(&peer->pool, now);
 		list_for_each_entry(c, &peer->conns, node) {
 			if (c->kind != TXRDMA_CONN_POOL)
 				continue;

@@ -259,14 +259,31 @@ void txrdma_pool_closed(struct txrdma_pool *p)
 /**
  * txrdma_pool_peer_down() - the peer is down: close everything
  * @p: pool
+ * @now_ns: clock
+ *
+ * An Up that lasted less than TXRDMA_POOL_STABLE_NS was a flap: the
+ * next refill is held back, 100 ms doubling to 5 s, so that a flapping
+ * session (an overloaded host, a bad link) does not tear down and
+ * rebuild its QPs on every flap, which costs the CPU whose shortage may
+ * be what makes it flap.  A session that stayed Up long enough refills
+ * at once the next time.
  *
  * Return: how many ready and lent QPs the caller must close (connecting
  * ones are cancelled by the caller and reported as failures or closes).
  */
-u32 txrdma_pool_peer_down(struct txrdma_pool *p)
+u32 txrdma_pool_peer_down(struct txrdma_pool *p, u64 now_ns)
 {
 	u32 n = p->ready + p->in_use;
 
+	if (p->up) {
+		if (now_ns - p->up_since_ns < TXRDMA_POOL_STABLE_NS)
+			p->hold_ns = p->hold_ns ?
+				min_t(u64, p->hold_ns * 2,
+				      TXRDMA_POOL_HOLD_MAX_NS) :
+				TXRDMA_POOL_HOLD_MIN_NS;
+		else
+			p->hold_ns = 0;
+	}
 	p->up = false;
 	p->closing += n;
 	p->ready = 0;
@@ -276,12 +293,13 @@ u32 txrdma_pool_peer_down(struct txrdma_pool *p)
 	return n;
 }
 
-/* The peer is up again: refill at once, without backoff. */
+/* The peer is up again: refill without backoff, after any hold-down. */
 void txrdma_pool_peer_up(struct txrdma_pool *p, u64 now_ns)
 {
 	p->up = true;
+	p->up_since_ns = now_ns;
 	p->backoff_ns = 0;
-	p->retry_at_ns = now_ns;
+	p->retry_at_ns = now_ns + p->hold_ns;
 }
 
 /**

@@ -15,6 +15,10 @@
 #define TXRDMA_POOL_IDLE_NS	(10ULL * 1000 * 1000 * 1000)	/* 10 s */
 #define TXRDMA_POOL_BACKOFF_MIN_NS	(10ULL * 1000 * 1000)	/* 10 ms */
 #define TXRDMA_POOL_BACKOFF_MAX_NS	(1000ULL * 1000 * 1000)	/* 1 s */
+/* refill hold-down after flaps: an Up that lasted less than STABLE */
+#define TXRDMA_POOL_STABLE_NS	(10ULL * 1000 * 1000 * 1000)	/* 10 s */
+#define TXRDMA_POOL_HOLD_MIN_NS	(100ULL * 1000 * 1000)	/* 100 ms */
+#define TXRDMA_POOL_HOLD_MAX_NS	(5000ULL * 1000 * 1000)	/* 5 s */
 
 /**
  * struct txrdma_pool - counts of one peer's queue pairs
@@ -31,6 +35,8 @@
  * @backoff_ns: delay before the next attempt after a failure (0: none)
  * @retry_at_ns: no new attempt before this time
  * @up: the peer is up (liveness); nothing is connected while down
+ * @up_since_ns: when the peer last came up
+ * @hold_ns: refill delay after the next Up (flap dampening), 0 if none
  * @takes: QPs lent out, ever
  * @misses: takes that found no ready QP
  * @failures: connection attempts that failed
@@ -45,6 +51,8 @@ struct txrdma_pool {
 	u64 backoff_ns;
 	u64 retry_at_ns;
 	bool up;
+	u64 up_since_ns;
+	u64 hold_ns;
 	u64 takes, misses, failures, errors;
 };
 
@@ -63,7 +71,7 @@ int txrdma_pool_take(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_give_back(struct txrdma_pool *p);
 void txrdma_pool_qp_error(struct txrdma_pool *p, bool was_in_use);
 void txrdma_pool_closed(struct txrdma_pool *p);
-u32 txrdma_pool_peer_down(struct txrdma_pool *p);
+u32 txrdma_pool_peer_down(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_peer_up(struct txrdma_pool *p, u64 now_ns);
 u64 txrdma_pool_next_event(const struct txrdma_pool *p, u64 now_ns);
 

@@ -10,6 +10,7 @@
 #include "../txrdma_pool.h"
 
 #define MS	(1000ULL * 1000)
+#define SEC	(1000 * MS)
 #define T0	(5000 * MS)	/* clocks never start at 0 */
 
 /* connect everything the pool asks for, successfully */
@@ -190,15 +191,58 @@ static void pool_peer_down_and_up(struct kunit *test)
 	fill(&p, T0);
 	txrdma_pool_take(&p, T0);
 	fill(&p, T0);
-	KUNIT_EXPECT_EQ(test, txrdma_pool_peer_down(&p), 3U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_peer_down(&p, T0 + 20 * SEC), 3U);
 	KUNIT_EXPECT_EQ(test, p.ready + p.in_use, 0U);
 	KUNIT_EXPECT_EQ(test, p.closing, 3U);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, T0), -ENOTCONN);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
 	/* failures while down leave a backoff that up clears */
-	txrdma_pool_connect_failed(&p, T0);
-	txrdma_pool_peer_up(&p, T0 + MS);
-	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + MS), 2U);
+	txrdma_pool_connect_failed(&p, T0 + 20 * SEC);
+	txrdma_pool_peer_up(&p, T0 + 21 * SEC);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + 21 * SEC), 2U);
+}
+
+/* Flaps hold the refill back, doubling; a stable Up resets the hold. */
+static void pool_flap_dampening(struct kunit *test)
+{
+	struct txrdma_pool p;
+	u64 t = T0;
+
+	txrdma_pool_init(&p, 2, 4, t);
+	txrdma_pool_peer_up(&p, t);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t), 2U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	/* down after 1 s up: a flap, the next refill waits 100 ms */
+	t += SEC;
+	KUNIT_EXPECT_EQ(test, txrdma_pool_peer_down(&p, t), 2U);
+	txrdma_pool_closed(&p);
+	txrdma_pool_closed(&p);
+	txrdma_pool_peer_up(&p, t);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 100 * MS - 1), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, t), t + 100 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 100 * MS), 2U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	/* another flap doubles it; the cap is 5 s */
+	txrdma_pool_peer_down(&p, t + SEC);
+	KUNIT_EXPECT_EQ(test, p.hold_ns, 200 * MS);
+	while (p.hold_ns < 5 * SEC) {
+		txrdma_pool_peer_up(&p, t);
+		txrdma_pool_peer_down(&p, t);
+	}
+	KUNIT_EXPECT_EQ(test, p.hold_ns, 5 * SEC);
+	/* an Up that lasts 10 s clears it for the next time */
+	txrdma_pool_peer_up(&p, t);
+	txrdma_pool_peer_down(&p, t + 10 * SEC);
+	KUNIT_EXPECT_EQ(test, p.hold_ns, 0ULL);
+	txrdma_pool_peer_up(&p, t + 11 * SEC);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 11 * SEC), 2U);
+	/* a second down while down changes nothing */
+	txrdma_pool_peer_down(&p, t + 21 * SEC);
+	KUNIT_EXPECT_EQ(test, p.hold_ns, 0ULL);
+	txrdma_pool_peer_down(&p, t + 22 * SEC);
+	KUNIT_EXPECT_EQ(test, p.hold_ns, 0ULL);
 }
 
 static void pool_resize(struct kunit *test)
@@ -339,7 +383,7 @@ static void pool_remote_want_raises_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0), 0U);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, p.retry_at_ns), 1U);
 	/* nothing while the peer is down, whatever the other end wants */
-	txrdma_pool_peer_down(&p);
+	txrdma_pool_peer_down(&p, T0 + 10 * MS);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, T0 + 10 * MS), 0U);
 }
 
@@ -441,7 +485,7 @@ static void pool_want(struct kunit *test)
 	txrdma_pool_peer_up(&p, T0);
 	txrdma_pool_take(&p, T0);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 1U);
-	txrdma_pool_peer_down(&p);
+	txrdma_pool_peer_down(&p, T0 + 10 * MS);
 	KUNIT_EXPECT_EQ(test, txrdma_pool_want(&p), 0U);
 }
 
@@ -453,6 +497,7 @@ static struct kunit_case txrdma_pool_cases[] = {
 	KUNIT_CASE(pool_error_replaced),
 	KUNIT_CASE(pool_backoff),
 	KUNIT_CASE(pool_peer_down_and_up),
+	KUNIT_CASE(pool_flap_dampening),
 	KUNIT_CASE(pool_resize),
 	KUNIT_CASE(pool_clock_wrap),
 	KUNIT_CASE(pool_accept_up_to_max),
