@@ -1024,6 +1024,9 @@ int txrdma_peers_init(void)
 	if (!txrdma_peer_wq)
 		return -ENOMEM;
 	ret = txrdma_listener_init(port);
+	/* rdma_cm says EADDRNOTAVAIL when another wildcard bind has it */
+	if (ret == -EADDRNOTAVAIL)
+		ret = -EADDRINUSE;
 	if (ret) {
 		pr_err("txrdma: cannot listen on rdma_cm port %u: %d%s\n",
 		       port, ret, ret == -EADDRINUSE ?

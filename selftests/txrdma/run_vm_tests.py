@@ -285,8 +285,8 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("suites", nargs="*", default=list(SUITES),
                     help="suites to run (default: all): " + " ".join(SUITES))
-    ap.add_argument("--timeout", type=int, default=900,
-                    help="per-guest timeout in seconds (default 900)")
+    ap.add_argument("--timeout", type=int, default=1500,
+                    help="per-guest timeout in seconds (default 1500)")
     ap.add_argument("--soak", type=int, default=300,
                     help="peers: seconds of traffic during which no "
                     "session on an uncut link may go Down (default 300)")
