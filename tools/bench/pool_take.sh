@@ -43,9 +43,10 @@ txrdma_wait_file cmtime-ready 120
 take=$("$DIR/pool_take" -p g1 -n "$N")
 cm=$(cmtime -s "$theirs" -b "$mine" -c "$CONNS")
 echo "$cm" | sed 's/^/# cmtime: /'
-# cmtime prints one line per step; the last column is us per connection
+# cmtime prints a table, "STEP   : total max min us/conn"; progress
+# lines ("connecting") come before it
 step_us() {
-	echo "$cm" | awk -v s="$1" 'index($0, s) == 1 { print $NF; exit }'
+	echo "$cm" | awk -v s="$1" '$0 ~ ("^" s " *:") { print $NF; exit }'
 }
 resolve_addr=$(step_us "resolve addr")
 resolve_route=$(step_us "resolve route")
