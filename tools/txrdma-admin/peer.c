@@ -19,9 +19,9 @@
 #include <netlink/genl/genl.h>
 
 #include "nl.h"
+#include "show.h"
 #include "peer.h"
 #include "print.h"
-#include "vec.h"
 
 _Static_assert(TXA_PF_NR <= 64, "struct txa_peer.have holds every field");
 
@@ -636,48 +636,40 @@ static void report(struct txa_nl *nl, const struct txa_args *a)
 
 /* ---- peer show ------------------------------------------------------ */
 
-struct peer_list {
-	struct txa_peer *v;
-	unsigned int n, cap;
-	bool bad;		/* a reply could not be parsed */
-};
-
-static int collect_peer(struct nlmsghdr *nlh, void *arg)
+static int show_parse(const struct nlmsghdr *nlh, void *obj)
 {
-	struct peer_list *list = arg;
-	struct txa_peer p, *v;
-	int ret;
-
-	ret = txa_peer_parse(nlh, &p);
-	if (ret) {
-		txa_peer_free(&p);
-		if (ret == -ENOMEM)
-			return -NLE_NOMEM;
-		list->bad = true;
-		return NL_OK;
-	}
-	if (p.cmd != TXRDMA_CMD_PEER_GET) {
-		txa_peer_free(&p);
-		return NL_OK;
-	}
-	v = txa_vec_room(list->v, list->n, &list->cap, sizeof(*v));
-	if (!v) {
-		txa_peer_free(&p);
-		return -NLE_NOMEM;
-	}
-	list->v = v;
-	list->v[list->n++] = p;
-	return NL_OK;
+	return txa_peer_parse(nlh, obj);
 }
+
+static void show_free(void *obj)
+{
+	txa_peer_free(obj);
+}
+
+static void show_plain(FILE *out, const void *obj)
+{
+	txa_peer_print_plain(out, obj);
+}
+
+static void show_json(struct json_writer *w, const void *obj)
+{
+	txa_peer_print_json(w, obj);
+}
+
+static const struct txa_show_ops peer_show_ops = {
+	.cmd		= TXRDMA_CMD_PEER_GET,
+	.size		= sizeof(struct txa_peer),
+	.cmd_off	= offsetof(struct txa_peer, cmd),
+	.parse		= show_parse,
+	.free		= show_free,
+	.print_plain	= show_plain,
+	.print_json	= show_json,
+};
 
 int txa_peer_show(struct txa_nl *nl, const struct txa_args *a, FILE *out)
 {
 	const char *name = a->peer.name;
-	struct peer_list list = { 0 };
-	struct json_writer w;
 	struct nl_msg *msg;
-	int ret = TXA_EXIT_FAIL;
-	unsigned int i;
 
 	msg = txa_nl_msg(nl, TXRDMA_CMD_PEER_GET, name ? 0 : NLM_F_DUMP);
 	if (!msg)
@@ -687,32 +679,17 @@ int txa_peer_show(struct txa_nl *nl, const struct txa_args *a, FILE *out)
 		nomem(nl);
 		return TXA_EXIT_FAIL;
 	}
-	if (txa_nl_request(nl, msg, collect_peer, &list)) {
+	switch (txa_show(nl, msg, &peer_show_ops, a->json, a->pretty,
+			 out)) {
+	case TXA_SHOW_OK:
+		return TXA_EXIT_OK;
+	case TXA_SHOW_REQUEST_FAILED:
 		report(nl, a);
-		goto out_free;
+		break;
+	case TXA_SHOW_MALFORMED:
+		break;
 	}
-	if (list.bad)
-		fprintf(nl->err, TXA_PROG ": %s: skipped a malformed reply from the kernel\n",
-			nl->what);
-
-	if (a->json) {
-		json_init(&w, out, a->pretty);
-		json_arr_start(&w);
-		for (i = 0; i < list.n; i++)
-			txa_peer_print_json(&w, &list.v[i]);
-		json_arr_end(&w);
-		json_finish(&w);
-	} else {
-		for (i = 0; i < list.n; i++)
-			txa_peer_print_plain(out, &list.v[i]);
-	}
-	ret = list.bad ? TXA_EXIT_FAIL : TXA_EXIT_OK;
-
-out_free:
-	for (i = 0; i < list.n; i++)
-		txa_peer_free(&list.v[i]);
-	free(list.v);
-	return ret;
+	return TXA_EXIT_FAIL;
 }
 
 /* ---- peer add / set / del ------------------------------------------- */

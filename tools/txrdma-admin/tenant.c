@@ -8,6 +8,7 @@
  * rules live in one place.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,8 @@
 #include <netlink/genl/genl.h>
 
 #include "nl.h"
+#include "show.h"
 #include "tenant.h"
-#include "vec.h"
 
 static struct nla_policy tenant_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_TENANT_NAME]		= { .type = NLA_STRING,
@@ -322,48 +323,40 @@ static void report(struct txa_nl *nl, const struct txa_args *a)
 
 /* ---- tenant show ---------------------------------------------------- */
 
-struct tenant_list {
-	struct txa_tenant *v;
-	unsigned int n, cap;
-	bool bad;		/* a reply could not be parsed */
-};
-
-static int collect_tenant(struct nlmsghdr *nlh, void *arg)
+static int show_parse(const struct nlmsghdr *nlh, void *obj)
 {
-	struct tenant_list *list = arg;
-	struct txa_tenant t, *v;
-	int ret;
-
-	ret = txa_tenant_parse(nlh, &t);
-	if (ret) {
-		txa_tenant_free(&t);
-		if (ret == -ENOMEM)
-			return -NLE_NOMEM;
-		list->bad = true;
-		return NL_OK;
-	}
-	if (t.cmd != TXRDMA_CMD_TENANT_GET) {
-		txa_tenant_free(&t);
-		return NL_OK;
-	}
-	v = txa_vec_room(list->v, list->n, &list->cap, sizeof(*v));
-	if (!v) {
-		txa_tenant_free(&t);
-		return -NLE_NOMEM;
-	}
-	list->v = v;
-	list->v[list->n++] = t;
-	return NL_OK;
+	return txa_tenant_parse(nlh, obj);
 }
+
+static void show_free(void *obj)
+{
+	txa_tenant_free(obj);
+}
+
+static void show_plain(FILE *out, const void *obj)
+{
+	txa_tenant_print_plain(out, obj);
+}
+
+static void show_json(struct json_writer *w, const void *obj)
+{
+	txa_tenant_print_json(w, obj);
+}
+
+static const struct txa_show_ops tenant_show_ops = {
+	.cmd		= TXRDMA_CMD_TENANT_GET,
+	.size		= sizeof(struct txa_tenant),
+	.cmd_off	= offsetof(struct txa_tenant, cmd),
+	.parse		= show_parse,
+	.free		= show_free,
+	.print_plain	= show_plain,
+	.print_json	= show_json,
+};
 
 int txa_tenant_show(struct txa_nl *nl, const struct txa_args *a, FILE *out)
 {
 	const char *name = a->tenant.name;
-	struct tenant_list list = { 0 };
-	struct json_writer w;
 	struct nl_msg *msg;
-	int ret = TXA_EXIT_FAIL;
-	unsigned int i;
 
 	msg = txa_nl_msg(nl, TXRDMA_CMD_TENANT_GET, name ? 0 : NLM_F_DUMP);
 	if (!msg)
@@ -373,32 +366,17 @@ int txa_tenant_show(struct txa_nl *nl, const struct txa_args *a, FILE *out)
 		nomem(nl);
 		return TXA_EXIT_FAIL;
 	}
-	if (txa_nl_request(nl, msg, collect_tenant, &list)) {
+	switch (txa_show(nl, msg, &tenant_show_ops, a->json, a->pretty,
+			 out)) {
+	case TXA_SHOW_OK:
+		return TXA_EXIT_OK;
+	case TXA_SHOW_REQUEST_FAILED:
 		report(nl, a);
-		goto out_free;
+		break;
+	case TXA_SHOW_MALFORMED:
+		break;
 	}
-	if (list.bad)
-		fprintf(nl->err, TXA_PROG ": %s: skipped a malformed reply from the kernel\n",
-			nl->what);
-
-	if (a->json) {
-		json_init(&w, out, a->pretty);
-		json_arr_start(&w);
-		for (i = 0; i < list.n; i++)
-			txa_tenant_print_json(&w, &list.v[i]);
-		json_arr_end(&w);
-		json_finish(&w);
-	} else {
-		for (i = 0; i < list.n; i++)
-			txa_tenant_print_plain(out, &list.v[i]);
-	}
-	ret = list.bad ? TXA_EXIT_FAIL : TXA_EXIT_OK;
-
-out_free:
-	for (i = 0; i < list.n; i++)
-		txa_tenant_free(&list.v[i]);
-	free(list.v);
-	return ret;
+	return TXA_EXIT_FAIL;
 }
 
 /* ---- tenant add / set / del ----------------------------------------- */
