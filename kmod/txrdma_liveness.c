@@ -280,8 +280,10 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 
 	spin_lock_bh(&peer->lock);
 	/* we were stalled: our silence is not the peer's */
-	if ((s64)late > TXRDMA_LATE_NS)
+	if ((s64)late > TXRDMA_LATE_NS) {
 		txrdma_bfd_excuse_stall(&peer->bfd, now, late);
+		peer->stall_max_ns = max(peer->stall_max_ns, late);
+	}
 	if ((s64)late > TXRDMA_LATE_NS && !peer->timer_yielded) {
 		/* let the softirqs that deliver what arrived meanwhile run */
 		peer->timer_yielded = true;

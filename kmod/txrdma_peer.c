@@ -830,7 +830,7 @@ struct txrdma_peer_snap {
 	bool admin_up;
 	u64 last_change_ns;
 	u64 silence_ns;
-	u64 ups, downs, tx_skipped;
+	u64 ups, downs, tx_skipped, stall_max_ns;
 	u32 qps;
 };
 
@@ -853,6 +853,7 @@ static void txrdma_peer_snapshot(struct txrdma_peer *peer,
 	s->ups = peer->ups;
 	s->downs = peer->downs;
 	s->tx_skipped = peer->tx_skipped;
+	s->stall_max_ns = peer->stall_max_ns;
 	s->qps = 0;
 	list_for_each_entry(c, &peer->conns, node)
 		s->qps += c->state == TXRDMA_CONN_READY;
@@ -907,7 +908,11 @@ static int txrdma_peer_fill(struct sk_buff *skb, struct txrdma_peer *peer,
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_RX_DROPPED,
 			      s->bfd.rx_dropped, TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_TX_SKIPPED, s->tx_skipped,
-			      TXRDMA_A_PAD))
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_STALLS, s->bfd.stalls,
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_STALL_MAX_NS,
+			      s->stall_max_ns, TXRDMA_A_PAD))
 		goto cancel;
 	if (nla_put_u64_64bit(skb, TXRDMA_A_PEER_RTT_MIN_NS, s->rtt.min_ns,
 			      TXRDMA_A_PAD) ||

@@ -188,6 +188,8 @@ struct txrdma_peer_ev {
  * @ups: transitions to Up
  * @downs: transitions from Up
  * @tx_skipped: probes not sent (no control QP, or all slots in flight)
+ * @stall_max_ns: the latest the liveness timer ever fired: how long this
+ *	host could not run its probes (bfd.stalls counts the late firings)
  * @evq: state changes not yet multicast
  * @ev_head: oldest entry of @evq
  * @ev_count: entries in @evq
@@ -228,6 +230,7 @@ struct txrdma_peer {
 	u64 ups;
 	u64 downs;
 	u64 tx_skipped;
+	u64 stall_max_ns;
 	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
 	u8 ev_head;
 	u8 ev_count;

@@ -99,7 +99,7 @@ txrdma_signal "$g-up"
 
 # -- cuts of link 0-1 by the host, with traffic on the other links ------
 txrdma_wait_file soak-start 300 || exit 1
-soak_end=$(($(date +%s) + SOAK))
+soak_end=$(($EPOCHSECONDS + SOAK))
 for p in $others; do
 	eval "downs0_$p=$(downs_of "g$p")"
 done
@@ -129,18 +129,18 @@ else
 	rxe2=$(txrdma_rxe_to 2)
 	pkts0=$(sent_pkts "$rxe2")
 	(
-		end=$(($(date +%s) + SOAK - 10))
-		while [ "$(date +%s)" -lt "$end" ]; do
+		end=$(($EPOCHSECONDS + SOAK - 10))
+		while [ "$EPOCHSECONDS" -lt "$end" ]; do
 			rping -c -a "$(peer_addr 2)" -p $((18600 + me)) \
 				-S 16384 -C 200 || echo "rping round failed"
-			sleep 0.1
+			txrdma_nap 0.1
 		done
 	) > "$TXRDMA_OUT/rping-client.log" 2>&1 &
 	bw_pids=$!
 fi
 txrdma_wait_file cuts-done $((SOAK + 300)) || exit 1
 ncuts=$(cat "$TXRDMA_JOB/cuts-done")
-while [ "$(date +%s)" -lt "$soak_end" ]; do sleep 1; done
+while [ "$EPOCHSECONDS" -lt "$soak_end" ]; do txrdma_nap 1; done
 if [ "$SOAK" = 0 ]; then
 	:
 elif [ "$me" = 2 ]; then
@@ -170,8 +170,9 @@ for p in $others; do
 	fi
 	check "$g: g$p is up with a full pool after the cuts" \
 		txrdma_wait_until 60 peer_ready "g$p"
-	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped)"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"
+	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"
 done
+rdma statistic show | while read -r l; do diag "$g: $l"; done
 txrdma_signal "$g-soaked"
 
 # -- pause of guest 2, kill of guest 1 ------------------------------------

@@ -142,6 +142,8 @@ static struct nla_policy peer_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_PEER_RX_PKTS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_RX_DROPPED]	= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_TX_SKIPPED]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_STALLS]		= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_STALL_MAX_NS]	= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_UPS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_DOWNS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_ADMIN_UP]	= { .type = NLA_U8 },
@@ -181,6 +183,8 @@ static const struct num_attr num_attrs[] = {
 	NUM(PEER_RX_PKTS, RX_PKTS, rx_pkts),
 	NUM(PEER_RX_DROPPED, RX_DROPPED, rx_dropped),
 	NUM(PEER_TX_SKIPPED, TX_SKIPPED, tx_skipped),
+	NUM(PEER_STALLS, STALLS, stalls),
+	NUM(PEER_STALL_MAX_NS, STALL_MAX, stall_max_ns),
 	NUM(PEER_RTT_MIN_NS, RTT_MIN, rtt_min_ns),
 	NUM(PEER_RTT_AVG_NS, RTT_AVG, rtt_avg_ns),
 	NUM(PEER_RTT_MAX_NS, RTT_MAX, rtt_max_ns),
@@ -362,7 +366,7 @@ static void print_bfd_plain(FILE *out, const struct txa_peer *p)
 {
 	bool first = true;
 
-	if (!has_any(p, TXA_PF_TX_US, TXA_PF_TX_SKIPPED))
+	if (!has_any(p, TXA_PF_TX_US, TXA_PF_STALL_MAX))
 		return;
 	sep(out, &first);
 	fputs("bfd", out);
@@ -392,6 +396,10 @@ static void print_bfd_plain(FILE *out, const struct txa_peer *p)
 	item(out, p, TXA_PF_RX_PKTS, "rx", p->rx_pkts);
 	item(out, p, TXA_PF_RX_DROPPED, "dropped", p->rx_dropped);
 	item(out, p, TXA_PF_TX_SKIPPED, "skipped", p->tx_skipped);
+	/* this host's own stalls: why a session may flap on a loaded host */
+	item(out, p, TXA_PF_STALLS, "stalls", p->stalls);
+	if (txa_peer_has(p, TXA_PF_STALL_MAX) && p->stalls)
+		fprintf(out, " (max %.1fms)", p->stall_max_ns / 1e6);
 	end_line(out, first);
 }
 
@@ -537,7 +545,7 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 	if (txa_peer_has(p, TXA_PF_ADMIN_UP))
 		json_kv_str(w, "admin", p->admin_up ? "up" : "down");
 
-	if (has_any(p, TXA_PF_TX_US, TXA_PF_TX_SKIPPED)) {
+	if (has_any(p, TXA_PF_TX_US, TXA_PF_STALL_MAX)) {
 		json_key(w, "bfd");
 		json_obj_start(w);
 		kv_u64(w, p, TXA_PF_TX_US, "tx_us", p->tx_us);
@@ -552,6 +560,8 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 		kv_u64(w, p, TXA_PF_RX_PKTS, "rx_pkts", p->rx_pkts);
 		kv_u64(w, p, TXA_PF_RX_DROPPED, "rx_dropped", p->rx_dropped);
 		kv_u64(w, p, TXA_PF_TX_SKIPPED, "tx_skipped", p->tx_skipped);
+		kv_u64(w, p, TXA_PF_STALLS, "stalls", p->stalls);
+		kv_u64(w, p, TXA_PF_STALL_MAX, "stall_max_ns", p->stall_max_ns);
 		json_obj_end(w);
 	}
 	if (has_any(p, TXA_PF_RTT_MIN, TXA_PF_RTT_SAMPLES)) {

@@ -18,7 +18,7 @@
 
 /*
  * Which fields of struct txa_peer the kernel sent: bit (1ULL << field).
- * Printing tests ranges (TX_US..TX_SKIPPED is the "bfd" group, RTT_MIN..
+ * Printing tests ranges (TX_US..STALL_MAX is the "bfd" group, RTT_MIN..
  * RTT_SAMPLES "rtt", POOL_MIN..POOL_ERRORS "pool"): keep groups together.
  */
 enum txa_peer_field {
@@ -46,6 +46,8 @@ enum txa_peer_field {
 	TXA_PF_RX_PKTS,
 	TXA_PF_RX_DROPPED,
 	TXA_PF_TX_SKIPPED,
+	TXA_PF_STALLS,
+	TXA_PF_STALL_MAX,
 	TXA_PF_RTT_MIN,
 	TXA_PF_RTT_AVG,
 	TXA_PF_RTT_MAX,
@@ -92,6 +94,7 @@ struct txa_peer {
 	uint32_t neg_tx_us, detect_us;
 	uint32_t local_disc, remote_disc;
 	uint64_t tx_pkts, rx_pkts, rx_dropped, tx_skipped;
+	uint64_t stalls, stall_max_ns;	/* our timer ran late */
 	uint64_t rtt_min_ns, rtt_avg_ns, rtt_max_ns, rtt_samples;
 	/* QP pool */
 	uint32_t pool_min, pool_max;

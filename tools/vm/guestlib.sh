@@ -4,6 +4,21 @@
 # Rendezvous files live in $TXRDMA_JOB, which every guest and the host see.
 # All waits are bounded polls; they return 1 on timeout.
 
+# txrdma_nap SECONDS: sleep without forking.  Polling loops call this
+# ten times a second; a fork+exec of sleep(1) from the 9p root costs a
+# TCG guest tens of milliseconds of CPU each, enough to stall its timers
+# (and so its liveness probes) for the whole of a long wait.
+txrdma_nap() {
+	if [ -z "$_txrdma_napfd" ]; then
+		_txrdma_napfifo=$(mktemp -u /tmp/txrdma-nap.XXXXXX)
+		mkfifo "$_txrdma_napfifo" || { sleep "$1"; return; }
+		# opened read-write, so it never sees EOF and nobody writes
+		exec {_txrdma_napfd}<>"$_txrdma_napfifo"
+		rm -f "$_txrdma_napfifo"
+	fi
+	read -r -t "$1" -u "$_txrdma_napfd" _ || :
+}
+
 # txrdma_signal NAME [TEXT]: atomically create $TXRDMA_JOB/NAME.
 txrdma_signal() {
 	printf '%s\n' "${2:-$TXRDMA_GUEST}" > "$TXRDMA_JOB/.$1.tmp.$$" &&
@@ -15,7 +30,7 @@ txrdma_wait_file() {
 	_n=$(( ${2:-60} * 10 ))
 	while [ $_n -gt 0 ]; do
 		[ -e "$TXRDMA_JOB/$1" ] && return 0
-		sleep 0.1
+		txrdma_nap 0.1
 		_n=$((_n - 1))
 	done
 	echo "txrdma_wait_file: $1 did not appear within ${2:-60}s" >&2
@@ -28,7 +43,7 @@ txrdma_wait_until() {
 	shift
 	while [ $_n -gt 0 ]; do
 		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
+		txrdma_nap 0.1
 		_n=$((_n - 1))
 	done
 	echo "txrdma_wait_until: '$*' still failing" >&2

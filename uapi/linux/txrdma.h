@@ -323,6 +323,9 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_UPS,		/* u64: transitions to Up */
 	TXRDMA_A_PEER_DOWNS,		/* u64: transitions from Up */
 	TXRDMA_A_PEER_ADMIN_UP,		/* u8: 0 holds the session AdminDown */
+	TXRDMA_A_PEER_STALLS,		/* u64: this host's probe timer ran
+					 * more than 2 ms late (silence excused) */
+	TXRDMA_A_PEER_STALL_MAX_NS,	/* u64: the latest it ran */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1

@@ -1254,6 +1254,8 @@ static void put_peer_g1(struct nl_msg *m)
 	put_u64(m, TXRDMA_A_PEER_RX_PKTS, 118);
 	put_u64(m, TXRDMA_A_PEER_RX_DROPPED, 0);
 	put_u64(m, TXRDMA_A_PEER_TX_SKIPPED, 0);
+	put_u64(m, TXRDMA_A_PEER_STALLS, 2);
+	put_u64(m, TXRDMA_A_PEER_STALL_MAX_NS, 23400000);
 	put_u64(m, TXRDMA_A_PEER_RTT_MIN_NS, 120000);
 	put_u64(m, TXRDMA_A_PEER_RTT_AVG_NS, 300000);
 	put_u64(m, TXRDMA_A_PEER_RTT_MAX_NS, 1200000);
@@ -1376,7 +1378,7 @@ static const struct txa_peer_args no_peer_args;
 static const char peer_plain[] =
 "g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
 "    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
-"probes tx 120 rx 118 dropped 0 skipped 0\n"
+"probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms)\n"
 "    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 last change 2026-11-30 14:00:00.123\n"
 "    pool min 2 max 8 ready 2 in use 0 connecting 0 closing 0 takes 0 misses 0 failures 0 errors 0 qps 3\n"
 "g2: id 2 addr 10.0.0.9 port 7000 role unknown state admin_down (admin_down: held down by \"ops\") "
@@ -1391,7 +1393,7 @@ static const char peer_g1_json[] =
 "\"diag\":\"none\",\"admin\":\"up\","
 "\"bfd\":{\"tx_us\":20000,\"rx_us\":20000,\"mult\":4,\"neg_tx_us\":20000,\"detect_us\":80000,"
 "\"local_disc\":4660,\"remote_disc\":22136,\"tx_pkts\":120,\"rx_pkts\":118,\"rx_dropped\":0,"
-"\"tx_skipped\":0},"
+"\"tx_skipped\":0,\"stalls\":2,\"stall_max_ns\":23400000},"
 "\"rtt\":{\"min_ns\":120000,\"avg_ns\":300000,\"max_ns\":1200000,\"samples\":118},"
 "\"pool\":{\"min\":2,\"max\":8,\"ready\":2,\"in_use\":0,\"connecting\":0,\"closing\":0,"
 "\"takes\":0,\"misses\":0,\"failures\":0,\"errors\":0},"
