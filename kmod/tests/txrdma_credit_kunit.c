@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite txrdma_credit: a sender never overruns the receiver's
+ * ring, frames never wrap and both sides agree on where each starts,
+ * credits come back piggybacked or in updates, a peer or a process
+ * that reports nonsense is refused without changing anything, and all
+ * of it holds across the wrap of the 32-bit counters.
+ */
+#include <kunit/test.h>
+
+#include "../txrdma_credit.h"
+
+static void credit_init(struct kunit *test)
+{
+	struct txrdma_credit_tx c;
+	struct txrdma_credit_rx r;
+
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 24), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 1U << 31), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 1U << 30), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_init(&c, 2), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_free(&c), 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_init(&r, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_init(&r, 16), 0);
+}
+
+static void credit_stall_and_skip(struct kunit *test)
+{
+	struct txrdma_credit_tx c;
+	u32 unit = 99;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 16), 0);
+	for (i = 0; i < 5; i++) {
+		KUNIT_ASSERT_EQ(test, txrdma_credit_place(&c, 3, &unit), 0);
+		KUNIT_EXPECT_EQ(test, unit, (u32)i * 3);
+	}
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_free(&c), 1U);
+	/* 3 units at 15 would wrap: skip 1, which needs 4 credits */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 3, &unit), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, c.stalls, 1ULL);
+	KUNIT_EXPECT_EQ(test, c.head, 15U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 1, &unit), 0);
+	KUNIT_EXPECT_EQ(test, unit, 15U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 1, &unit), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 3), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 3, &unit), 0);
+	KUNIT_EXPECT_EQ(test, unit, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_free(&c), 0U);
+	/* never fits: more than half the ring, or nothing */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 9, &unit), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_place(&c, 0, &unit), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, c.stalls, 2ULL);
+}
+
+static void credit_bad_updates(struct kunit *test)
+{
+	struct txrdma_credit_tx c;
+	u32 unit;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 16), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_credit_place(&c, 4, &unit), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 5), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 2), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 1), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 2), 0);
+	KUNIT_EXPECT_EQ(test, c.released, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_update(&c, 4), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_tx_free(&c), 16U);
+}
+
+static void credit_rx_checks(struct kunit *test)
+{
+	struct txrdma_credit_rx r;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 16), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 1, 3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 0), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 9), -EPROTO);
+	KUNIT_EXPECT_EQ(test, r.tail, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 8), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 8, 7), 0);
+	/* 2 at 15 must skip to 0: but 0 is still held by the process */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 2), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 15, 2), -EPROTO);
+	KUNIT_EXPECT_EQ(test, r.tail, 15U);
+	/* the process releases; garbage heads are refused */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 0xffffffff),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 3), 0);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 8), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 8U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 2), 0);
+	KUNIT_EXPECT_EQ(test, r.tail, 18U);
+}
+
+static u32 lcg(u32 *s)
+{
+	*s = *s * 1664525 + 1013904223;
+	return *s >> 8;
+}
+
+/*
+ * A sender and a receiver joined by a perfect wire, random frame sizes,
+ * a process that releases at random and credits returned at random in
+ * frames or updates; starting near the 32-bit wrap.
+ */
+static void credit_model(struct kunit *test, u32 start)
+{
+	struct txrdma_credit_tx c;
+	struct txrdma_credit_rx r;
+	u32 seed = 42, placed = 0, stalls = 0, wire_units = 0;
+	u32 unit, units, back;
+	int i, ret;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 64), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 64), 0);
+	c.head = start;
+	c.released = start;
+	r.tail = start;
+	r.consumed = start;
+	r.reported = start;
+	for (i = 0; i < 200000; i++) {
+		switch (lcg(&seed) % 4) {
+		case 0:
+		case 1:
+			units = 1 + lcg(&seed) % 32;
+			ret = txrdma_credit_place(&c, units, &unit);
+			if (ret == -ENOSPC) {
+				stalls++;
+				break;
+			}
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			KUNIT_ASSERT_LE(test, unit + units, 64U);
+			KUNIT_ASSERT_EQ(test,
+					txrdma_credit_rx_frame(&r, unit, units),
+					0);
+			KUNIT_ASSERT_EQ(test, r.tail, c.head);
+			KUNIT_ASSERT_LE(test, r.tail - r.consumed, 64U);
+			wire_units += units;
+			placed++;
+			break;
+		case 2:
+			/* the process releases part of what it holds */
+			ret = txrdma_credit_rx_release(&r, r.consumed +
+				lcg(&seed) % (r.tail - r.consumed + 1));
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			break;
+		case 3:
+			/* credits come back: in a frame, or by update */
+			if (!(lcg(&seed) % 2) &&
+			    !txrdma_credit_rx_should_update(&r))
+				break;
+			/* an update carries 31 bits: unwrap like the module */
+			back = txrdma_credit_rx_report(&r) & 0x7fffffff;
+			back = txrdma_credit_unwrap31(c.released, back);
+			KUNIT_ASSERT_EQ(test, txrdma_credit_tx_update(&c, back),
+					0);
+			break;
+		}
+	}
+	KUNIT_EXPECT_GT(test, placed, 10000U);
+	KUNIT_EXPECT_GT(test, stalls, 100U);
+	KUNIT_EXPECT_EQ(test, (u64)stalls, c.stalls);
+	KUNIT_EXPECT_LE(test, wire_units, c.head - start);
+}
+
+static void credit_model_zero(struct kunit *test)
+{
+	credit_model(test, 0);
+}
+
+static void credit_model_wrap(struct kunit *test)
+{
+	credit_model(test, 0xffffff00);
+}
+
+static void credit_unwrap(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, txrdma_credit_unwrap31(10, 15), 15U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_unwrap31(0x7ffffff0, 5),
+			0x80000005U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_unwrap31(0xfffffff0, 0x7ffffff8),
+			0xfffffff8U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_unwrap31(0xfffffff0, 3), 3U);
+}
+
+static struct kunit_case txrdma_credit_cases[] = {
+	KUNIT_CASE(credit_init),
+	KUNIT_CASE(credit_stall_and_skip),
+	KUNIT_CASE(credit_bad_updates),
+	KUNIT_CASE(credit_rx_checks),
+	KUNIT_CASE(credit_model_zero),
+	KUNIT_CASE(credit_model_wrap),
+	KUNIT_CASE(credit_unwrap),
+	{}
+};
+
+static struct kunit_suite txrdma_credit_suite = {
+	.name = "txrdma_credit",
+	.test_cases = txrdma_credit_cases,
+};
+
+kunit_test_suite(txrdma_credit_suite);

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite txrdma_ring: ring sizes, the indices a process writes
+ * (including garbage and the 32-bit wrap), overflow-safe range checks,
+ * and the SQE checks, ending with 100,000 random SQEs of which every
+ * accepted one is shown to be well formed.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+#include <linux/string.h>
+
+#include "../txrdma_ring.h"
+
+static void ring_entries(struct kunit *test)
+{
+	u32 e = 77;
+
+	KUNIT_EXPECT_EQ(test, txrdma_ring_entries(0, &e), -EINVAL);
+	KUNIT_EXPECT_EQ(test, e, 77U);
+	KUNIT_EXPECT_EQ(test, txrdma_ring_entries(32769, &e), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ring_entries(1, &e), 0);
+	KUNIT_EXPECT_EQ(test, e, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_ring_entries(100, &e), 0);
+	KUNIT_EXPECT_EQ(test, e, 128U);
+	KUNIT_EXPECT_EQ(test, txrdma_ring_entries(32768, &e), 0);
+	KUNIT_EXPECT_EQ(test, e, 32768U);
+}
+
+static void ring_sq_pending(struct kunit *test)
+{
+	u32 n = 5;
+
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(10, 10, 64, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(10, 74, 64, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 64U);
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(10, 75, 64, &n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(10, 9, 64, &n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(0xfffffffe, 3, 64, &n), 0);
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_EQ(test, txrdma_sq_pending(3, 0xfffffffe, 64, &n),
+			-EINVAL);
+}
+
+static void ring_cq_space(struct kunit *test)
+{
+	u32 s = 5;
+
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(10, 10, 64, &s), 0);
+	KUNIT_EXPECT_EQ(test, s, 64U);
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(74, 10, 64, &s), 0);
+	KUNIT_EXPECT_EQ(test, s, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(20, 10, 64, &s), 0);
+	KUNIT_EXPECT_EQ(test, s, 54U);
+	/* the process claims to have read what was never written */
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(10, 11, 64, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s, 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(75, 10, 64, &s), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cq_space(2, 0xfffffff0, 64, &s), 0);
+	KUNIT_EXPECT_EQ(test, s, 46U);
+}
+
+static void ring_range(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, txrdma_range_ok(0, 4096, 4096));
+	KUNIT_EXPECT_TRUE(test, txrdma_range_ok(4096, 0, 4096));
+	KUNIT_EXPECT_FALSE(test, txrdma_range_ok(4097, 0, 4096));
+	KUNIT_EXPECT_FALSE(test, txrdma_range_ok(1, 4096, 4096));
+	KUNIT_EXPECT_FALSE(test, txrdma_range_ok(8, U64_MAX - 4, 4096));
+	KUNIT_EXPECT_FALSE(test, txrdma_range_ok(U64_MAX, 2, 4096));
+	KUNIT_EXPECT_TRUE(test, txrdma_range_ok(U64_MAX - 1, 1, U64_MAX));
+}
+
+static void good_sqe(struct txrdma_sqe *s, u8 op)
+{
+	memset(s, 0, sizeof(*s));
+	s->opcode = op;
+	s->ep = 3;
+	s->user_data = 0x1122334455667788ULL;
+	if (op == TXRDMA_OP_NOP)
+		return;
+	s->local_region = 1;
+	s->len = 4096;
+	s->local_off = 8192;
+	if (op != TXRDMA_OP_SEND) {
+		s->remote_region = 2;
+		s->remote_off = 64;
+	}
+}
+
+static void ring_sqe_check(struct kunit *test)
+{
+	struct txrdma_sqe s;
+	u8 op;
+
+	for (op = 0; op < TXRDMA_OP_LAST; op++) {
+		good_sqe(&s, op);
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), 0);
+		s.prio = TXRDMA_PRIO_CLASSES - 1;
+		s.flags = TXRDMA_SQE_F_NO_CQE;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), 0);
+		good_sqe(&s, op);
+		s.prio = TXRDMA_PRIO_CLASSES;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+		good_sqe(&s, op);
+		s.flags = 0x80;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+		good_sqe(&s, op);
+		s.resv0 = 1;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+		good_sqe(&s, op);
+		s.resv1 = 1;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+		good_sqe(&s, op);
+		s.resv2[1] = 1;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	}
+	good_sqe(&s, TXRDMA_OP_LAST);
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, 0xff);
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, TXRDMA_OP_NOP);
+	s.len = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, TXRDMA_OP_SEND);
+	s.len = TXRDMA_FRAME_MAX_PAYLOAD;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), 0);
+	s.len++;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, TXRDMA_OP_SEND);
+	s.len = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), 0);	/* empty message */
+	s.remote_off = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, TXRDMA_OP_READ);
+	s.len = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+}
+
+/* random bytes as SQEs: what passes is well formed */
+static void ring_sqe_fuzz(struct kunit *test)
+{
+	struct txrdma_sqe s;
+	u32 seed = 7, *w = (u32 *)&s;
+	unsigned int i, k, passed = 0;
+
+	for (i = 0; i < 100000; i++) {
+		for (k = 0; k < sizeof(s) / 4; k++) {
+			seed = seed * 1664525 + 1013904223;
+			w[k] = seed;
+		}
+		/* make some of them close to valid */
+		if (i % 2) {
+			s.opcode %= TXRDMA_OP_LAST + 1;
+			s.flags &= 1;
+			s.prio %= TXRDMA_PRIO_CLASSES + 1;
+			s.resv0 = 0;
+			s.resv1 = i % 3 ? 0 : s.resv1;
+			s.resv2[0] = 0;
+			s.resv2[1] = 0;
+			if (i % 4 == 1)
+				s.len %= 2 * TXRDMA_FRAME_MAX_PAYLOAD;
+			if (i % 8 == 1) {
+				s.remote_region = 0;
+				s.remote_off = 0;
+			}
+		}
+		if (txrdma_sqe_check(&s))
+			continue;
+		passed++;
+		KUNIT_ASSERT_LT(test, s.opcode, (u8)TXRDMA_OP_LAST);
+		KUNIT_ASSERT_EQ(test, s.flags & ~TXRDMA_SQE_F_ALL, 0);
+		KUNIT_ASSERT_LT(test, s.prio, (u8)TXRDMA_PRIO_CLASSES);
+		KUNIT_ASSERT_TRUE(test, !s.resv0 && !s.resv1 && !s.resv2[0] &&
+				  !s.resv2[1]);
+		if (s.opcode == TXRDMA_OP_SEND)
+			KUNIT_ASSERT_LE(test, s.len, TXRDMA_FRAME_MAX_PAYLOAD);
+		if (s.opcode == TXRDMA_OP_READ || s.opcode == TXRDMA_OP_WRITE)
+			KUNIT_ASSERT_GT(test, s.len, 0U);
+	}
+	/* the generator does reach the accepting paths */
+	KUNIT_EXPECT_GT(test, passed, 1000U);
+}
+
+static struct kunit_case txrdma_ring_cases[] = {
+	KUNIT_CASE(ring_entries),
+	KUNIT_CASE(ring_sq_pending),
+	KUNIT_CASE(ring_cq_space),
+	KUNIT_CASE(ring_range),
+	KUNIT_CASE(ring_sqe_check),
+	KUNIT_CASE(ring_sqe_fuzz),
+	{}
+};
+
+static struct kunit_suite txrdma_ring_suite = {
+	.name = "txrdma_ring",
+	.test_cases = txrdma_ring_cases,
+};
+
+kunit_test_suite(txrdma_ring_suite);

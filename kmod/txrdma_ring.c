@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Ring arithmetic and SQE checks: see txrdma_ring.h.
+ *
+ * A process can write anything into its rings.  A tail that claims more
+ * entries than the ring holds, a head ahead of what the kernel produced
+ * or an SQE with a bad field must turn into an error the process sees
+ * (a flag, a counter, an error CQE), never into the kernel reading
+ * outside the ring or trusting a length.
+ */
+#include <linux/errno.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+
+#include "txrdma_ring.h"
+
+static_assert(sizeof(struct txrdma_sqe) == 64);
+static_assert(sizeof(struct txrdma_cqe) == 32);
+static_assert(sizeof(struct txrdma_sq_offsets) == 48);
+static_assert(sizeof(struct txrdma_cq_offsets) == 40);
+
+/**
+ * txrdma_ring_entries() - the ring size for a request
+ * @wanted: entries asked for, 1..TXRDMA_RING_MAX_ENTRIES
+ * @entries: rounded up to a power of two, at least the minimum
+ *
+ * Return: 0 or -EINVAL (0 or more than the maximum).
+ */
+int txrdma_ring_entries(u32 wanted, u32 *entries)
+{
+	if (!wanted || wanted > TXRDMA_RING_MAX_ENTRIES)
+		return -EINVAL;
+	*entries = max_t(u32, roundup_pow_of_two(wanted),
+			 TXRDMA_RING_MIN_ENTRIES);
+	return 0;
+}
+
+/**
+ * txrdma_sq_pending() - SQEs the process published
+ * @khead: the kernel's own head
+ * @utail: the tail as the process wrote it
+ * @entries: ring size
+ * @n: how many entries to consume, never more than @entries
+ *
+ * Return: 0, or -EINVAL when @utail is behind @khead or more than a
+ * ring ahead: garbage, and @n is 0 (the kernel waits for a sane tail).
+ */
+int txrdma_sq_pending(u32 khead, u32 utail, u32 entries, u32 *n)
+{
+	u32 d = utail - khead;
+
+	if (d > entries) {
+		*n = 0;
+		return -EINVAL;
+	}
+	*n = d;
+	return 0;
+}
+
+/**
+ * txrdma_cq_space() - free CQ entries
+ * @ktail: the kernel's own tail
+ * @uhead: the head as the process wrote it
+ * @entries: ring size
+ * @space: entries the kernel may produce now
+ *
+ * Return: 0, or -EINVAL when @uhead is ahead of @ktail or more than a
+ * ring behind: garbage, and @space is 0 (completions wait, or count as
+ * overflow, rather than overwrite what the process may not have read).
+ */
+int txrdma_cq_space(u32 ktail, u32 uhead, u32 entries, u32 *space)
+{
+	u32 used = ktail - uhead;
+
+	if (used > entries) {
+		*space = 0;
+		return -EINVAL;
+	}
+	*space = entries - used;
+	return 0;
+}
+
+/**
+ * txrdma_range_ok() - does [off, off + len) lie within [0, size)?
+ * @off: start
+ * @len: bytes; 0 is allowed at any off <= size
+ * @size: the object's size
+ *
+ * Written so that no addition can overflow.
+ */
+bool txrdma_range_ok(u64 off, u64 len, u64 size)
+{
+	return off <= size && len <= size - off;
+}
+
+/**
+ * txrdma_sqe_check() - the checks an SQE passes before it is looked up
+ * @sqe: a copy of the entry (read once from shared memory)
+ *
+ * Region ids, offsets and the endpoint are checked against the
+ * process's objects by the caller; this rejects what no valid SQE has.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int txrdma_sqe_check(const struct txrdma_sqe *sqe)
+{
+	if (sqe->opcode >= TXRDMA_OP_LAST ||
+	    (sqe->flags & ~TXRDMA_SQE_F_ALL) ||
+	    sqe->prio >= TXRDMA_PRIO_CLASSES ||
+	    sqe->resv0 || sqe->resv1 || sqe->resv2[0] || sqe->resv2[1])
+		return -EINVAL;
+	switch (sqe->opcode) {
+	case TXRDMA_OP_NOP:
+		if (sqe->len || sqe->local_region || sqe->local_off ||
+		    sqe->remote_region || sqe->remote_off)
+			return -EINVAL;
+		break;
+	case TXRDMA_OP_SEND:
+		if (sqe->len > TXRDMA_FRAME_MAX_PAYLOAD ||
+		    sqe->remote_region || sqe->remote_off)
+			return -EINVAL;
+		break;
+	case TXRDMA_OP_READ:
+	case TXRDMA_OP_WRITE:
+		/* a zero-length one-sided operation moves nothing: refused */
+		if (!sqe->len)
+			return -EINVAL;
+		break;
+	}
+	return 0;
+}

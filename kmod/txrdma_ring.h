@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's side of the rings it shares with a process, as pure
+ * logic (KUnit on UML): index arithmetic on the values user space wrote
+ * and the checks every submission queue entry passes before anything
+ * acts on it.  The kernel keeps its own copy of its index and of the
+ * mask; what the process wrote is only ever an input to these checks.
+ */
+#ifndef _TXRDMA_RING_H
+#define _TXRDMA_RING_H
+
+#include <linux/types.h>
+#include <linux/txrdma_ring.h>
+
+/* Ring sizes the kernel accepts (entries; powers of two). */
+#define TXRDMA_RING_MIN_ENTRIES	2
+#define TXRDMA_RING_MAX_ENTRIES	32768
+
+int txrdma_ring_entries(u32 wanted, u32 *entries);
+int txrdma_sq_pending(u32 khead, u32 utail, u32 entries, u32 *n);
+int txrdma_cq_space(u32 ktail, u32 uhead, u32 entries, u32 *space);
+int txrdma_sqe_check(const struct txrdma_sqe *sqe);
+bool txrdma_range_ok(u64 off, u64 len, u64 size);
+
+#endif /* _TXRDMA_RING_H */

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: ((GPL-2.0-only WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * txrdma data path ABI: the rings a process shares with the kernel and
+ * the frame that travels between two modules.
+ *
+ * Modelled on io_uring: the process produces submission queue entries
+ * (SQEs) and consumes completion queue entries (CQEs) in memory it maps
+ * from /dev/txrdma; the kernel's poller consumes SQEs and produces CQEs.
+ * The library finds every field through the offsets the kernel returns
+ * (struct txrdma_sq_offsets, struct txrdma_cq_offsets), never through a
+ * layout compiled in.  Indices are free-running __u32 counters, masked
+ * with (entries - 1) on use; entries is a power of two.  A producer
+ * stores an entry, then release-stores its tail; a consumer
+ * acquire-loads the tail, reads the entry, then release-stores its head.
+ *
+ * The kernel keeps its own copy of every index it owns and of every
+ * mask, and trusts nothing user space writes: a user tail more than
+ * @entries ahead of the kernel's head is garbage and is counted
+ * (TXRDMA_SQ_F_GARBAGE) and clamped, every SQE field is validated, and
+ * a bad SQE completes with an error CQE.
+ *
+ * Not advertised yet: TXRDMA_FEAT_RINGS is reserved for the day the
+ * kernel implements what this header describes.
+ */
+#ifndef _UAPI_LINUX_TXRDMA_RING_H
+#define _UAPI_LINUX_TXRDMA_RING_H
+
+#include <linux/types.h>
+
+/* ------------------------------------------------------------------ */
+/* Submission queue entry: 64 bytes.                                   */
+
+enum txrdma_op {
+	TXRDMA_OP_NOP	= 0,	/* completes at once; tests, wake-ups */
+	TXRDMA_OP_SEND	= 1,	/* a message into the peer endpoint's ring */
+	TXRDMA_OP_READ	= 2,	/* remote region -> local region */
+	TXRDMA_OP_WRITE	= 3,	/* local region -> remote region */
+	TXRDMA_OP_LAST
+};
+
+/* sqe->flags */
+#define TXRDMA_SQE_F_NO_CQE	(1U << 0)	/* no CQE on success */
+#define TXRDMA_SQE_F_ALL	TXRDMA_SQE_F_NO_CQE
+
+/* sqe->prio: token-bucket class of the tenant; lower is served first */
+#define TXRDMA_PRIO_CLASSES	4
+
+/*
+ * Local memory is named as (region id, offset, length) of one of the
+ * tenant's regions; remote memory as (remote region id, offset) of a
+ * region the remote tenant exported to ours.  Only the kernel holds
+ * keys.  SEND takes its payload from (local_region, local_off, len).
+ */
+struct txrdma_sqe {
+	__u8 opcode;		/* enum txrdma_op */
+	__u8 flags;		/* TXRDMA_SQE_F_* */
+	__u8 prio;		/* < TXRDMA_PRIO_CLASSES */
+	__u8 resv0;
+	__u32 ep;		/* endpoint id */
+	__u64 user_data;	/* copied into the CQE */
+	__u32 local_region;
+	__u32 len;		/* bytes */
+	__u64 local_off;
+	__u32 remote_region;	/* READ and WRITE */
+	__u32 resv1;
+	__u64 remote_off;	/* READ and WRITE */
+	__u64 resv2[2];		/* must be 0 */
+};
+
+/* ------------------------------------------------------------------ */
+/* Completion queue entry: 32 bytes.                                   */
+
+/* cqe->flags */
+#define TXRDMA_CQE_F_RECV	(1U << 0)	/* a message arrived on @ep */
+
+/*
+ * @res: bytes moved (>= 0) or a negative errno:
+ *  -EINVAL   bad SQE (opcode, flags, prio, reserved field, length);
+ *  -ENOENT   no such endpoint or region for this process/tenant;
+ *  -EFAULT   offset or length outside the region;
+ *  -EPERM    the remote tenant did not export that region to ours;
+ *  -ENOTCONN the peer went Down (or the endpoint had already failed);
+ *  -EIO      the QP failed;
+ *  -ECANCELED the endpoint was destroyed with the operation in flight.
+ * For a TXRDMA_CQE_F_RECV entry, @user_data is the byte offset of the
+ * frame in the endpoint's receive ring and @res the payload length.
+ */
+struct txrdma_cqe {
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;		/* TXRDMA_CQE_F_* */
+	__u32 ep;
+	__u8 opcode;		/* enum txrdma_op of the SQE */
+	__u8 resv0[3];
+	__u64 resv1;
+};
+
+/* ------------------------------------------------------------------ */
+/* Ring layout, returned by the kernel at setup.                       */
+
+/* *sq_flags, written by the kernel */
+#define TXRDMA_SQ_F_NEED_WAKEUP	(1U << 0)	/* poller asleep: ring the doorbell */
+#define TXRDMA_SQ_F_GARBAGE	(1U << 1)	/* saw an impossible tail */
+
+/*
+ * Byte offsets, from the start of the mapping, of each field of the
+ * submission ring.  @head is the kernel's (read-only for the process),
+ * @tail the process's.
+ */
+struct txrdma_sq_offsets {
+	__u32 head;
+	__u32 tail;
+	__u32 ring_mask;
+	__u32 ring_entries;
+	__u32 flags;
+	__u32 dropped;		/* SQEs the kernel refused as garbage */
+	__u32 sqes;		/* the array of struct txrdma_sqe */
+	__u32 resv0;
+	__u64 resv[2];
+};
+
+/* The completion ring: @tail is the kernel's, @head the process's. */
+struct txrdma_cq_offsets {
+	__u32 head;
+	__u32 tail;
+	__u32 ring_mask;
+	__u32 ring_entries;
+	__u32 overflow;		/* CQEs lost: the process fell behind */
+	__u32 cqes;		/* the array of struct txrdma_cqe */
+	__u64 resv[2];
+};
+
+/* ------------------------------------------------------------------ */
+/* Wire frame: what a SEND places in the peer endpoint's receive ring. */
+
+/*
+ * A receive ring is a power-of-two number of 64-byte units in one of the
+ * receiving tenant's regions.  A frame (header + payload) starts on a
+ * unit and never wraps: when it does not fit before the end of the
+ * ring, the sender skips the rest (the skipped units count against its
+ * credits like a frame) and places it at unit 0.  The immediate data of
+ * the RDMA WRITE_WITH_IMM that carries a frame is the unit it starts
+ * at, so the receiving kernel knows where to look.
+ *
+ * The receiving kernel publishes a frame to the process only after the
+ * WRITE_WITH_IMM completion and after checking the header: within one
+ * RDMA WRITE the IB specification does not order the bytes as the
+ * receiving CPU sees them, so a header that looks complete proves
+ * nothing; the completion does.  Fields are little-endian.
+ */
+#define TXRDMA_FRAME_UNIT	64
+#define TXRDMA_FRAME_HDR_LEN	32
+#define TXRDMA_FRAME_MAX_PAYLOAD (64U << 10)	/* 64 KiB */
+
+enum txrdma_frame_type {
+	TXRDMA_FRAME_MSG	= 1,	/* a message, payload follows */
+};
+
+/*
+ * Immediate data of the WRITE_WITH_IMM.  Bit 31 clear: a frame starts at
+ * unit (imm & TXRDMA_IMM_VALUE).  Bit 31 set: an explicit credit update
+ * that places nothing (a zero-length write, so it needs no ring space
+ * and cannot deadlock on a full ring): the low 31 bits are the
+ * receiver's released-units counter, modulo 2^31.
+ */
+#define TXRDMA_IMM_CREDIT	(1U << 31)
+#define TXRDMA_IMM_VALUE	(TXRDMA_IMM_CREDIT - 1)
+
+/* frame->flags */
+#define TXRDMA_FRAME_F_DATA_CRC	(1U << 0)	/* crc covers the payload too */
+
+struct txrdma_frame_hdr {
+	__u8 type;		/* enum txrdma_frame_type */
+	__u8 version;		/* 1 */
+	__u8 flags;		/* TXRDMA_FRAME_F_* */
+	__u8 resv0;
+	__le32 src_ep;		/* sender's endpoint id */
+	__le32 dst_ep;		/* receiver's endpoint id */
+	__le32 seq;		/* per (src_ep, dst_ep), from 0, +1 per frame */
+	__le32 len;		/* payload bytes */
+	__le32 consumed;	/* units of OUR receive ring the process has
+				 * released: the credit we return */
+	__le32 epoch;		/* the endpoint pair's incarnation */
+	__le32 crc;		/* CRC32C of bytes 0-27 (and the payload) */
+};
+
+#endif /* _UAPI_LINUX_TXRDMA_RING_H */
