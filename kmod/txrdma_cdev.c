@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * /dev/txrdma: the process-facing side of the module: probe, tenant,
- * region and endpoint ioctls and the mmap of regions (rings come with
- * the data path).  Opening needs no privilege: what a process may do
+ * region, endpoint and ring ioctls, the mmap of regions and rings, and
+ * poll(2) on the completion ring.  Opening needs no privilege: what a process may do
  * is decided per tenant, not by file mode.
  */
 #include <linux/fs.h>
@@ -14,6 +14,7 @@
 #include "txrdma_abi.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_region.h"
+#include "txrdma_rings.h"
 #include "txrdma_tenant.h"
 
 static long txrdma_ioctl_probe(void __user *uarg)
@@ -74,6 +75,10 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_ep_create(tf, uarg);
 	case TXRDMA_IOC_EP_INFO:
 		return txrdma_ioctl_ep_info(tf, uarg);
+	case TXRDMA_IOC_RING_SETUP:
+		return txrdma_ioctl_ring_setup(tf, uarg);
+	case TXRDMA_IOC_RING_ENTER:
+		return txrdma_ioctl_ring_enter(tf);
 	case TXRDMA_IOC_EP_DESTROY:
 		return txrdma_ioctl_ep_destroy(tf, uarg);
 	default:
@@ -93,13 +98,23 @@ static int txrdma_open(struct inode *inode, struct file *file)
 
 static int txrdma_release(struct inode *inode, struct file *file)
 {
+	/* the poller lets go of the ring before the file's objects go */
+	txrdma_ring_release(file->private_data);
 	txrdma_file_release(file->private_data);
 	return 0;
 }
 
 static int txrdma_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	/* offset 0 is the rings; regions start at id 1 << 40 */
+	if (!vma->vm_pgoff)
+		return txrdma_ring_mmap(file->private_data, vma);
 	return txrdma_region_mmap(file, vma);
+}
+
+static __poll_t txrdma_poll(struct file *file, poll_table *wait)
+{
+	return txrdma_ring_poll(file->private_data, file, wait);
 }
 
 static const struct file_operations txrdma_fops = {
@@ -107,6 +122,7 @@ static const struct file_operations txrdma_fops = {
 	.open		= txrdma_open,
 	.release	= txrdma_release,
 	.mmap		= txrdma_mmap,
+	.poll		= txrdma_poll,
 	.unlocked_ioctl	= txrdma_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

@@ -230,6 +230,26 @@ static struct txrdma_ep *txrdma_ep_find_locked(struct txrdma_file *tf, u32 id)
 	return ep && ep->tf == tf ? ep : NULL;
 }
 
+/**
+ * txrdma_ep_status() - can endpoint @id of @tf carry an operation?
+ * @tf: the file whose ring names the endpoint
+ * @id: endpoint id from an SQE
+ *
+ * Return: 0; -ENOENT if @tf has no such endpoint; else the endpoint's
+ * error (-ENOTCONN, -EIO, -EPERM).
+ */
+int txrdma_ep_status(struct txrdma_file *tf, u32 id)
+{
+	struct txrdma_ep *ep;
+	int ret;
+
+	mutex_lock(&txrdma_eps_lock);
+	ep = txrdma_ep_find_locked(tf, id);
+	ret = ep ? ep->error : -ENOENT;
+	mutex_unlock(&txrdma_eps_lock);
+	return ret;
+}
+
 long txrdma_ioctl_ep_info(struct txrdma_file *tf, void __user *uarg)
 {
 	struct txrdma_ep_info info;

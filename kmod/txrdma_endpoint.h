@@ -44,5 +44,6 @@ long txrdma_ioctl_ep_destroy(struct txrdma_file *tf, void __user *uarg);
 void txrdma_eps_file_release(struct txrdma_file *tf);
 void txrdma_eps_tenant_revoke(struct txrdma_tenant *t);
 void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);
+int txrdma_ep_status(struct txrdma_file *tf, u32 id);
 
 #endif /* _TXRDMA_ENDPOINT_H */

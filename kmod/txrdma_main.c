@@ -13,6 +13,7 @@
 #include "txrdma.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
+#include "txrdma_rings.h"
 #include "txrdma_tenant.h"
 
 static int __init txrdma_init(void)
@@ -31,11 +32,16 @@ static int __init txrdma_init(void)
 	ret = txrdma_peers_init();
 	if (ret)
 		goto out_ibdev;
-	ret = txrdma_cdev_init();
+	ret = txrdma_poller_init();
 	if (ret)
 		goto out_peers;
+	ret = txrdma_cdev_init();
+	if (ret)
+		goto out_poller;
 	return 0;
 
+out_poller:
+	txrdma_poller_exit();
 out_peers:
 	txrdma_peers_exit();
 out_ibdev:
@@ -51,6 +57,8 @@ out_regions:
 static void __exit txrdma_exit(void)
 {
 	txrdma_cdev_exit();
+	/* no file is open, so no ring is left for the poller */
+	txrdma_poller_exit();
 	/* peers' connections go before the devices they run on */
 	txrdma_peers_exit();
 	txrdma_ibdev_exit();

@@ -19,6 +19,8 @@ struct txrdma_tenant;
 #define TXRDMA_REGION_SHIFT	40
 #define TXRDMA_REGION_MAX_ID	((1U << (63 - TXRDMA_REGION_SHIFT)) - 1)
 
+struct txrdma_ring;
+
 /**
  * struct txrdma_file - one open of /dev/txrdma
  * @node: entry in the list of open files (txrdma_regions_lock)
@@ -26,12 +28,14 @@ struct txrdma_tenant;
  *	destroyed when it is released
  * @mapping: the address_space its mmaps go to (the device inode's)
  * @endpoints: endpoints created through it (txrdma_endpoint.c)
+ * @ring: its submission and completion rings, or NULL (txrdma_rings.c)
  */
 struct txrdma_file {
 	struct list_head node;
 	struct list_head regions;
 	struct list_head endpoints;
 	struct address_space *mapping;
+	struct txrdma_ring *ring;
 };
 
 /**

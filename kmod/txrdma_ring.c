@@ -18,6 +18,7 @@ static_assert(sizeof(struct txrdma_sqe) == 64);
 static_assert(sizeof(struct txrdma_cqe) == 32);
 static_assert(sizeof(struct txrdma_sq_offsets) == 48);
 static_assert(sizeof(struct txrdma_cq_offsets) == 40);
+static_assert(sizeof(struct txrdma_ring_setup) == 152);
 
 /**
  * txrdma_ring_entries() - the ring size for a request

@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 #include <linux/const.h>
+#include <linux/txrdma_ring.h>
 
 #define TXRDMA_ABI_VERSION	1
 #define TXRDMA_DEVICE_NAME	"txrdma"	/* /dev/txrdma */
@@ -205,6 +206,10 @@ struct txrdma_ep_info {
 				      struct txrdma_ep_info)
 #define TXRDMA_IOC_EP_DESTROY	_IOW(TXRDMA_IOC_MAGIC, 0x08, \
 				     struct txrdma_ep_info)
+/* the data path rings: see <linux/txrdma_ring.h> */
+#define TXRDMA_IOC_RING_SETUP	_IOWR(TXRDMA_IOC_MAGIC, 0x09, \
+				      struct txrdma_ring_setup)
+#define TXRDMA_IOC_RING_ENTER	_IO(TXRDMA_IOC_MAGIC, 0x0a)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */

@@ -130,6 +130,27 @@ struct txrdma_cq_offsets {
 	__u64 resv[2];
 };
 
+/*
+ * TXRDMA_IOC_RING_SETUP: one pair of rings per open file.  @sq_entries
+ * (1..32768) is rounded up to a power of two; @cq_entries 0 means twice
+ * the SQ.  mmap(NULL, @mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * @mmap_offset) maps both rings; the offsets say where everything is.
+ * The kernel's poller consumes the SQ; when it has been idle it sets
+ * TXRDMA_SQ_F_NEED_WAKEUP and sleeps, and TXRDMA_IOC_RING_ENTER wakes
+ * it.  The file polls readable (POLLIN) while the CQ holds entries.
+ */
+struct txrdma_ring_setup {
+	__u32 sq_entries;	/* in: wanted; out: granted */
+	__u32 cq_entries;	/* in: wanted or 0; out: granted */
+	__u32 flags;		/* in: 0 */
+	__u32 resv0;
+	__u64 mmap_offset;	/* out */
+	__u64 mmap_len;		/* out */
+	struct txrdma_sq_offsets sq_off;	/* out */
+	struct txrdma_cq_offsets cq_off;	/* out */
+	__u64 resv[4];
+};
+
 /* ------------------------------------------------------------------ */
 /* Wire frame: what a SEND places in the peer endpoint's receive ring. */
 

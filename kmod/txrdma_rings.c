@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The rings of an open file: setup, mmap, poll(2), and the processing
+ * of one ring by the poller (txrdma_poller.c).
+ *
+ * Memory: one physically contiguous, zeroed area (at most 4 MiB for the
+ * largest rings), charged to the memory cgroup of the process that sets
+ * it up (GFP_KERNEL_ACCOUNT), which the process maps whole.  The indices
+ * sit on cache lines of their own (the process writes the SQ tail and
+ * the CQ head, the poller the others), then the SQE array and the CQE
+ * array, each page aligned.  The kernel keeps its own copy of the sizes
+ * and of the indices it owns; the shared ones are outputs, and what the
+ * process writes is checked by txrdma_ring.c before use.
+ *
+ * Lifetime: a mapping holds the struct file, so release (and the
+ * freeing) only happens once every mapping is gone, and the poller has
+ * dropped the ring from its list before that.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "txrdma_endpoint.h"
+#include "txrdma_region.h"
+#include "txrdma_ring.h"
+#include "txrdma_rings.h"
+
+/* where the index words live in the mapping */
+enum {
+	TXRDMA_OFF_SQ_HEAD	= 0,
+	TXRDMA_OFF_SQ_TAIL	= 64,
+	TXRDMA_OFF_SQ_FLAGS	= 128,
+	TXRDMA_OFF_SQ_DROPPED	= 132,
+	TXRDMA_OFF_CQ_HEAD	= 192,
+	TXRDMA_OFF_CQ_TAIL	= 256,
+	TXRDMA_OFF_CQ_OVERFLOW	= 260,
+	TXRDMA_OFF_SQ_MASK	= 320,
+	TXRDMA_OFF_SQ_ENTRIES	= 324,
+	TXRDMA_OFF_CQ_MASK	= 328,
+	TXRDMA_OFF_CQ_ENTRIES	= 332,
+};
+
+/* the rings' mmap offset: region ids start at 1, so 0 is free */
+#define TXRDMA_RING_MMAP_OFFSET	0ULL
+
+static DEFINE_MUTEX(txrdma_ring_setup_lock);
+
+static u32 *txrdma_ring_word(struct txrdma_ring *ring, u32 off)
+{
+	return (u32 *)((u8 *)ring->mem + off);
+}
+
+long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ring_setup p;
+	struct txrdma_ring *ring;
+	size_t sq_off, cq_off, len;
+	u32 sqn, cqn;
+	int ret;
+
+	if (copy_from_user(&p, uarg, sizeof(p)))
+		return -EFAULT;
+	if (p.flags || p.resv0 || memchr_inv(p.resv, 0, sizeof(p.resv)) ||
+	    memchr_inv(&p.sq_off, 0, sizeof(p.sq_off)) ||
+	    memchr_inv(&p.cq_off, 0, sizeof(p.cq_off)) ||
+	    p.mmap_offset || p.mmap_len)
+		return -EINVAL;
+	ret = txrdma_ring_entries(p.sq_entries, &sqn);
+	if (ret)
+		return ret;
+	ret = txrdma_ring_entries(p.cq_entries ?: 2 * sqn, &cqn);
+	if (ret)
+		return ret;
+	if (cqn < sqn)
+		return -EINVAL;
+
+	sq_off = PAGE_SIZE;
+	cq_off = sq_off + PAGE_ALIGN(sqn * sizeof(struct txrdma_sqe));
+	len = cq_off + PAGE_ALIGN(cqn * sizeof(struct txrdma_cqe));
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	ring->mem = alloc_pages_exact(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!ring->mem) {
+		kfree(ring);
+		return -ENOMEM;
+	}
+	ring->tf = tf;
+	ring->len = len;
+	ring->sq_entries = sqn;
+	ring->cq_entries = cqn;
+	ring->sq_head = txrdma_ring_word(ring, TXRDMA_OFF_SQ_HEAD);
+	ring->sq_tail = txrdma_ring_word(ring, TXRDMA_OFF_SQ_TAIL);
+	ring->sq_flags = txrdma_ring_word(ring, TXRDMA_OFF_SQ_FLAGS);
+	ring->sq_dropped = txrdma_ring_word(ring, TXRDMA_OFF_SQ_DROPPED);
+	ring->cq_head = txrdma_ring_word(ring, TXRDMA_OFF_CQ_HEAD);
+	ring->cq_tail = txrdma_ring_word(ring, TXRDMA_OFF_CQ_TAIL);
+	ring->cq_overflow = txrdma_ring_word(ring, TXRDMA_OFF_CQ_OVERFLOW);
+	*txrdma_ring_word(ring, TXRDMA_OFF_SQ_MASK) = sqn - 1;
+	*txrdma_ring_word(ring, TXRDMA_OFF_SQ_ENTRIES) = sqn;
+	*txrdma_ring_word(ring, TXRDMA_OFF_CQ_MASK) = cqn - 1;
+	*txrdma_ring_word(ring, TXRDMA_OFF_CQ_ENTRIES) = cqn;
+	ring->sqes = (void *)((u8 *)ring->mem + sq_off);
+	ring->cqes = (void *)((u8 *)ring->mem + cq_off);
+	INIT_LIST_HEAD(&ring->poll_node);
+	init_waitqueue_head(&ring->wait);
+
+	p.sq_entries = sqn;
+	p.cq_entries = cqn;
+	p.mmap_offset = TXRDMA_RING_MMAP_OFFSET;
+	p.mmap_len = len;
+	p.sq_off = (struct txrdma_sq_offsets) {
+		.head		= TXRDMA_OFF_SQ_HEAD,
+		.tail		= TXRDMA_OFF_SQ_TAIL,
+		.ring_mask	= TXRDMA_OFF_SQ_MASK,
+		.ring_entries	= TXRDMA_OFF_SQ_ENTRIES,
+		.flags		= TXRDMA_OFF_SQ_FLAGS,
+		.dropped	= TXRDMA_OFF_SQ_DROPPED,
+		.sqes		= sq_off,
+	};
+	p.cq_off = (struct txrdma_cq_offsets) {
+		.head		= TXRDMA_OFF_CQ_HEAD,
+		.tail		= TXRDMA_OFF_CQ_TAIL,
+		.ring_mask	= TXRDMA_OFF_CQ_MASK,
+		.ring_entries	= TXRDMA_OFF_CQ_ENTRIES,
+		.overflow	= TXRDMA_OFF_CQ_OVERFLOW,
+		.cqes		= cq_off,
+	};
+	if (copy_to_user(uarg, &p, sizeof(p))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	/* one ring per file; a racing second setup loses cleanly */
+	mutex_lock(&txrdma_ring_setup_lock);
+	if (tf->ring) {
+		mutex_unlock(&txrdma_ring_setup_lock);
+		ret = -EBUSY;
+		goto out_free;
+	}
+	WRITE_ONCE(tf->ring, ring);
+	mutex_unlock(&txrdma_ring_setup_lock);
+	txrdma_poller_add(ring);
+	return 0;
+
+out_free:
+	free_pages_exact(ring->mem, ring->len);
+	kfree(ring);
+	return ret;
+}
+
+static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
+{
+	struct txrdma_ring *ring;
+
+	mutex_lock(&txrdma_ring_setup_lock);
+	ring = tf->ring;
+	mutex_unlock(&txrdma_ring_setup_lock);
+	return ring;
+}
+
+/* The doorbell: the process saw TXRDMA_SQ_F_NEED_WAKEUP. */
+long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
+{
+	if (!txrdma_file_ring(tf))
+		return -ENXIO;
+	txrdma_poller_kick();
+	return 0;
+}
+
+int txrdma_ring_mmap(struct txrdma_file *tf, struct vm_area_struct *vma)
+{
+	struct txrdma_ring *ring = txrdma_file_ring(tf);
+
+	if (!ring)
+		return -ENXIO;
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    vma->vm_end - vma->vm_start != ring->len)
+		return -EINVAL;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return remap_pfn_range(vma, vma->vm_start,
+			       page_to_pfn(virt_to_page(ring->mem)),
+			       ring->len, vma->vm_page_prot);
+}
+
+__poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
+			  poll_table *wait)
+{
+	struct txrdma_ring *ring = txrdma_file_ring(tf);
+
+	if (!ring)
+		return EPOLLERR;
+	poll_wait(file, &ring->wait, wait);
+	/* completions the process has not consumed yet */
+	if (READ_ONCE(*ring->cq_head) != smp_load_acquire(ring->cq_tail))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+void txrdma_ring_release(struct txrdma_file *tf)
+{
+	struct txrdma_ring *ring = tf->ring;
+
+	if (!ring)
+		return;
+	txrdma_poller_del(ring);
+	free_pages_exact(ring->mem, ring->len);
+	kfree(ring);
+	tf->ring = NULL;
+}
+
+/*
+ * Could the poller make progress?  SQEs are waiting and the CQ has room
+ * (SQEs held back by a full CQ wait for the process to reap and ring
+ * the doorbell; impossible indices wait for the process to fix them).
+ */
+bool txrdma_ring_pending(struct txrdma_ring *ring)
+{
+	u32 n, space;
+
+	return !txrdma_sq_pending(ring->khead, READ_ONCE(*ring->sq_tail),
+				  ring->sq_entries, &n) && n &&
+	       !txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
+				ring->cq_entries, &space) && space;
+}
+
+static int txrdma_ring_exec(struct txrdma_ring *ring,
+			    const struct txrdma_sqe *sqe)
+{
+	int ret = txrdma_sqe_check(sqe);
+
+	if (ret)
+		return ret;
+	if (sqe->opcode == TXRDMA_OP_NOP)
+		return 0;
+	ret = txrdma_ep_status(ring->tf, sqe->ep);
+	if (ret)
+		return ret;
+	/* SEND, READ and WRITE are the next step of the data path */
+	return -EOPNOTSUPP;
+}
+
+/**
+ * txrdma_ring_process() - consume what the process submitted
+ * @ring: a ring of the poller's list (only the poller calls this)
+ *
+ * Every SQE is copied out of shared memory once, checked and executed;
+ * its completion (an error always, success unless NO_CQE) is written
+ * before the SQ head moves past it.  When the CQ is full the remaining
+ * SQEs wait there: nothing is lost and nothing overwritten.
+ *
+ * Return: the number of SQEs consumed.
+ */
+int txrdma_ring_process(struct txrdma_ring *ring)
+{
+	u32 utail, pending, space, n = 0;
+	bool woke = false;
+
+	/* pairs with the process's release of its tail: SQEs are written */
+	utail = smp_load_acquire(ring->sq_tail);
+	if (txrdma_sq_pending(ring->khead, utail, ring->sq_entries,
+			      &pending)) {
+		if (!(READ_ONCE(*ring->sq_flags) & TXRDMA_SQ_F_GARBAGE))
+			ring->garbage++;
+		WRITE_ONCE(*ring->sq_flags,
+			   READ_ONCE(*ring->sq_flags) | TXRDMA_SQ_F_GARBAGE);
+		return 0;
+	}
+	while (n < pending) {
+		struct txrdma_sqe sqe;
+		struct txrdma_cqe *cqe;
+		int res;
+
+		if (txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
+				    ring->cq_entries, &space)) {
+			ring->garbage++;
+			break;
+		}
+		if (!space)
+			break;
+		memcpy(&sqe, &ring->sqes[ring->khead & (ring->sq_entries - 1)],
+		       sizeof(sqe));
+		res = txrdma_ring_exec(ring, &sqe);
+		/* malformed (not merely failed) entries are counted */
+		if (res == -EINVAL || res == -ENOENT || res == -EFAULT) {
+			ring->bad_sqes++;
+			WRITE_ONCE(*ring->sq_dropped,
+				   READ_ONCE(*ring->sq_dropped) + 1);
+		}
+		if (res < 0 || !(sqe.flags & TXRDMA_SQE_F_NO_CQE)) {
+			cqe = &ring->cqes[ring->ktail & (ring->cq_entries - 1)];
+			*cqe = (struct txrdma_cqe) {
+				.user_data	= sqe.user_data,
+				.res		= res,
+				.ep		= sqe.ep,
+				.opcode		= sqe.opcode,
+			};
+			ring->ktail++;
+			/* the entry is visible before the tail that covers it */
+			smp_store_release(ring->cq_tail, ring->ktail);
+			woke = true;
+		}
+		ring->khead++;
+		/* the SQE was copied: the process may reuse its slot */
+		smp_store_release(ring->sq_head, ring->khead);
+		n++;
+	}
+	ring->submitted += n;
+	if (woke && wq_has_sleeper(&ring->wait))
+		wake_up_interruptible_poll(&ring->wait, EPOLLIN | EPOLLRDNORM);
+	return n;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The submission and completion rings an open file shares with its
+ * process (uapi/linux/txrdma_ring.h), and the poller that serves them.
+ */
+#ifndef _TXRDMA_RINGS_H
+#define _TXRDMA_RINGS_H
+
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
+
+#include <linux/txrdma.h>
+
+struct txrdma_file;
+
+/**
+ * struct txrdma_ring - the rings of one open file
+ * @tf: owner
+ * @mem: the memory mapped by the process (alloc_pages_exact())
+ * @len: its length
+ * @sq_head: kernel-written; the rest likewise points into @mem
+ * @sq_tail: process-written
+ * @sq_flags: kernel-written TXRDMA_SQ_F_*
+ * @sq_dropped: kernel-written count of refused SQEs
+ * @cq_head: process-written
+ * @cq_tail: kernel-written
+ * @cq_overflow: kernel-written (always 0: the poller waits for room)
+ * @sqes: the SQ array
+ * @cqes: the CQ array
+ * @sq_entries: the kernel's copy of the SQ size
+ * @cq_entries: the kernel's copy of the CQ size
+ * @khead: the kernel's SQ head (the shared one is only a copy)
+ * @ktail: the kernel's CQ tail
+ * @poll_node: entry in the poller's list (txrdma_poller_lock)
+ * @wait: poll(2) and txrdma_ring_wait_idle() sleepers
+ * @submitted: SQEs consumed
+ * @bad_sqes: SQEs refused (-EINVAL, -ENOENT, ...), also in @sq_dropped
+ * @garbage: passes that found an impossible SQ tail or CQ head
+ */
+struct txrdma_ring {
+	struct txrdma_file *tf;
+	void *mem;
+	size_t len;
+	u32 *sq_head, *sq_tail, *sq_flags, *sq_dropped;
+	u32 *cq_head, *cq_tail, *cq_overflow;
+	struct txrdma_sqe *sqes;
+	struct txrdma_cqe *cqes;
+	u32 sq_entries, cq_entries;
+	u32 khead, ktail;
+	struct list_head poll_node;
+	wait_queue_head_t wait;
+	u64 submitted, bad_sqes, garbage;
+};
+
+long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ring_enter(struct txrdma_file *tf);
+int txrdma_ring_mmap(struct txrdma_file *tf, struct vm_area_struct *vma);
+__poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
+			  poll_table *wait);
+void txrdma_ring_release(struct txrdma_file *tf);
+
+int txrdma_poller_init(void);
+void txrdma_poller_exit(void);
+void txrdma_poller_add(struct txrdma_ring *ring);
+void txrdma_poller_del(struct txrdma_ring *ring);
+void txrdma_poller_kick(void);
+int txrdma_ring_process(struct txrdma_ring *ring);
+bool txrdma_ring_pending(struct txrdma_ring *ring);
+
+#endif /* _TXRDMA_RINGS_H */

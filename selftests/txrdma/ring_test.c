@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The data path rings of /dev/txrdma (TXRDMA_IOC_RING_SETUP, mmap,
+ * TXRDMA_IOC_RING_ENTER, poll), driven through the raw ABI so that the
+ * test, not a library, decides what goes into shared memory:
+ *
+ *  - setup refuses bad parameters and a second ring; mmap only the
+ *    exact, shared mapping;
+ *  - NOPs complete in order with their user_data, in batches of any
+ *    size, across many laps of the ring;
+ *  - malformed SQEs (opcode, flags, prio, reserved fields, unknown
+ *    endpoint) complete with an error and are counted; NO_CQE;
+ *  - a full CQ holds SQEs back (none lost, no overflow);
+ *  - impossible indices written by the process are flagged and stall
+ *    nothing but that ring;
+ *  - the poller sleeps when idle (no CPU), says NEED_WAKEUP, and the
+ *    doorbell wakes it; the file polls readable with completions;
+ *  - 100,000 random SQEs: every one completes exactly once, no oops
+ *    (the harness checks the kernel log);
+ *  - a process that exits with submissions pending releases all.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/txrdma.h>
+
+#include "kselftest_harness.h"
+
+#define DEV "/dev/txrdma"
+
+struct rings {
+	int fd;
+	struct txrdma_ring_setup p;
+	void *map;
+	volatile uint32_t *sq_head, *sq_tail, *sq_flags, *sq_dropped;
+	volatile uint32_t *cq_head, *cq_tail, *cq_overflow;
+	struct txrdma_sqe *sqes;
+	struct txrdma_cqe *cqes;
+	uint32_t sq_tail_local;
+};
+
+static volatile uint32_t *word(struct rings *r, uint32_t off)
+{
+	return (volatile uint32_t *)((char *)r->map + off);
+}
+
+/* 0 or -errno */
+static int rings_open(struct rings *r, uint32_t sq, uint32_t cq)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	r->p.sq_entries = sq;
+	r->p.cq_entries = cq;
+	if (ioctl(r->fd, TXRDMA_IOC_RING_SETUP, &r->p))
+		return -errno;
+	r->map = mmap(NULL, r->p.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      r->fd, r->p.mmap_offset);
+	if (r->map == MAP_FAILED)
+		return -errno;
+	r->sq_head = word(r, r->p.sq_off.head);
+	r->sq_tail = word(r, r->p.sq_off.tail);
+	r->sq_flags = word(r, r->p.sq_off.flags);
+	r->sq_dropped = word(r, r->p.sq_off.dropped);
+	r->cq_head = word(r, r->p.cq_off.head);
+	r->cq_tail = word(r, r->p.cq_off.tail);
+	r->cq_overflow = word(r, r->p.cq_off.overflow);
+	r->sqes = (void *)((char *)r->map + r->p.sq_off.sqes);
+	r->cqes = (void *)((char *)r->map + r->p.cq_off.cqes);
+	return 0;
+}
+
+static void rings_close(struct rings *r)
+{
+	if (r->map && r->map != MAP_FAILED)
+		munmap(r->map, r->p.mmap_len);
+	if (r->fd > 0)
+		close(r->fd);
+	r->map = NULL;
+	r->fd = -1;
+}
+
+static struct txrdma_sqe *next_sqe(struct rings *r)
+{
+	uint32_t mask = *word(r, r->p.sq_off.ring_mask);
+	uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+
+	if (r->sq_tail_local - head >= r->p.sq_entries)
+		return NULL;
+	return &r->sqes[r->sq_tail_local++ & mask];
+}
+
+/* publish, and ring the doorbell if the poller sleeps */
+static void submit(struct rings *r)
+{
+	__atomic_store_n(r->sq_tail, r->sq_tail_local, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (*r->sq_flags & TXRDMA_SQ_F_NEED_WAKEUP)
+		ioctl(r->fd, TXRDMA_IOC_RING_ENTER);
+}
+
+static void nop(struct txrdma_sqe *s, uint64_t ud)
+{
+	memset(s, 0, sizeof(*s));
+	s->opcode = TXRDMA_OP_NOP;
+	s->user_data = ud;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Wait (poll(2), bounded) until @n CQEs are there; copy them out and
+ * consume them.  Returns how many arrived.
+ */
+static int reap(struct rings *r, struct txrdma_cqe *out, int n, int ms)
+{
+	uint32_t mask = *word(r, r->p.cq_off.ring_mask);
+	uint64_t end = now_ns() + ms * 1000000ull;
+	int got = 0;
+
+	while (got < n) {
+		uint32_t tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+		uint32_t head = *r->cq_head;
+		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+
+		while (head != tail && got < n)
+			out[got++] = r->cqes[head++ & mask];
+		__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+		if (got == n || now_ns() > end)
+			break;
+		poll(&pfd, 1, 10);
+	}
+	return got;
+}
+
+static int sq_drained(struct rings *r, int ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+
+	while (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) !=
+	       r->sq_tail_local) {
+		if (now_ns() > end)
+			return 0;
+		usleep(1000);
+	}
+	return 1;
+}
+
+TEST(setup_refuses_bad_input)
+{
+	struct txrdma_ring_setup p;
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	void *m;
+
+	ASSERT_LE(0, fd);
+	/* mmap before any setup */
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(ENXIO, errno);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_RING_ENTER));
+	EXPECT_EQ(ENXIO, errno);
+#define BAD(field, val) do {						\
+		memset(&p, 0, sizeof(p));				\
+		p.sq_entries = 8;					\
+		p.field = val;						\
+		EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));	\
+		EXPECT_EQ(EINVAL, errno) TH_LOG(#field " = " #val);	\
+	} while (0)
+	BAD(sq_entries, 0);
+	BAD(sq_entries, 32769);
+	BAD(cq_entries, 4);		/* smaller than the SQ */
+	BAD(cq_entries, 65536);
+	BAD(flags, 1);
+	BAD(resv0, 1);
+	BAD(resv[3], 1);
+	BAD(mmap_len, 1);
+	BAD(sq_off.head, 1);
+	BAD(cq_off.resv[1], 1);
+#undef BAD
+	/* granted sizes are powers of two; one ring per file */
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 100;
+	ASSERT_EQ(0, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));
+	EXPECT_EQ(128, p.sq_entries);
+	EXPECT_EQ(256, p.cq_entries);
+	EXPECT_EQ(0, p.mmap_len % 4096);
+	EXPECT_LE(p.cq_off.cqes + 256 * sizeof(struct txrdma_cqe), p.mmap_len);
+	EXPECT_LE(p.sq_off.sqes + 128 * sizeof(struct txrdma_sqe),
+		  p.cq_off.cqes);
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 8;
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+}
+
+TEST(mmap_rules)
+{
+	struct rings r;
+	void *m;
+
+	ASSERT_EQ(0, rings_open(&r, 8, 0));
+	m = mmap(NULL, r.p.mmap_len, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 r.fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, r.p.mmap_len + 4096, PROT_READ, MAP_SHARED, r.fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, r.fd, 4096);
+	EXPECT_EQ(MAP_FAILED, m);
+	/* the sizes the kernel wrote are there */
+	EXPECT_EQ(8, *word(&r, r.p.sq_off.ring_entries));
+	EXPECT_EQ(7, *word(&r, r.p.sq_off.ring_mask));
+	EXPECT_EQ(16, *word(&r, r.p.cq_off.ring_entries));
+	EXPECT_EQ(15, *word(&r, r.p.cq_off.ring_mask));
+	rings_close(&r);
+}
+
+FIXTURE(ring) {
+	struct rings r;
+};
+
+FIXTURE_SETUP(ring)
+{
+	ASSERT_EQ(0, rings_open(&self->r, 64, 0))
+		TH_LOG("ring setup: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	rings_close(&self->r);
+}
+
+TEST_F(ring, nops_in_order)
+{
+	struct txrdma_cqe c[64];
+	uint64_t next_ud = 1, expect = 1;
+	unsigned int seed = 1;
+	int total = 20000, done = 0;
+
+	while (done < total) {
+		int batch = 1 + rand_r(&seed) % 64, i, got;
+
+		if (batch > total - done)
+			batch = total - done;
+		for (i = 0; i < batch; i++) {
+			struct txrdma_sqe *s = next_sqe(&self->r);
+
+			ASSERT_NE(NULL, s);
+			nop(s, next_ud++);
+		}
+		submit(&self->r);
+		got = reap(&self->r, c, batch, 2000);
+		ASSERT_EQ(batch, got);
+		for (i = 0; i < got; i++) {
+			ASSERT_EQ(expect, c[i].user_data);
+			ASSERT_EQ(0, c[i].res);
+			ASSERT_EQ(TXRDMA_OP_NOP, c[i].opcode);
+			ASSERT_EQ(0, c[i].flags);
+			expect++;
+		}
+		done += batch;
+	}
+	EXPECT_EQ((uint32_t)total, *self->r.sq_head);
+	EXPECT_EQ((uint32_t)total, *self->r.cq_tail);
+	EXPECT_EQ(0, *self->r.sq_dropped);
+	EXPECT_EQ(0, *self->r.cq_overflow);
+	EXPECT_EQ(0, *self->r.sq_flags & TXRDMA_SQ_F_GARBAGE);
+}
+
+TEST_F(ring, malformed_sqes_complete_with_errors)
+{
+	struct txrdma_cqe c[16];
+	struct txrdma_sqe *s;
+	int i, n = 0;
+
+#define PUT(stmt, ud) do {						\
+		s = next_sqe(&self->r);					\
+		ASSERT_NE(NULL, s);					\
+		nop(s, ud);						\
+		stmt;							\
+		n++;							\
+	} while (0)
+	PUT(s->opcode = TXRDMA_OP_LAST, 1);
+	PUT(s->opcode = 0xff, 2);
+	PUT(s->flags = 0x80, 3);
+	PUT(s->prio = TXRDMA_PRIO_CLASSES, 4);
+	PUT(s->resv0 = 1, 5);
+	PUT(s->resv2[1] = 1, 6);
+	PUT(s->len = 1, 7);			/* a NOP moves nothing */
+	PUT((s->opcode = TXRDMA_OP_SEND, s->ep = 0x7fffff00), 8);
+	PUT((s->opcode = TXRDMA_OP_READ, s->ep = 1, s->len = 0), 9);
+	/* success without a CQE, then an error that has one anyway */
+	PUT(s->flags = TXRDMA_SQE_F_NO_CQE, 10);
+	PUT((s->flags = TXRDMA_SQE_F_NO_CQE, s->prio = 9), 11);
+	PUT((void)0, 12);
+#undef PUT
+	submit(&self->r);
+	ASSERT_EQ(n - 1, reap(&self->r, c, n - 1, 2000));
+	for (i = 0; i < 7; i++) {
+		EXPECT_EQ((uint64_t)i + 1, c[i].user_data);
+		EXPECT_EQ(-EINVAL, c[i].res);
+	}
+	EXPECT_EQ(8, c[7].user_data);
+	EXPECT_EQ(-ENOENT, c[7].res);
+	EXPECT_EQ(0x7fffff00, c[7].ep);
+	EXPECT_EQ(TXRDMA_OP_SEND, c[7].opcode);
+	EXPECT_EQ(9, c[8].user_data);
+	EXPECT_EQ(-EINVAL, c[8].res);
+	EXPECT_EQ(11, c[9].user_data);
+	EXPECT_EQ(-EINVAL, c[9].res);
+	EXPECT_EQ(12, c[10].user_data);
+	EXPECT_EQ(0, c[10].res);
+	/* nothing more: NO_CQE's success produced none */
+	EXPECT_EQ(0, reap(&self->r, c, 1, 50));
+	EXPECT_EQ(10, *self->r.sq_dropped);
+	EXPECT_EQ((uint32_t)n, *self->r.sq_head);
+}
+
+TEST(full_cq_holds_submissions)
+{
+	struct txrdma_cqe c[8];
+	struct rings r;
+	int i;
+
+	ASSERT_EQ(0, rings_open(&r, 4, 4));
+	for (i = 0; i < 4; i++)
+		nop(next_sqe(&r), i);
+	submit(&r);
+	ASSERT_TRUE(sq_drained(&r, 2000));
+	EXPECT_EQ(4, __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE));
+	/* the CQ is full: four more stay in the SQ */
+	for (i = 4; i < 8; i++)
+		nop(next_sqe(&r), i);
+	submit(&r);
+	EXPECT_FALSE(sq_drained(&r, 200));
+	EXPECT_EQ(4, *r.sq_head);
+	EXPECT_EQ(4, *r.cq_tail);
+	/* consuming the CQ lets them through, in order, none lost */
+	ASSERT_EQ(4, reap(&r, c, 4, 1000));
+	ioctl(r.fd, TXRDMA_IOC_RING_ENTER);
+	ASSERT_EQ(4, reap(&r, c + 4, 4, 2000));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ((uint64_t)i, c[i].user_data);
+	EXPECT_EQ(0, *r.cq_overflow);
+	rings_close(&r);
+}
+
+TEST_F(ring, impossible_indices)
+{
+	struct txrdma_cqe c[4];
+	struct rings *r = &self->r;
+	uint64_t end;
+
+	/* a tail more than a ring ahead: flagged, nothing consumed */
+	__atomic_store_n(r->sq_tail, 1000, __ATOMIC_RELEASE);
+	ioctl(r->fd, TXRDMA_IOC_RING_ENTER);
+	end = now_ns() + 2000000000ull;
+	while (!(*r->sq_flags & TXRDMA_SQ_F_GARBAGE) && now_ns() < end)
+		usleep(1000);
+	EXPECT_TRUE(*r->sq_flags & TXRDMA_SQ_F_GARBAGE);
+	EXPECT_EQ(0, *r->sq_head);
+	EXPECT_EQ(0, *r->cq_tail);
+	/* a sane tail again: work resumes */
+	nop(next_sqe(r), 77);
+	submit(r);
+	ASSERT_EQ(1, reap(r, c, 1, 2000));
+	EXPECT_EQ(77, c[0].user_data);
+	/* a CQ head ahead of the tail: no completion is written over it */
+	__atomic_store_n(r->cq_head, 50, __ATOMIC_RELEASE);
+	nop(next_sqe(r), 78);
+	submit(r);
+	EXPECT_FALSE(sq_drained(r, 200));
+	EXPECT_EQ(1, *r->cq_tail);
+	__atomic_store_n(r->cq_head, 1, __ATOMIC_RELEASE);
+	ioctl(r->fd, TXRDMA_IOC_RING_ENTER);
+	ASSERT_EQ(1, reap(r, c, 1, 2000));
+	EXPECT_EQ(78, c[0].user_data);
+}
+
+/* utime + stime of the poller thread, in clock ticks */
+static long poller_ticks(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long ticks = -1;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512], *p;
+		unsigned long ut, st;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strstr(buf, "(txrdma-poll)")) {
+			p = strrchr(buf, ')');
+			if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				   "%*u %*u %lu %lu", &ut, &st) == 2)
+				ticks = ut + st;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ticks;
+}
+
+TEST_F(ring, idle_poller_sleeps_and_doorbell_wakes)
+{
+	struct rings *r = &self->r;
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct txrdma_cqe c;
+	uint64_t end = now_ns() + 2000000000ull;
+	long t0, t1;
+
+	while (!(*r->sq_flags & TXRDMA_SQ_F_NEED_WAKEUP) && now_ns() < end)
+		usleep(1000);
+	ASSERT_TRUE(*r->sq_flags & TXRDMA_SQ_F_NEED_WAKEUP);
+	/* asleep: a second without work costs it (almost) no CPU */
+	t0 = poller_ticks();
+	ASSERT_LE(0, t0) TH_LOG("no txrdma-poll thread in /proc");
+	sleep(1);
+	t1 = poller_ticks();
+	EXPECT_LE(t1 - t0, 1) TH_LOG("poller used %ld ticks idle", t1 - t0);
+	/* nothing to read yet */
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	/* submit without the doorbell: it stays asleep and the SQE waits */
+	nop(next_sqe(r), 5);
+	__atomic_store_n(r->sq_tail, r->sq_tail_local, __ATOMIC_RELEASE);
+	EXPECT_EQ(0, poll(&pfd, 1, 100));
+	EXPECT_EQ(0, *r->sq_head);
+	/* the doorbell */
+	ASSERT_EQ(0, ioctl(r->fd, TXRDMA_IOC_RING_ENTER));
+	ASSERT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_EQ(1, reap(r, &c, 1, 100));
+	EXPECT_EQ(5, c.user_data);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+}
+
+TEST_F(ring, random_sqes)
+{
+	struct rings *r = &self->r;
+	struct txrdma_cqe c[64];
+	unsigned int seed = 12345;
+	uint64_t ud = 0, want = 0, cqes = 0, bad = 0, no_cqe_ok = 0;
+	uint32_t dropped0 = *r->sq_dropped;
+	int total = 100000, i, k;
+
+	while (ud < (uint64_t)total) {
+		int batch = 1 + rand_r(&seed) % 64, got, expect = 0;
+
+		for (i = 0; i < batch && ud < (uint64_t)total; i++) {
+			struct txrdma_sqe *s = next_sqe(r);
+			uint32_t *w = (uint32_t *)s;
+
+			for (k = 0; k < (int)(sizeof(*s) / 4); k++)
+				w[k] = rand_r(&seed) * 2654435761u;
+			if (rand_r(&seed) % 2) {
+				/* near-valid: small opcode, flags, prio */
+				s->opcode %= TXRDMA_OP_LAST + 1;
+				s->flags &= 1;
+				s->prio %= TXRDMA_PRIO_CLASSES;
+				s->resv0 = 0;
+				s->resv1 = 0;
+				s->resv2[0] = s->resv2[1] = 0;
+				if (s->opcode == TXRDMA_OP_NOP && rand_r(&seed) % 2)
+					s->len = s->local_region = s->remote_region =
+						s->local_off = s->remote_off = 0;
+			}
+			s->user_data = ud++;
+			/* valid NOP with NO_CQE: the only silent success */
+			if (s->opcode == TXRDMA_OP_NOP && s->flags == 1 &&
+			    s->prio < TXRDMA_PRIO_CLASSES && !s->resv0 && !s->resv1 &&
+			    !s->resv2[0] && !s->resv2[1] && !s->len &&
+			    !s->local_region && !s->local_off &&
+			    !s->remote_region && !s->remote_off)
+				no_cqe_ok++;
+			else
+				expect++;
+		}
+		submit(r);
+		got = reap(r, c, expect, 2000);
+		ASSERT_EQ(expect, got);
+		for (i = 0; i < got; i++) {
+			/* in order: user_data only grows */
+			ASSERT_LE(want, c[i].user_data);
+			want = c[i].user_data + 1;
+			ASSERT_TRUE(c[i].res == 0 || c[i].res == -EINVAL ||
+				    c[i].res == -ENOENT)
+				TH_LOG("res %d", c[i].res);
+			bad += c[i].res < 0;
+		}
+		cqes += got;
+	}
+	ASSERT_TRUE(sq_drained(r, 2000));
+	EXPECT_EQ((uint32_t)total, *r->sq_head);
+	EXPECT_EQ((uint64_t)total, cqes + no_cqe_ok);
+	EXPECT_EQ(bad, *r->sq_dropped - dropped0);
+	EXPECT_LT(1000, bad);
+	EXPECT_LT(1000, cqes - bad);
+	EXPECT_EQ(0, *r->cq_overflow);
+}
+
+static long module_refcnt(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/module/txrdma/refcnt", "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return atol(buf);
+}
+
+TEST(exit_with_submissions_pending)
+{
+	long ref0 = module_refcnt();
+	int i, status;
+	pid_t pid;
+
+	ASSERT_LE(0, ref0);
+	for (i = 0; i < 50; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct rings r;
+			struct txrdma_sqe *s;
+
+			if (rings_open(&r, 256, 256))
+				_exit(1);
+			while ((s = next_sqe(&r)))
+				nop(s, 1);
+			submit(&r);
+			/* exit with the CQ full and the mapping still there */
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	EXPECT_EQ(ref0, module_refcnt());
+}
+
+TEST_HARNESS_MAIN
