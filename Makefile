@@ -4,7 +4,10 @@
 #   make              module, library, admin tool
 #   make test         every test (host, KUnit, kselftests in QEMU)
 #   make run          the main job: a QEMU cluster with txrdma loaded
-#   make bench        benchmarks in QEMU guests (registration cost, pool take)
+#   make bench        benchmarks (QEMU: registration cost, pool take; host:
+#                     ring fast path instructions per message)
+#   make ring-ipm     host-only: instructions per message of the ring fast
+#                     path (callgrind; needs valgrind)
 #   make install      module, library, headers, admin tool
 #
 # The kernel defaults to the newest installed one that has headers
@@ -50,6 +53,11 @@ bench: all
 	$(MAKE) -C tools/bench
 	tools/vm/txrdma-vm run --timeout 600 -- tools/bench/reg_cost.sh
 	tools/vm/txrdma-vm run -n 2 --timeout 900 -- tools/bench/pool_take.sh
+	tools/bench/ring_ipm.sh
+
+# host-side, no VM: the ring fast path of libtxrdma under callgrind
+ring-ipm: lib
+	tools/bench/ring_ipm.sh
 
 run:
 	scripts/run.sh
@@ -66,4 +74,5 @@ clean:
 	$(MAKE) -C selftests/txrdma clean
 	$(MAKE) -C tools/bench clean
 
-.PHONY: all modules lib tools selftests check checkpatch test bench run install clean
+.PHONY: all modules lib tools selftests check checkpatch test bench ring-ipm run install \
+	clean

@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "txrdma.h"
@@ -19,6 +21,8 @@ struct txrdma_ctx {
 	int fd;
 	__u32 abi_version;
 	__u64 features;
+	void *ring_map;		/* the rings' mapping, or NULL */
+	size_t ring_len;
 };
 
 static const char *device_path(void)
@@ -86,6 +90,8 @@ TXRDMA_EXPORT void txrdma_close(struct txrdma_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->ring_map)
+		munmap(ctx->ring_map, ctx->ring_len);
 	close(ctx->fd);
 	free(ctx);
 }
@@ -125,4 +131,54 @@ TXRDMA_EXPORT int txrdma_fd(const struct txrdma_ctx *ctx)
 TXRDMA_EXPORT const char *txrdma_version(void)
 {
 	return TXRDMA_VERSION_STRING;
+}
+
+TXRDMA_EXPORT int txrdma_rings_setup(struct txrdma_ctx *ctx,
+				     unsigned int sq_entries,
+				     unsigned int cq_entries,
+				     struct txrdma_sq *sq, struct txrdma_cq *cq)
+{
+	struct txrdma_ring_setup p;
+	struct txrdma_sq s;
+	struct txrdma_cq c;
+	void *map;
+	int ret;
+
+	if (!ctx || !sq || !cq)
+		return -EINVAL;
+	if (ctx->ring_map)
+		return -EBUSY;
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = sq_entries;
+	p.cq_entries = cq_entries;
+	if (ioctl(ctx->fd, TXRDMA_IOC_RING_SETUP, &p))
+		return -errno;
+	if (p.mmap_len > SIZE_MAX)
+		return -EINVAL;
+	map = mmap(NULL, (size_t)p.mmap_len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, ctx->fd, (off_t)p.mmap_offset);
+	if (map == MAP_FAILED)
+		return -errno;
+	/* the kernel's description is checked, not trusted */
+	ret = txrdma_sq_init(&s, map, (size_t)p.mmap_len, &p.sq_off);
+	if (!ret)
+		ret = txrdma_cq_init(&c, map, (size_t)p.mmap_len, &p.cq_off);
+	if (ret) {
+		munmap(map, (size_t)p.mmap_len);
+		return ret;
+	}
+	ctx->ring_map = map;
+	ctx->ring_len = (size_t)p.mmap_len;
+	*sq = s;
+	*cq = c;
+	return 0;
+}
+
+TXRDMA_EXPORT int txrdma_rings_enter(struct txrdma_ctx *ctx)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (ioctl(ctx->fd, TXRDMA_IOC_RING_ENTER))
+		return -errno;
+	return 0;
 }

@@ -17,6 +17,8 @@ PKGS=(
 	# guests and what runs in them
 	qemu-system-x86 busybox-static cpio iproute2 util-linux jq
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	# benchmarks: instructions per message of the ring fast path
+	valgrind
 )
 
 missing=()

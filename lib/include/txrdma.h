@@ -3,7 +3,8 @@
  * libtxrdma: user-space library for the txrdma transport.
  *
  * This header is installed as <txrdma.h>.  It pulls in the kernel ABI
- * (<linux/txrdma.h>), which libtxrdma installs next to it.
+ * (<linux/txrdma.h>, <linux/txrdma_ring.h>), which libtxrdma installs
+ * next to it, and the data-path ring helpers of <txrdma_ring.h>.
  *
  * Conventions:
  *  - every call that can fail returns 0 on success and a negative errno
@@ -200,5 +201,8 @@ const char *txrdma_version(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* the data-path rings (static inline fast path; its own extern "C") */
+#include "txrdma_ring.h"
 
 #endif /* TXRDMA_H */

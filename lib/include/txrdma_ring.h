@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libtxrdma: the data-path rings, user-space fast path.
+ *
+ * This header is installed as <txrdma_ring.h> next to <txrdma.h>, which
+ * includes it.  It pulls in the ring ABI (<linux/txrdma_ring.h>).
+ *
+ * The process produces submission queue entries (SQEs) and consumes
+ * completion queue entries (CQEs) in memory it mapped from the kernel,
+ * io_uring style.  The ring's words and arrays are found only through the
+ * offsets the kernel returned (struct txrdma_sq_offsets, struct
+ * txrdma_cq_offsets): txrdma_sq_init() and txrdma_cq_init() check them
+ * once against the length of the mapping; everything else here is
+ * static inline, makes no system call and takes no lock.
+ *
+ * Indices are free-running 32-bit counters, masked with (entries - 1)
+ * only to find an entry; every comparison is a difference (tail - head),
+ * so the counters wrap at 2^32 without any special case.
+ *
+ * Memory ordering, both rings: a producer writes the entry, then
+ * release-stores its tail; a consumer acquire-loads the tail, reads the
+ * entry, then release-stores its head, and the producer acquire-loads that
+ * head before it writes over the entry again.  On the submission ring the
+ * process is the producer and the kernel the consumer; on the completion
+ * ring it is the other way round.
+ *
+ * Threads: a struct txrdma_sq is used by one thread at a time, and so is
+ * a struct txrdma_cq (the two may be used by different threads).  Callers
+ * that share a ring between threads serialise its calls themselves.
+ *
+ * Typical use:
+ *
+ *	struct txrdma_sqe *sqe = txrdma_get_sqe(&sq);
+ *	struct txrdma_cqe *cqe;
+ *
+ *	if (sqe) {
+ *		txrdma_prep_send(sqe, ep, region, off, len, cookie);
+ *		txrdma_sq_flush(&sq);
+ *		if (txrdma_sq_needs_wakeup(&sq))
+ *			... ring the kernel's doorbell ...
+ *	}
+ *	while ((cqe = txrdma_peek_cqe(&cq))) {
+ *		handle(cqe->user_data, cqe->res);
+ *		txrdma_cq_advance(&cq, 1);
+ *	}
+ */
+#ifndef TXRDMA_RING_H
+#define TXRDMA_RING_H
+
+#include <stddef.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#include <linux/txrdma_ring.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct txrdma_sq - the process's view of a submission ring
+ * @khead: the kernel's consumer index (read-only for the process)
+ * @ktail: the process's producer index, as the kernel sees it
+ * @kflags: TXRDMA_SQ_F_* bits the kernel writes
+ * @kdropped: SQEs the kernel refused as garbage
+ * @ring_mask: @ring_entries - 1
+ * @ring_entries: a power of two
+ * @sqes: the array of @ring_entries entries
+ * @sqe_head: first entry handed out and not yet published (== *@ktail)
+ * @sqe_tail: next entry txrdma_get_sqe() hands out
+ *
+ * Entries [@sqe_head, @sqe_tail) have been handed out by
+ * txrdma_get_sqe() and are published to the kernel by txrdma_sq_flush().
+ * The process never reads *@ktail back: @sqe_head is its own copy.
+ */
+struct txrdma_sq {
+	unsigned int *khead;
+	unsigned int *ktail;
+	unsigned int *kflags;
+	unsigned int *kdropped;
+	unsigned int ring_mask;
+	unsigned int ring_entries;
+	struct txrdma_sqe *sqes;
+	unsigned int sqe_head;
+	unsigned int sqe_tail;
+};
+
+/**
+ * struct txrdma_cq - the process's view of a completion ring
+ * @khead: the process's consumer index, as the kernel sees it
+ * @ktail: the kernel's producer index (read-only for the process)
+ * @koverflow: CQEs the kernel lost because the process fell behind
+ * @ring_mask: @ring_entries - 1
+ * @ring_entries: a power of two
+ * @cqes: the array of @ring_entries entries
+ * @cqe_head: the process's own copy of *@khead (never read back)
+ */
+struct txrdma_cq {
+	unsigned int *khead;
+	unsigned int *ktail;
+	unsigned int *koverflow;
+	unsigned int ring_mask;
+	unsigned int ring_entries;
+	struct txrdma_cqe *cqes;
+	unsigned int cqe_head;
+};
+
+/**
+ * txrdma_sq_init() - set up a submission ring from the kernel's offsets
+ * @sq: filled on success; left untouched on failure
+ * @base: start of the mapping that holds the ring
+ * @map_len: its length in bytes
+ * @off: the byte offsets the kernel returned, relative to @base
+ *
+ * Checks that every word (head, tail, flags, dropped, ring_mask,
+ * ring_entries) lies inside [@base, @base + @map_len), is 4-byte aligned
+ * and overlaps no other; that ring_entries is a non-zero power of two
+ * and ring_mask == ring_entries - 1; that the SQE array is aligned for
+ * struct txrdma_sqe, fits in the mapping and overlaps none of the
+ * words; and that the indices are consistent (tail - head <=
+ * ring_entries).  The reserved fields of @off are ignored.  The process
+ * starts producing at the current tail.
+ *
+ * Not on the fast path (not inline).  It reads the ring's words without
+ * ordering: call it before the ring is in use.
+ *
+ * Return: 0, or -EINVAL if an argument is NULL or any check fails.
+ */
+int txrdma_sq_init(struct txrdma_sq *sq, void *base, size_t map_len,
+		   const struct txrdma_sq_offsets *off);
+
+/**
+ * txrdma_cq_init() - set up a completion ring from the kernel's offsets
+ * @cq: filled on success; left untouched on failure
+ * @base: start of the mapping that holds the ring
+ * @map_len: its length in bytes
+ * @off: the byte offsets the kernel returned, relative to @base
+ *
+ * The checks of txrdma_sq_init(), for the words head, tail, overflow,
+ * ring_mask, ring_entries and the CQE array.  The process starts
+ * consuming at the current head.
+ *
+ * Return: 0, or -EINVAL if an argument is NULL or any check fails.
+ */
+int txrdma_cq_init(struct txrdma_cq *cq, void *base, size_t map_len,
+		   const struct txrdma_cq_offsets *off);
+
+struct txrdma_ctx;
+
+/**
+ * txrdma_rings_setup() - create, map and describe a context's rings
+ * @ctx: an open context (one pair of rings per context)
+ * @sq_entries: SQ size wanted, 1..32768 (rounded up to a power of two)
+ * @cq_entries: CQ size wanted, 0 for twice the SQ
+ * @sq: filled on success; untouched on failure
+ * @cq: likewise
+ *
+ * Runs TXRDMA_IOC_RING_SETUP, maps the rings the kernel describes and
+ * checks them with txrdma_sq_init() and txrdma_cq_init().  The mapping
+ * lives as long as the context (txrdma_close() unmaps it).
+ *
+ * Return: 0; -EINVAL (a NULL argument, sizes out of range, a layout that
+ * fails the checks); -EBUSY (the context has rings already); -ENOMEM;
+ * any other error of ioctl(2) or mmap(2).
+ */
+int txrdma_rings_setup(struct txrdma_ctx *ctx, unsigned int sq_entries,
+		       unsigned int cq_entries, struct txrdma_sq *sq,
+		       struct txrdma_cq *cq);
+
+/**
+ * txrdma_rings_enter() - the doorbell: wake the kernel's poller
+ * @ctx: a context with rings
+ *
+ * Needed only when txrdma_sq_needs_wakeup() says so (after publishing
+ * SQEs, or after reaping CQEs while SQEs wait for room in the CQ).
+ *
+ * Return: 0, -EINVAL for a NULL @ctx, -ENXIO without rings.
+ */
+int txrdma_rings_enter(struct txrdma_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Submission                                                          */
+
+/**
+ * txrdma_sq_space_left() - how many SQEs txrdma_get_sqe() can hand out
+ * @sq: the submission ring
+ *
+ * Acquire-loads the kernel's head, so that entries it reports free have
+ * been read by the kernel for good.  Entries handed out and not yet
+ * flushed count as taken.
+ *
+ * Return: free entries, 0 when the ring is full.
+ */
+static inline unsigned int txrdma_sq_space_left(const struct txrdma_sq *sq)
+{
+	unsigned int head = __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+
+	return sq->ring_entries - (sq->sqe_tail - head);
+}
+
+/**
+ * txrdma_sq_ready() - SQEs handed out that the kernel has not consumed
+ * @sq: the submission ring
+ *
+ * Acquire-loads the kernel's head; counts published entries not yet
+ * consumed plus entries handed out and not yet flushed.
+ *
+ * Return: sqe_tail - head.
+ */
+static inline unsigned int txrdma_sq_ready(const struct txrdma_sq *sq)
+{
+	return sq->sqe_tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * txrdma_get_sqe() - take the next free submission queue entry
+ * @sq: the submission ring
+ *
+ * Acquire-loads the kernel's head: the kernel release-stores it after it
+ * read the entries before it, so once the entry is handed out here the
+ * kernel no longer reads it and the process may write it.  The entry is
+ * zeroed, so every reserved field is 0 and flags and prio are defaults;
+ * fill it with a txrdma_prep_*() call.  It becomes visible to the kernel
+ * only at the next txrdma_sq_flush().
+ *
+ * Return: the entry, or NULL when the ring is full (the kernel has not
+ * consumed enough yet; nothing changed).
+ */
+static inline struct txrdma_sqe *txrdma_get_sqe(struct txrdma_sq *sq)
+{
+	unsigned int head = __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+	unsigned int tail = sq->sqe_tail;
+	struct txrdma_sqe *sqe;
+
+	if (tail - head >= sq->ring_entries)
+		return NULL;
+	sqe = &sq->sqes[tail & sq->ring_mask];
+	sq->sqe_tail = tail + 1;
+	memset(sqe, 0, sizeof(*sqe));
+	return sqe;
+}
+
+/**
+ * txrdma_prep_rw() - fill an SQE: the fields every opcode shares
+ * @sqe: an entry from txrdma_get_sqe() (zeroed: reserved fields stay 0)
+ * @op: enum txrdma_op
+ * @ep: endpoint id
+ * @local_region: id of one of the tenant's regions
+ * @local_off: byte offset in it
+ * @len: bytes
+ * @remote_region: for READ and WRITE, the remote region id, else 0
+ * @remote_off: for READ and WRITE, the byte offset in it, else 0
+ * @user_data: copied into the CQE
+ *
+ * Sets flags and prio to 0 (see txrdma_sqe_set_flags() and
+ * txrdma_sqe_set_prio() to change them after).  Plain stores: they are
+ * published by the release-store of txrdma_sq_flush().
+ */
+static inline void txrdma_prep_rw(struct txrdma_sqe *sqe, enum txrdma_op op,
+				  __u32 ep, __u32 local_region,
+				  __u64 local_off, __u32 len,
+				  __u32 remote_region, __u64 remote_off,
+				  __u64 user_data)
+{
+	sqe->opcode = (__u8)op;
+	sqe->flags = 0;
+	sqe->prio = 0;
+	sqe->ep = ep;
+	sqe->user_data = user_data;
+	sqe->local_region = local_region;
+	sqe->len = len;
+	sqe->local_off = local_off;
+	sqe->remote_region = remote_region;
+	sqe->remote_off = remote_off;
+}
+
+/**
+ * txrdma_prep_nop() - an SQE that completes at once
+ * @sqe: an entry from txrdma_get_sqe()
+ * @ep: endpoint id
+ * @user_data: copied into the CQE
+ */
+static inline void txrdma_prep_nop(struct txrdma_sqe *sqe, __u32 ep,
+				   __u64 user_data)
+{
+	txrdma_prep_rw(sqe, TXRDMA_OP_NOP, ep, 0, 0, 0, 0, 0, user_data);
+}
+
+/**
+ * txrdma_prep_send() - an SQE that sends a message to the peer endpoint
+ * @sqe: an entry from txrdma_get_sqe()
+ * @ep: endpoint id
+ * @local_region: region holding the payload
+ * @local_off: byte offset of the payload in it
+ * @len: payload bytes
+ * @user_data: copied into the CQE
+ */
+static inline void txrdma_prep_send(struct txrdma_sqe *sqe, __u32 ep,
+				    __u32 local_region, __u64 local_off,
+				    __u32 len, __u64 user_data)
+{
+	txrdma_prep_rw(sqe, TXRDMA_OP_SEND, ep, local_region, local_off, len,
+		       0, 0, user_data);
+}
+
+/**
+ * txrdma_prep_read() - an SQE that reads remote memory into local memory
+ * @sqe: an entry from txrdma_get_sqe()
+ * @ep: endpoint id
+ * @local_region: destination region
+ * @local_off: byte offset in it
+ * @len: bytes
+ * @remote_region: source: a region the remote tenant exported to ours
+ * @remote_off: byte offset in it
+ * @user_data: copied into the CQE
+ */
+static inline void txrdma_prep_read(struct txrdma_sqe *sqe, __u32 ep,
+				    __u32 local_region, __u64 local_off,
+				    __u32 len, __u32 remote_region,
+				    __u64 remote_off, __u64 user_data)
+{
+	txrdma_prep_rw(sqe, TXRDMA_OP_READ, ep, local_region, local_off, len,
+		       remote_region, remote_off, user_data);
+}
+
+/**
+ * txrdma_prep_write() - an SQE that writes local memory to remote memory
+ * @sqe: an entry from txrdma_get_sqe()
+ * @ep: endpoint id
+ * @local_region: source region
+ * @local_off: byte offset in it
+ * @len: bytes
+ * @remote_region: destination: a region the remote tenant exported to ours
+ * @remote_off: byte offset in it
+ * @user_data: copied into the CQE
+ */
+static inline void txrdma_prep_write(struct txrdma_sqe *sqe, __u32 ep,
+				     __u32 local_region, __u64 local_off,
+				     __u32 len, __u32 remote_region,
+				     __u64 remote_off, __u64 user_data)
+{
+	txrdma_prep_rw(sqe, TXRDMA_OP_WRITE, ep, local_region, local_off, len,
+		       remote_region, remote_off, user_data);
+}
+
+/**
+ * txrdma_sqe_set_flags() - set TXRDMA_SQE_F_* on a prepared SQE
+ * @sqe: the entry, after its txrdma_prep_*() call
+ * @flags: TXRDMA_SQE_F_* (the kernel completes an SQE with unknown bits
+ *	with -EINVAL)
+ */
+static inline void txrdma_sqe_set_flags(struct txrdma_sqe *sqe,
+					unsigned int flags)
+{
+	sqe->flags = (__u8)flags;
+}
+
+/**
+ * txrdma_sqe_set_prio() - set the token-bucket class of a prepared SQE
+ * @sqe: the entry, after its txrdma_prep_*() call
+ * @prio: < TXRDMA_PRIO_CLASSES; lower is served first
+ */
+static inline void txrdma_sqe_set_prio(struct txrdma_sqe *sqe,
+				       unsigned int prio)
+{
+	sqe->prio = (__u8)prio;
+}
+
+/**
+ * txrdma_sq_flush() - publish the SQEs handed out since the last flush
+ * @sq: the submission ring
+ *
+ * Release-stores the new tail: every store the process made to the
+ * published entries (and anything before them in program order) is
+ * visible to a kernel that acquire-loads this tail.  Only the tail is
+ * written; if the kernel's poller may be asleep, check
+ * txrdma_sq_needs_wakeup() next.
+ *
+ * Return: how many entries this call published (0: nothing new, no
+ * store made).
+ */
+static inline unsigned int txrdma_sq_flush(struct txrdma_sq *sq)
+{
+	unsigned int tail = sq->sqe_tail;
+	unsigned int n = tail - sq->sqe_head;
+
+	if (n) {
+		sq->sqe_head = tail;
+		__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+	}
+	return n;
+}
+
+/**
+ * txrdma_sq_needs_wakeup() - must the process ring the kernel's doorbell?
+ * @sq: the submission ring, after txrdma_sq_flush()
+ *
+ * Issues a full (sequentially consistent) fence, then reads the flags:
+ * the tail store of the flush cannot be reordered after this load.  The
+ * kernel's poller, before it sleeps, sets TXRDMA_SQ_F_NEED_WAKEUP, issues
+ * a full fence and loads the tail once more.  Of the two, at least one
+ * sees the other's store: either the poller sees the new tail and does
+ * not sleep, or this call sees the flag and the caller wakes the poller
+ * up.  No SQE is left unnoticed (the io_uring SQPOLL pattern).
+ *
+ * Return: true if TXRDMA_SQ_F_NEED_WAKEUP is set.
+ */
+static inline bool txrdma_sq_needs_wakeup(const struct txrdma_sq *sq)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return (__atomic_load_n(sq->kflags, __ATOMIC_RELAXED) &
+		TXRDMA_SQ_F_NEED_WAKEUP) != 0;
+}
+
+/**
+ * txrdma_submit() - publish the prepared SQEs and wake the poller if asleep
+ * @ctx: the context whose rings @sq describes
+ * @sq: its submission ring
+ *
+ * txrdma_sq_flush(), then txrdma_sq_needs_wakeup() and, only if the
+ * poller sleeps, txrdma_rings_enter(): in the steady state no system
+ * call.
+ *
+ * Return: the number of SQEs published, or the negative errno of the
+ * doorbell.
+ */
+static inline int txrdma_submit(struct txrdma_ctx *ctx, struct txrdma_sq *sq)
+{
+	unsigned int n = txrdma_sq_flush(sq);
+
+	if (txrdma_sq_needs_wakeup(sq)) {
+		int ret = txrdma_rings_enter(ctx);
+
+		if (ret)
+			return ret;
+	}
+	return (int)n;
+}
+
+/**
+ * txrdma_sq_dropped() - SQEs the kernel refused as garbage
+ * @sq: the submission ring
+ *
+ * A relaxed load: a counter for diagnostics, ordered with nothing.
+ *
+ * Return: the kernel's counter.
+ */
+static inline unsigned int txrdma_sq_dropped(const struct txrdma_sq *sq)
+{
+	return __atomic_load_n(sq->kdropped, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion                                                          */
+
+/**
+ * txrdma_cq_ready() - CQEs the kernel has published and the process has
+ *	not released
+ * @cq: the completion ring
+ *
+ * Acquire-loads the kernel's tail: the CQEs counted are visible.
+ *
+ * Return: tail - head.
+ */
+static inline unsigned int txrdma_cq_ready(const struct txrdma_cq *cq)
+{
+	return __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE) - cq->cqe_head;
+}
+
+/**
+ * txrdma_peek_cqe() - the oldest completion not yet released
+ * @cq: the completion ring
+ *
+ * Acquire-loads the kernel's tail: the kernel release-stores it after it
+ * wrote the entries before it, so the entry returned is complete.  It
+ * stays valid, and the kernel does not write over it, until
+ * txrdma_cq_advance() releases it; calling again without advancing
+ * returns the same entry.
+ *
+ * Return: the entry, or NULL when there is none.
+ */
+static inline struct txrdma_cqe *txrdma_peek_cqe(struct txrdma_cq *cq)
+{
+	unsigned int tail = __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE);
+	unsigned int head = cq->cqe_head;
+
+	if (tail == head)
+		return NULL;
+	return &cq->cqes[head & cq->ring_mask];
+}
+
+/**
+ * txrdma_peek_batch_cqe() - up to @max completions not yet released
+ * @cq: the completion ring
+ * @out: receives pointers to the entries, oldest first
+ * @max: size of @out
+ *
+ * One acquire-load of the kernel's tail covers all the entries
+ * returned.  They stay valid until txrdma_cq_advance() releases them.
+ *
+ * Return: how many pointers were stored in @out (0 when there is none).
+ */
+static inline unsigned int txrdma_peek_batch_cqe(struct txrdma_cq *cq,
+						 struct txrdma_cqe **out,
+						 unsigned int max)
+{
+	unsigned int tail = __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE);
+	unsigned int head = cq->cqe_head;
+	unsigned int n = tail - head, i;
+
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		out[i] = &cq->cqes[(head + i) & cq->ring_mask];
+	return n;
+}
+
+/**
+ * txrdma_cq_advance() - release @n completions to the kernel
+ * @cq: the completion ring
+ * @n: how many of the entries peeked at are done with (at most
+ *	txrdma_cq_ready())
+ *
+ * Release-stores the new head: every read the process made of the
+ * released entries is complete before the kernel, acquire-loading this
+ * head, may write over them.  Do not touch a released entry again.
+ */
+static inline void txrdma_cq_advance(struct txrdma_cq *cq, unsigned int n)
+{
+	if (n) {
+		cq->cqe_head += n;
+		__atomic_store_n(cq->khead, cq->cqe_head, __ATOMIC_RELEASE);
+	}
+}
+
+/**
+ * txrdma_cq_overflow() - CQEs the kernel lost because the ring was full
+ * @cq: the completion ring
+ *
+ * A relaxed load: a counter for diagnostics, ordered with nothing.
+ *
+ * Return: the kernel's counter.
+ */
+static inline unsigned int txrdma_cq_overflow(const struct txrdma_cq *cq)
+{
+	return __atomic_load_n(cq->koverflow, __ATOMIC_RELAXED);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TXRDMA_RING_H */
