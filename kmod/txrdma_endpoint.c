@@ -46,7 +46,7 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 		return;
 	ep->conn = NULL;
 	ep->qp_num = 0;
-	ep->error = error;
+	WRITE_ONCE(ep->error, error);
 	c->ep = NULL;
 }
 
@@ -245,7 +245,8 @@ int txrdma_ep_status(struct txrdma_file *tf, u32 id)
 
 	mutex_lock(&txrdma_eps_lock);
 	ep = txrdma_ep_find_locked(tf, id);
-	ret = ep ? ep->error : -ENOENT;
+	/* set under the peer's lock by a detach; a snapshot is enough */
+	ret = ep ? READ_ONCE(ep->error) : -ENOENT;
 	mutex_unlock(&txrdma_eps_lock);
 	return ret;
 }

@@ -42,10 +42,13 @@ enum txrdma_seq_verdict {
 	TXRDMA_SEQ_GAP,		/* one or more are missing */
 };
 
-/* Units (TXRDMA_FRAME_UNIT bytes) a frame with @len payload bytes takes. */
+/*
+ * Units (TXRDMA_FRAME_UNIT bytes) a frame with @len payload bytes takes;
+ * computed in 64 bits, so no @len wraps it to a small number.
+ */
 static inline u32 txrdma_frame_units(u32 len)
 {
-	return (TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_UNIT - 1) /
+	return ((u64)TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_UNIT - 1) /
 	       TXRDMA_FRAME_UNIT;
 }
 

@@ -43,8 +43,11 @@ static int txrdma_poller_pass(void)
 	int n = 0;
 
 	mutex_lock(&txrdma_poller_lock);
-	list_for_each_entry(ring, &txrdma_poller_rings, poll_node)
+	list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
 		n += txrdma_ring_process(ring);
+		/* the list stays valid: removal takes the same mutex */
+		cond_resched();
+	}
 	mutex_unlock(&txrdma_poller_lock);
 	return n;
 }

@@ -108,7 +108,7 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 	if (sqe->opcode >= TXRDMA_OP_LAST ||
 	    (sqe->flags & ~TXRDMA_SQE_F_ALL) ||
 	    sqe->prio >= TXRDMA_PRIO_CLASSES ||
-	    sqe->resv0 || sqe->resv1 || sqe->resv2[0] || sqe->resv2[1])
+	    sqe->resv1 || sqe->resv2[0] || sqe->resv2[1])
 		return -EINVAL;
 	switch (sqe->opcode) {
 	case TXRDMA_OP_NOP:
@@ -123,8 +123,11 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 		break;
 	case TXRDMA_OP_READ:
 	case TXRDMA_OP_WRITE:
-		/* a zero-length one-sided operation moves nothing: refused */
-		if (!sqe->len)
+		/*
+		 * a zero-length one-sided operation moves nothing; a longer
+		 * one than cqe->res can report is refused too
+		 */
+		if (!sqe->len || sqe->len > TXRDMA_SQE_MAX_LEN)
 			return -EINVAL;
 		break;
 	}

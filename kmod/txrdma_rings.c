@@ -40,6 +40,9 @@ enum {
 	TXRDMA_OFF_CQ_ENTRIES	= 332,
 };
 
+/* SQEs one ring may have consumed per pass of the poller */
+#define TXRDMA_RING_BUDGET	256
+
 /* the rings' mmap offset: region ids start at 1, so 0 is free */
 #define TXRDMA_RING_MMAP_OFFSET	0ULL
 
@@ -60,7 +63,7 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 
 	if (copy_from_user(&p, uarg, sizeof(p)))
 		return -EFAULT;
-	if (p.flags || p.resv0 || memchr_inv(p.resv, 0, sizeof(p.resv)) ||
+	if (p.flags || p.ops || memchr_inv(p.resv, 0, sizeof(p.resv)) ||
 	    memchr_inv(&p.sq_off, 0, sizeof(p.sq_off)) ||
 	    memchr_inv(&p.cq_off, 0, sizeof(p.cq_off)) ||
 	    p.mmap_offset || p.mmap_len)
@@ -68,7 +71,8 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	ret = txrdma_ring_entries(p.sq_entries, &sqn);
 	if (ret)
 		return ret;
-	ret = txrdma_ring_entries(p.cq_entries ?: 2 * sqn, &cqn);
+	ret = txrdma_ring_entries(p.cq_entries ?:
+				  min(2 * sqn, TXRDMA_RING_MAX_ENTRIES), &cqn);
 	if (ret)
 		return ret;
 	if (cqn < sqn)
@@ -80,7 +84,9 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return -ENOMEM;
-	ring->mem = alloc_pages_exact(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	/* up to 4 MiB contiguous: may fail under fragmentation, quietly */
+	ring->mem = alloc_pages_exact(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				      __GFP_NOWARN);
 	if (!ring->mem) {
 		kfree(ring);
 		return -ENOMEM;
@@ -107,6 +113,8 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 
 	p.sq_entries = sqn;
 	p.cq_entries = cqn;
+	/* what the poller executes today; the rest is -EOPNOTSUPP */
+	p.ops = BIT(TXRDMA_OP_NOP);
 	p.mmap_offset = TXRDMA_RING_MMAP_OFFSET;
 	p.mmap_len = len;
 	p.sq_off = (struct txrdma_sq_offsets) {
@@ -130,14 +138,19 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 		ret = -EFAULT;
 		goto out_free;
 	}
-	/* one ring per file; a racing second setup loses cleanly */
+	/*
+	 * One ring per file; a racing second setup loses cleanly.  The
+	 * ring is complete before it is published (release), and readers
+	 * of tf->ring (acquire) take no lock.
+	 */
 	mutex_lock(&txrdma_ring_setup_lock);
 	if (tf->ring) {
 		mutex_unlock(&txrdma_ring_setup_lock);
 		ret = -EBUSY;
 		goto out_free;
 	}
-	WRITE_ONCE(tf->ring, ring);
+	/* pairs with txrdma_file_ring(): the ring is complete when seen */
+	smp_store_release(&tf->ring, ring);
 	mutex_unlock(&txrdma_ring_setup_lock);
 	txrdma_poller_add(ring);
 	return 0;
@@ -148,14 +161,11 @@ out_free:
 	return ret;
 }
 
+/* The file's ring, or NULL; it lives until the file is released. */
 static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
 {
-	struct txrdma_ring *ring;
-
-	mutex_lock(&txrdma_ring_setup_lock);
-	ring = tf->ring;
-	mutex_unlock(&txrdma_ring_setup_lock);
-	return ring;
+	/* pairs with the release in txrdma_ioctl_ring_setup() */
+	return smp_load_acquire(&tf->ring);
 }
 
 /* The doorbell: the process saw TXRDMA_SQ_F_NEED_WAKEUP. */
@@ -193,6 +203,14 @@ __poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
 	/* completions the process has not consumed yet */
 	if (READ_ONCE(*ring->cq_head) != smp_load_acquire(ring->cq_tail))
 		return EPOLLIN | EPOLLRDNORM;
+	/*
+	 * Nothing to read, but SQEs the sleeping poller held back for a
+	 * full CQ can go now that the process reaped: a process that waits
+	 * here must not need to remember the doorbell.
+	 */
+	if ((READ_ONCE(*ring->sq_flags) & TXRDMA_SQ_F_NEED_WAKEUP) &&
+	    txrdma_ring_pending(ring))
+		txrdma_poller_kick();
 	return 0;
 }
 
@@ -265,6 +283,8 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 			   READ_ONCE(*ring->sq_flags) | TXRDMA_SQ_F_GARBAGE);
 		return 0;
 	}
+	/* a bounded share per pass, so that every ring gets its turn */
+	pending = min_t(u32, pending, TXRDMA_RING_BUDGET);
 	while (n < pending) {
 		struct txrdma_sqe sqe;
 		struct txrdma_cqe *cqe;
@@ -273,6 +293,8 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 		if (txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
 				    ring->cq_entries, &space)) {
 			ring->garbage++;
+			WRITE_ONCE(*ring->sq_flags, READ_ONCE(*ring->sq_flags) |
+				   TXRDMA_SQ_F_GARBAGE);
 			break;
 		}
 		if (!space)

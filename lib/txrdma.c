@@ -23,6 +23,9 @@ struct txrdma_ctx {
 	__u64 features;
 	void *ring_map;		/* the rings' mapping, or NULL */
 	size_t ring_len;
+	/* the kernel made the rings (even if mapping them failed) */
+	int ring_made;
+	struct txrdma_ring_setup ring_setup;
 };
 
 static const char *device_path(void)
@@ -148,11 +151,18 @@ TXRDMA_EXPORT int txrdma_rings_setup(struct txrdma_ctx *ctx,
 		return -EINVAL;
 	if (ctx->ring_map)
 		return -EBUSY;
-	memset(&p, 0, sizeof(p));
-	p.sq_entries = sq_entries;
-	p.cq_entries = cq_entries;
-	if (ioctl(ctx->fd, TXRDMA_IOC_RING_SETUP, &p))
-		return -errno;
+	if (ctx->ring_made) {
+		/* an earlier call made the rings but could not map them */
+		p = ctx->ring_setup;
+	} else {
+		memset(&p, 0, sizeof(p));
+		p.sq_entries = sq_entries;
+		p.cq_entries = cq_entries;
+		if (ioctl(ctx->fd, TXRDMA_IOC_RING_SETUP, &p))
+			return -errno;
+		ctx->ring_made = 1;
+		ctx->ring_setup = p;
+	}
 	if (p.mmap_len > SIZE_MAX)
 		return -EINVAL;
 	map = mmap(NULL, (size_t)p.mmap_len, PROT_READ | PROT_WRITE,

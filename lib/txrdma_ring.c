@@ -17,6 +17,8 @@ _Static_assert(sizeof(struct txrdma_sqe) == 64, "txrdma_sqe ABI size");
 _Static_assert(sizeof(struct txrdma_cqe) == 32, "txrdma_cqe ABI size");
 _Static_assert(sizeof(struct txrdma_sq_offsets) == 48, "sq_offsets ABI size");
 _Static_assert(sizeof(struct txrdma_cq_offsets) == 40, "cq_offsets ABI size");
+_Static_assert(sizeof(struct txrdma_ring_setup) == 152, "ring_setup ABI size");
+_Static_assert(sizeof(struct txrdma_frame_hdr) == 32, "frame header size");
 
 /* [off, off + len) of the mapping, 64-bit so nothing overflows */
 struct ring_span {

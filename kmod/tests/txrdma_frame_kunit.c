@@ -7,6 +7,7 @@
  * units and immediate data.
  */
 #include <kunit/test.h>
+#include <linux/limits.h>
 #include <linux/string.h>
 
 #include "../txrdma_frame.h"
@@ -206,6 +207,9 @@ static void frame_units_imm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_frame_units(97), 3U);
 	KUNIT_EXPECT_EQ(test, txrdma_frame_units(TXRDMA_FRAME_MAX_PAYLOAD),
 			1025U);
+	/* no wrap to a small count near U32_MAX */
+	KUNIT_EXPECT_EQ(test, txrdma_frame_units(U32_MAX), 0x4000001U);
+	KUNIT_EXPECT_EQ(test, txrdma_frame_units(U32_MAX - 31), 0x4000000U);
 	KUNIT_EXPECT_FALSE(test, txrdma_imm_is_credit(txrdma_imm_frame(1234)));
 	KUNIT_EXPECT_EQ(test, txrdma_imm_value(txrdma_imm_frame(1234)), 1234U);
 	KUNIT_EXPECT_TRUE(test, txrdma_imm_is_credit(txrdma_imm_credit(9)));

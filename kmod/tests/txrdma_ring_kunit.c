@@ -107,7 +107,7 @@ static void ring_sqe_check(struct kunit *test)
 		s.flags = 0x80;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
 		good_sqe(&s, op);
-		s.resv0 = 1;
+		s.flags = 0x8000;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
 		good_sqe(&s, op);
 		s.resv1 = 1;
@@ -136,6 +136,14 @@ static void ring_sqe_check(struct kunit *test)
 	good_sqe(&s, TXRDMA_OP_READ);
 	s.len = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	/* what cqe->res (s32) can still report, and one more */
+	s.len = TXRDMA_SQE_MAX_LEN;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), 0);
+	s.len++;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+	good_sqe(&s, TXRDMA_OP_WRITE);
+	s.len = U32_MAX;
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
 }
 
 /* random bytes as SQEs: what passes is well formed */
@@ -155,7 +163,6 @@ static void ring_sqe_fuzz(struct kunit *test)
 			s.opcode %= TXRDMA_OP_LAST + 1;
 			s.flags &= 1;
 			s.prio %= TXRDMA_PRIO_CLASSES + 1;
-			s.resv0 = 0;
 			s.resv1 = i % 3 ? 0 : s.resv1;
 			s.resv2[0] = 0;
 			s.resv2[1] = 0;
@@ -172,8 +179,15 @@ static void ring_sqe_fuzz(struct kunit *test)
 		KUNIT_ASSERT_LT(test, s.opcode, (u8)TXRDMA_OP_LAST);
 		KUNIT_ASSERT_EQ(test, s.flags & ~TXRDMA_SQE_F_ALL, 0);
 		KUNIT_ASSERT_LT(test, s.prio, (u8)TXRDMA_PRIO_CLASSES);
-		KUNIT_ASSERT_TRUE(test, !s.resv0 && !s.resv1 && !s.resv2[0] &&
-				  !s.resv2[1]);
+		KUNIT_ASSERT_TRUE(test, !s.resv1 && !s.resv2[0] && !s.resv2[1]);
+		/* the per-opcode field rules, stated independently */
+		if (s.opcode == TXRDMA_OP_NOP)
+			KUNIT_ASSERT_TRUE(test, !s.len && !s.local_region &&
+					  !s.local_off && !s.remote_region &&
+					  !s.remote_off);
+		if (s.opcode == TXRDMA_OP_SEND)
+			KUNIT_ASSERT_TRUE(test, !s.remote_region &&
+					  !s.remote_off);
 		if (s.opcode == TXRDMA_OP_SEND)
 			KUNIT_ASSERT_LE(test, s.len, TXRDMA_FRAME_MAX_PAYLOAD);
 		if (s.opcode == TXRDMA_OP_READ || s.opcode == TXRDMA_OP_WRITE)

@@ -162,7 +162,9 @@ struct txrdma_ctx;
  *
  * Return: 0; -EINVAL (a NULL argument, sizes out of range, a layout that
  * fails the checks); -EBUSY (the context has rings already); -ENOMEM;
- * any other error of ioctl(2) or mmap(2).
+ * any other error of ioctl(2) or mmap(2).  If the kernel made the rings
+ * but mapping them failed, a later call maps them (with the sizes
+ * granted the first time) instead of failing with -EBUSY.
  */
 int txrdma_rings_setup(struct txrdma_ctx *ctx, unsigned int sq_entries,
 		       unsigned int cq_entries, struct txrdma_sq *sq,
@@ -353,7 +355,7 @@ static inline void txrdma_prep_write(struct txrdma_sqe *sqe, __u32 ep,
 static inline void txrdma_sqe_set_flags(struct txrdma_sqe *sqe,
 					unsigned int flags)
 {
-	sqe->flags = (__u8)flags;
+	sqe->flags = (__u16)flags;
 }
 
 /**

@@ -163,7 +163,7 @@ static __u64 pat_off(__u64 i)		{ return i * 8; }
 
 static bool sqe_resv_zero(const struct txrdma_sqe *s)
 {
-	return !s->resv0 && !s->resv1 && !s->resv2[0] && !s->resv2[1];
+	return !s->resv1 && !s->resv2[0] && !s->resv2[1];
 }
 
 /*
@@ -722,7 +722,6 @@ static void test_get_sqe_full_and_zeroed(void)
 		/* dirty it again, reserved fields too */
 		txrdma_prep_write(sqe, TEST_EP, 1, 2, 3, 4, 5, i);
 		memset(sqe->resv2, 0xee, sizeof(sqe->resv2));
-		sqe->resv0 = 1;
 		sqe->resv1 = 1;
 	}
 	TAP_CHECK_INT(bad_ptr, 0);

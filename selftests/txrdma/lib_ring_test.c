@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <txrdma.h>
@@ -76,6 +77,14 @@ TEST_F(lib, second_setup_refused)
 	EXPECT_EQ(128u, self->sq.ring_entries);
 	EXPECT_EQ(256u, self->cq.ring_entries);
 	EXPECT_EQ(-EINVAL, txrdma_rings_setup(NULL, 8, 0, &sq, &cq));
+	/* and the kernel itself refuses a second pair on the same file */
+	{
+		struct txrdma_ring_setup p = { .sq_entries = 8 };
+
+		EXPECT_EQ(-1, ioctl(txrdma_fd(self->ctx),
+				    TXRDMA_IOC_RING_SETUP, &p));
+		EXPECT_EQ(EBUSY, errno);
+	}
 }
 
 TEST_F(lib, nops_through_the_library)

@@ -602,8 +602,13 @@ TEST_F(region, bad_input_changes_nothing)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, r_info(fd, good.id, &ri)) TH_LOG("a refused destroy destroyed");
 
-	/* mmap: no region there, beyond it, too long, private */
-	EXPECT_EQ(-EINVAL, r_map_err(fd, 0, PG, MAP_SHARED));
+	/*
+	 * mmap: offset 0 is the data path rings (none set up on this fd),
+	 * below the first region nothing, then beyond a region, too long,
+	 * private
+	 */
+	EXPECT_EQ(-ENXIO, r_map_err(fd, 0, PG, MAP_SHARED));
+	EXPECT_EQ(-EINVAL, r_map_err(fd, PG, PG, MAP_SHARED));
 	EXPECT_EQ(-EINVAL, r_map_err(fd, good.mmap_offset + HUGE, PG,
 				     MAP_SHARED));
 	EXPECT_EQ(-EINVAL, r_map_err(fd, good.mmap_offset + 2 * HUGE, PG,

@@ -36,10 +36,13 @@
 #define TXRDMA_FEAT_PEERS		_BITULL(4)
 /* TXRDMA_IOC_EP_*: endpoints holding a QP taken from a peer's pool */
 #define TXRDMA_FEAT_ENDPOINTS		_BITULL(5)
+/* TXRDMA_IOC_RING_*: submission/completion rings and the poller */
+#define TXRDMA_FEAT_RINGS		_BITULL(6)
 
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
-				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS)
+				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
+				 TXRDMA_FEAT_RINGS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.

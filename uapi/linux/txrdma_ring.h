@@ -17,10 +17,15 @@
  * mask, and trusts nothing user space writes: a user tail more than
  * @entries ahead of the kernel's head is garbage and is counted
  * (TXRDMA_SQ_F_GARBAGE) and clamped, every SQE field is validated, and
- * a bad SQE completes with an error CQE.
+ * a bad SQE completes with an error CQE.  An impossible SQ tail or CQ
+ * head is flagged (TXRDMA_SQ_F_GARBAGE, sticky) and stalls that ring
+ * until the process writes a possible one; nothing is clamped or
+ * guessed.
  *
- * Not advertised yet: TXRDMA_FEAT_RINGS is reserved for the day the
- * kernel implements what this header describes.
+ * TXRDMA_FEAT_RINGS (<linux/txrdma.h>) says the rings exist; which
+ * opcodes the kernel executes is txrdma_ring_setup.ops (the others
+ * complete with -EOPNOTSUPP).  The immediate data of the data path is
+ * a 32-bit value in the verbs' network byte order (as ib_wc.ex.imm_data).
  */
 #ifndef _UAPI_LINUX_TXRDMA_RING_H
 #define _UAPI_LINUX_TXRDMA_RING_H
@@ -38,12 +43,15 @@ enum txrdma_op {
 	TXRDMA_OP_LAST
 };
 
-/* sqe->flags */
+/* sqe->flags (16 bits: room for links, fences and batch semantics) */
 #define TXRDMA_SQE_F_NO_CQE	(1U << 0)	/* no CQE on success */
 #define TXRDMA_SQE_F_ALL	TXRDMA_SQE_F_NO_CQE
 
 /* sqe->prio: token-bucket class of the tenant; lower is served first */
 #define TXRDMA_PRIO_CLASSES	4
+
+/* longest READ or WRITE: what cqe->res can report (and IB allows, 2^31) */
+#define TXRDMA_SQE_MAX_LEN	0x7fffffffU
 
 /*
  * Local memory is named as (region id, offset, length) of one of the
@@ -53,13 +61,12 @@ enum txrdma_op {
  */
 struct txrdma_sqe {
 	__u8 opcode;		/* enum txrdma_op */
-	__u8 flags;		/* TXRDMA_SQE_F_* */
 	__u8 prio;		/* < TXRDMA_PRIO_CLASSES */
-	__u8 resv0;
+	__u16 flags;		/* TXRDMA_SQE_F_* */
 	__u32 ep;		/* endpoint id */
 	__u64 user_data;	/* copied into the CQE */
 	__u32 local_region;
-	__u32 len;		/* bytes */
+	__u32 len;		/* bytes, at most TXRDMA_SQE_MAX_LEN */
 	__u64 local_off;
 	__u32 remote_region;	/* READ and WRITE */
 	__u32 resv1;
@@ -100,7 +107,8 @@ struct txrdma_cqe {
 
 /* *sq_flags, written by the kernel */
 #define TXRDMA_SQ_F_NEED_WAKEUP	(1U << 0)	/* poller asleep: ring the doorbell */
-#define TXRDMA_SQ_F_GARBAGE	(1U << 1)	/* saw an impossible tail */
+#define TXRDMA_SQ_F_GARBAGE	(1U << 1)	/* saw an impossible SQ tail
+						 * or CQ head (sticky) */
 
 /*
  * Byte offsets, from the start of the mapping, of each field of the
@@ -132,8 +140,8 @@ struct txrdma_cq_offsets {
 
 /*
  * TXRDMA_IOC_RING_SETUP: one pair of rings per open file.  @sq_entries
- * (1..32768) is rounded up to a power of two; @cq_entries 0 means twice
- * the SQ.  mmap(NULL, @mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * (1..32768) is rounded up to a power of two; @cq_entries (at least the
+ * SQ's, at most 32768) likewise, 0 meaning twice the SQ (capped).  mmap(NULL, @mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
  * @mmap_offset) maps both rings; the offsets say where everything is.
  * The kernel's poller consumes the SQ; when it has been idle it sets
  * TXRDMA_SQ_F_NEED_WAKEUP and sleeps, and TXRDMA_IOC_RING_ENTER wakes
@@ -143,7 +151,8 @@ struct txrdma_ring_setup {
 	__u32 sq_entries;	/* in: wanted; out: granted */
 	__u32 cq_entries;	/* in: wanted or 0; out: granted */
 	__u32 flags;		/* in: 0 */
-	__u32 resv0;
+	__u32 ops;		/* out: bit (1 << TXRDMA_OP_*) per opcode
+				 * the kernel executes */
 	__u64 mmap_offset;	/* out */
 	__u64 mmap_len;		/* out */
 	struct txrdma_sq_offsets sq_off;	/* out */
