@@ -4,8 +4,10 @@
  * of one ring by the poller (txrdma_poller.c).
  *
  * Memory: one physically contiguous, zeroed area (at most 4 MiB for the
- * largest rings), charged to the memory cgroup of the process that sets
- * it up (GFP_KERNEL_ACCOUNT), which the process maps whole.  The indices
+ * largest rings) that the process maps whole.  It is pinned kernel
+ * memory, so it is charged like a region: to the pinned-bytes quota of
+ * the caller's tenant (no tenant: -EPERM; over the limit: -EDQUOT), and
+ * to its memory cgroup (GFP_KERNEL_ACCOUNT).  The indices
  * sit on cache lines of their own (the process writes the SQ tail and
  * the CQ head, the poller the others), then the SQE array and the CQE
  * array, each page aligned.  The kernel keeps its own copy of the sizes
@@ -24,6 +26,7 @@
 #include "txrdma_region.h"
 #include "txrdma_ring.h"
 #include "txrdma_rings.h"
+#include "txrdma_tenant.h"
 
 /* where the index words live in the mapping */
 enum {
@@ -47,6 +50,16 @@ enum {
 #define TXRDMA_RING_MMAP_OFFSET	0ULL
 
 static DEFINE_MUTEX(txrdma_ring_setup_lock);
+
+static void txrdma_ring_uncharge(struct txrdma_ring *ring)
+{
+	struct txrdma_tenant *t = ring->tenant;
+
+	spin_lock_bh(&t->lock);
+	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, ring->len);
+	spin_unlock_bh(&t->lock);
+	txrdma_tenant_put(t);
+}
 
 static u32 *txrdma_ring_word(struct txrdma_ring *ring, u32 off)
 {
@@ -84,15 +97,31 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return -ENOMEM;
+	ring->tenant = txrdma_tenant_get_current();
+	if (IS_ERR(ring->tenant)) {
+		ret = PTR_ERR(ring->tenant);
+		kfree(ring);
+		return ret;
+	}
+	spin_lock_bh(&ring->tenant->lock);
+	/* a tenant being deleted takes no more charges */
+	ret = ring->tenant->dead ? -EPERM :
+	      txrdma_quota_charge(&ring->tenant->quota, TXRDMA_RES_PINNED, len);
+	spin_unlock_bh(&ring->tenant->lock);
+	if (ret) {
+		txrdma_tenant_put(ring->tenant);
+		kfree(ring);
+		return ret;
+	}
+	ring->len = len;
 	/* up to 4 MiB contiguous: may fail under fragmentation, quietly */
 	ring->mem = alloc_pages_exact(len, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				      __GFP_NOWARN);
 	if (!ring->mem) {
-		kfree(ring);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_uncharge;
 	}
 	ring->tf = tf;
-	ring->len = len;
 	ring->sq_entries = sqn;
 	ring->cq_entries = cqn;
 	ring->sq_head = txrdma_ring_word(ring, TXRDMA_OFF_SQ_HEAD);
@@ -157,6 +186,8 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 
 out_free:
 	free_pages_exact(ring->mem, ring->len);
+out_uncharge:
+	txrdma_ring_uncharge(ring);
 	kfree(ring);
 	return ret;
 }
@@ -222,6 +253,7 @@ void txrdma_ring_release(struct txrdma_file *tf)
 		return;
 	txrdma_poller_del(ring);
 	free_pages_exact(ring->mem, ring->len);
+	txrdma_ring_uncharge(ring);
 	kfree(ring);
 	tf->ring = NULL;
 }

@@ -14,10 +14,13 @@
 #include <linux/txrdma.h>
 
 struct txrdma_file;
+struct txrdma_tenant;
 
 /**
  * struct txrdma_ring - the rings of one open file
  * @tf: owner
+ * @tenant: the tenant of the process that set it up, referenced; its
+ *	pinned-bytes quota is charged @len
  * @mem: the memory mapped by the process (alloc_pages_exact())
  * @len: its length
  * @sq_head: kernel-written; the rest likewise points into @mem
@@ -41,6 +44,7 @@ struct txrdma_file;
  */
 struct txrdma_ring {
 	struct txrdma_file *tf;
+	struct txrdma_tenant *tenant;
 	void *mem;
 	size_t len;
 	u32 *sq_head, *sq_tail, *sq_flags, *sq_dropped;

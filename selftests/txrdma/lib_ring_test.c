@@ -24,6 +24,7 @@
 #include <txrdma.h>
 
 #include "kselftest_harness.h"
+#include "ring_tenant.h"
 
 FIXTURE(lib) {
 	struct txrdma_ctx *ctx;
@@ -33,6 +34,7 @@ FIXTURE(lib) {
 
 FIXTURE_SETUP(lib)
 {
+	ASSERT_EQ(0, ring_tenant_status) TH_LOG("%s", ring_tenant_error);
 	ASSERT_EQ(0, txrdma_open(&self->ctx, 0));
 	ASSERT_EQ(0, txrdma_rings_setup(self->ctx, 128, 0, &self->sq,
 					&self->cq));

@@ -17,7 +17,9 @@
  *    doorbell wakes it; the file polls readable with completions;
  *  - 100,000 random SQEs: every one completes exactly once, no oops
  *    (the harness checks the kernel log);
- *  - a process that exits with submissions pending releases all.
+ *  - a process that exits with submissions pending releases all;
+ *  - ring memory is charged to the tenant's pinned bytes: exact, given
+ *    back on close, refused over the limit and outside any tenant.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,6 +40,8 @@
 #include <linux/txrdma.h>
 
 #include "kselftest_harness.h"
+#include "ring_tenant.h"
+#include "tenant_util.h"
 
 #define DEV "/dev/txrdma"
 
@@ -61,6 +65,8 @@ static volatile uint32_t *word(struct rings *r, uint32_t off)
 static int rings_open(struct rings *r, uint32_t sq, uint32_t cq)
 {
 	memset(r, 0, sizeof(*r));
+	if (ring_tenant_status)
+		return ring_tenant_status;
 	r->fd = open(DEV, O_RDWR | O_CLOEXEC);
 	if (r->fd < 0)
 		return -errno;
@@ -172,6 +178,7 @@ TEST(setup_refuses_bad_input)
 	int fd = open(DEV, O_RDWR | O_CLOEXEC);
 	void *m;
 
+	ASSERT_EQ(0, ring_tenant_status) TH_LOG("%s", ring_tenant_error);
 	ASSERT_LE(0, fd);
 	/* mmap before any setup */
 	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
@@ -257,6 +264,7 @@ FIXTURE(ring) {
 
 FIXTURE_SETUP(ring)
 {
+	ASSERT_EQ(0, ring_tenant_status) TH_LOG("%s", ring_tenant_error);
 	ASSERT_EQ(0, rings_open(&self->r, 64, 0))
 		TH_LOG("ring setup: %s", strerror(errno));
 }
@@ -557,13 +565,65 @@ static long module_refcnt(void)
 	return atol(buf);
 }
 
+TEST(ring_memory_is_charged_to_the_tenant)
+{
+	struct txrdma_ring_setup p = { .sq_entries = 4096 };
+	int64_t before, during;
+	struct rings r;
+	int fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ring_tenant_status) TH_LOG("%s", ring_tenant_error);
+	before = ring_tenant_pinned();
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, rings_open(&r, 4096, 0));
+	during = ring_tenant_pinned();
+	EXPECT_EQ((int64_t)r.p.mmap_len, during - before);
+	rings_close(&r);
+	EXPECT_EQ(before, ring_tenant_pinned());
+	/* over the limit: refused, nothing charged */
+	ASSERT_EQ(0, ring_tenant_set_pinned(before + 4096 * 64))
+		TH_LOG("%s", ring_tenant_error);
+	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EDQUOT, errno);
+	EXPECT_EQ(before, ring_tenant_pinned());
+	ASSERT_EQ(0, ring_tenant_set_pinned(RING_PINNED_LIMIT));
+	/* the same file may try again */
+	p = (struct txrdma_ring_setup){ .sq_entries = 4096 };
+	EXPECT_EQ(0, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));
+	close(fd);
+	EXPECT_EQ(before, ring_tenant_pinned());
+	/* a process of no tenant gets no rings */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct txrdma_ring_setup q = { .sq_entries = 8 };
+		int f;
+
+		if (cg_enter(CG_RING_NONE))
+			_exit(2);
+		f = open(DEV, O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			_exit(3);
+		_exit(ioctl(f, TXRDMA_IOC_RING_SETUP, &q) == -1 &&
+		      errno == EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("ring setup outside a tenant: status %d", status);
+}
+
 TEST(exit_with_submissions_pending)
 {
 	long ref0 = module_refcnt();
+	int64_t pinned0 = ring_tenant_pinned();
 	int i, status;
 	pid_t pid;
 
 	ASSERT_LE(0, ref0);
+	ASSERT_LE(0, pinned0);
 	for (i = 0; i < 50; i++) {
 		pid = fork();
 		ASSERT_LE(0, pid);
@@ -583,6 +643,7 @@ TEST(exit_with_submissions_pending)
 		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	}
 	EXPECT_EQ(ref0, module_refcnt());
+	EXPECT_EQ(pinned0, ring_tenant_pinned());
 }
 
 TEST_HARNESS_MAIN
