@@ -12,6 +12,8 @@
 #   - the other guest as a peer: a pool of connected RC QPs, BFD-style
 #     liveness with probe RTT, and a tenant process taking pooled QPs
 #     (endpoints) in microseconds
+#   - the data path rings of a tenant process: NOPs through libtxrdma
+#     and the kernel's poller, and how rarely it needs a system call
 #   - RDMA traffic between the guests over rdma_cm (rping)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -64,6 +66,9 @@ txrdma_signal "peered-$g"
 txrdma_wait_file "peered-$other" 120
 echo "   liveness events seen:"
 sed "s/^/   /" "$TXRDMA_OUT/events.txt"
+
+echo "== guest $g: data path rings of a tenant process (NOPs: the machinery only)"
+in_db tools/bench/ring_nop -n 20000 | sed "s/^/   /"
 
 if [ "$g" = 0 ]; then
 	rping -s -a "$(txrdma_my_addr 1)" -C 5 -v > "$TXRDMA_OUT/rping.log" 2>&1 &

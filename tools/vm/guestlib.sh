@@ -7,13 +7,19 @@
 # txrdma_nap SECONDS: sleep without forking.  Polling loops call this
 # ten times a second; a fork+exec of sleep(1) from the 9p root costs a
 # TCG guest tens of milliseconds of CPU each, enough to stall its timers
-# (and so its liveness probes) for the whole of a long wait.
+# (and so its liveness probes) for the whole of a long wait.  bash waits
+# on a private fifo that nobody writes; other shells (this file is also
+# sourced by sh) fall back to sleep(1).
 txrdma_nap() {
-	if [ -z "$_txrdma_napfd" ]; then
+	if [ -z "${BASH_VERSION:-}" ]; then
+		sleep "$1"
+		return
+	fi
+	if [ -z "${_txrdma_napfd:-}" ]; then
 		_txrdma_napfifo=$(mktemp -u /tmp/txrdma-nap.XXXXXX)
 		mkfifo "$_txrdma_napfifo" || { sleep "$1"; return; }
-		# opened read-write, so it never sees EOF and nobody writes
-		exec {_txrdma_napfd}<>"$_txrdma_napfifo"
+		# opened read-write, so it never sees EOF; eval: bash syntax
+		eval 'exec {_txrdma_napfd}<>"$_txrdma_napfifo"'
 		rm -f "$_txrdma_napfifo"
 	fi
 	read -r -t "$1" -u "$_txrdma_napfd" _ || :
