@@ -19,6 +19,7 @@
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/string.h>
 #include <linux/math64.h>
 
@@ -179,6 +180,141 @@ int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len)
 	m->tx_ns = wire_get64(buf + 32);
 	m->echo_ns = wire_get64(buf + 40);
 	m->echo_delay_ns = wire_get32(buf + 48);
+	return 0;
+}
+
+/**
+ * txrdma_ctrl_type() - the type of a control message, header checked
+ * @buf: received bytes
+ * @len: their number
+ *
+ * Return: enum txrdma_ctrl_type, or -EINVAL (size, magic, unknown
+ * type) or -EPROTO (version): the receiver dispatches on it and then
+ * decodes with the type's own function.
+ */
+int txrdma_ctrl_type(const u8 *buf, size_t len)
+{
+	int ret;
+
+	if (len != TXRDMA_CTRL_LEN)
+		return -EINVAL;
+	ret = wire_head_check(buf);
+	if (ret)
+		return ret;
+	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_CLOSE)
+		return -EINVAL;
+	return buf[5];
+}
+
+static bool txrdma_ring_units_ok(u32 units)
+{
+	return units >= 2 && units <= (1U << 30) && is_power_of_2(units);
+}
+
+/* What every pairing message of its type must satisfy. */
+static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
+{
+	bool ring = e->ring_units || e->ring_addr || e->ring_rkey;
+
+	/* QP numbers are 24 bits; endpoint ids are never 0 */
+	if (!e->src_ep || e->qp_num > 0xffffff)
+		return -EINVAL;
+	switch (e->type) {
+	case TXRDMA_CTRL_EP_CONNECT:
+		if (e->dst_ep)
+			return -EINVAL;
+		fallthrough;
+	case TXRDMA_CTRL_EP_ACCEPT:
+		if ((e->type == TXRDMA_CTRL_EP_ACCEPT && !e->dst_ep) ||
+		    !e->qp_num || e->status ||
+		    !txrdma_ring_units_ok(e->ring_units))
+			return -EINVAL;
+		return 0;
+	case TXRDMA_CTRL_EP_REJECT:
+		if (!e->dst_ep || e->status >= 0 || e->status < -4095 ||
+		    e->qp_num || ring)
+			return -EINVAL;
+		return 0;
+	case TXRDMA_CTRL_EP_CLOSE:
+		if (!e->dst_ep || e->status > 0 || e->status < -4095 ||
+		    e->qp_num || ring)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * txrdma_ctrl_ep_encode() - write an endpoint pairing message
+ * @e: the message
+ * @pool_want: the sender's pool demand, carried as in every message
+ * @buf: output
+ *
+ * Layout after the 8-byte header (big-endian): service, src_ep, dst_ep,
+ * qp_num, epoch, ring_units (u32 each), ring_addr (u64), ring_rkey,
+ * status (u32 each), 8 reserved zero bytes.
+ *
+ * Return: 0, or -EINVAL for a message the rules of its type refuse:
+ * nothing the peer would refuse is ever sent.
+ */
+int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
+			  u8 buf[TXRDMA_CTRL_LEN])
+{
+	int ret = txrdma_ctrl_ep_check(e);
+
+	if (ret)
+		return ret;
+	memset(buf, 0, TXRDMA_CTRL_LEN);
+	wire_put32(buf, TXRDMA_WIRE_MAGIC);
+	buf[4] = TXRDMA_WIRE_VERSION;
+	buf[5] = e->type;
+	wire_put16(buf + 6, pool_want);
+	wire_put32(buf + 8, e->service);
+	wire_put32(buf + 12, e->src_ep);
+	wire_put32(buf + 16, e->dst_ep);
+	wire_put32(buf + 20, e->qp_num);
+	wire_put32(buf + 24, e->epoch);
+	wire_put32(buf + 28, e->ring_units);
+	wire_put64(buf + 32, e->ring_addr);
+	wire_put32(buf + 40, e->ring_rkey);
+	wire_put32(buf + 44, (u32)e->status);
+	return 0;
+}
+
+/**
+ * txrdma_ctrl_ep_decode() - parse and validate a pairing message
+ * @e: output, meaningful only on success
+ * @buf: received bytes
+ * @len: exactly TXRDMA_CTRL_LEN
+ *
+ * Return: 0, -EINVAL (malformed, not a pairing message, breaks the rules
+ * of its type, reserved bytes set) or -EPROTO (version).
+ */
+int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
+			  size_t len)
+{
+	struct txrdma_ctrl_ep d;
+	int type = txrdma_ctrl_type(buf, len);
+
+	if (type < 0)
+		return type;
+	if (type < TXRDMA_CTRL_EP_CONNECT || !wire_zero(buf + 48, 8))
+		return -EINVAL;
+	d = (struct txrdma_ctrl_ep) {
+		.type		= type,
+		.service	= wire_get32(buf + 8),
+		.src_ep		= wire_get32(buf + 12),
+		.dst_ep		= wire_get32(buf + 16),
+		.qp_num		= wire_get32(buf + 20),
+		.epoch		= wire_get32(buf + 24),
+		.ring_units	= wire_get32(buf + 28),
+		.ring_addr	= wire_get64(buf + 32),
+		.ring_rkey	= wire_get32(buf + 40),
+		.status		= (s32)wire_get32(buf + 44),
+	};
+	if (txrdma_ctrl_ep_check(&d))
+		return -EINVAL;
+	*e = d;
 	return 0;
 }
 

@@ -45,9 +45,44 @@ struct txrdma_cm_priv {
 /* Control message: header, BFD packet, timestamps: 56 bytes */
 #define TXRDMA_CTRL_LEN		56
 
-/* txrdma_ctrl_msg.type */
+/* txrdma_ctrl_msg.type, txrdma_ctrl_ep.type */
 enum txrdma_ctrl_type {
 	TXRDMA_CTRL_PROBE	= 1,
+	/* endpoint pairing (the data path), txrdma_ctrl_ep */
+	TXRDMA_CTRL_EP_CONNECT	= 2,	/* bind my endpoint to your service */
+	TXRDMA_CTRL_EP_ACCEPT	= 3,	/* bound: here is my side */
+	TXRDMA_CTRL_EP_REJECT	= 4,	/* not bound: @status says why */
+	TXRDMA_CTRL_EP_CLOSE	= 5,	/* unbind; @status: why (0: closed) */
+};
+
+/**
+ * struct txrdma_ctrl_ep - decoded endpoint pairing message
+ * @type: TXRDMA_CTRL_EP_*
+ * @service: the service the connecting endpoint asks for
+ * @src_ep: sender's endpoint id
+ * @dst_ep: receiver's endpoint id (0 in a CONNECT: not known yet)
+ * @qp_num: sender's number of the pooled QP that carries the pair
+ *	(CONNECT, ACCEPT)
+ * @epoch: incarnation of the pair, chosen by the connector, echoed
+ * @ring_units: sender's receive ring, 64-byte units, a power of two
+ *	(CONNECT, ACCEPT)
+ * @ring_addr: its address in the sender's memory registration
+ * @ring_rkey: the registration's remote key
+ * @status: REJECT: a negative errno; CLOSE: 0 or a negative errno
+ *
+ * The keys travel only between the two kernels, on the control QP.
+ */
+struct txrdma_ctrl_ep {
+	u8 type;
+	u32 service;
+	u32 src_ep;
+	u32 dst_ep;
+	u32 qp_num;
+	u32 epoch;
+	u32 ring_units;
+	u64 ring_addr;
+	u32 ring_rkey;
+	s32 status;
 };
 
 /**
@@ -92,6 +127,11 @@ int txrdma_cm_priv_decode(struct txrdma_cm_priv *p, const void *buf,
 int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m,
 		       u8 buf[TXRDMA_CTRL_LEN]);
 int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len);
+int txrdma_ctrl_type(const u8 *buf, size_t len);
+int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
+			  u8 buf[TXRDMA_CTRL_LEN]);
+int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
+			  size_t len);
 int txrdma_rtt_sample(const struct txrdma_ctrl_msg *m, u64 now_ns,
 		      u64 *rtt_ns);
 void txrdma_rtt_add(struct txrdma_rtt *r, u64 rtt_ns);

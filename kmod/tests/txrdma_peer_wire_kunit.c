@@ -636,6 +636,187 @@ static void addr_order(struct kunit *test)
 	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(v6b, v6c, 16), 0);
 }
 
+static void good_connect(struct txrdma_ctrl_ep *e)
+{
+	*e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_CONNECT,
+		.service = 5432, .src_ep = 0x11, .dst_ep = 0,
+		.qp_num = 0xabcdef, .epoch = 0x01020304,
+		.ring_units = 4096, .ring_addr = 0xffff888012345000ULL,
+		.ring_rkey = 0x5566, .status = 0,
+	};
+}
+
+static void wire_ep_layout(struct kunit *test)
+{
+	static const u8 want[TXRDMA_CTRL_LEN] = {
+		0x54, 0x58, 0x52, 0x43, 0x01, 0x02, 0x00, 0x07,
+		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
+		0x00, 0x00, 0x00, 0x11,		/* src_ep */
+		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
+		0x00, 0xab, 0xcd, 0xef,		/* qp_num */
+		0x01, 0x02, 0x03, 0x04,		/* epoch */
+		0x00, 0x00, 0x10, 0x00,		/* ring_units */
+		0xff, 0xff, 0x88, 0x80, 0x12, 0x34, 0x50, 0x00,
+		0x00, 0x00, 0x55, 0x66,		/* rkey */
+		0x00, 0x00, 0x00, 0x00,		/* status */
+	};
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	good_connect(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 7, buf), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
+			TXRDMA_CTRL_EP_CONNECT);
+}
+
+static void wire_ep_round_trip(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e, d, msgs[4];
+	u8 buf[TXRDMA_CTRL_LEN];
+	int i;
+
+	good_connect(&msgs[0]);
+	msgs[1] = msgs[0];
+	msgs[1].type = TXRDMA_CTRL_EP_ACCEPT;
+	msgs[1].src_ep = 0x22;
+	msgs[1].dst_ep = 0x11;
+	msgs[2] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .service = 5432, .src_ep = 9,
+		.dst_ep = 0x11, .epoch = 0x01020304, .status = -ECONNREFUSED,
+	};
+	msgs[3] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_CLOSE, .src_ep = 0x22, .dst_ep = 0x11,
+		.epoch = 0x01020304, .status = 0,
+	};
+	for (i = 0; i < 4; i++) {
+		e = msgs[i];
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 1, buf), 0);
+		memset(&d, 0xa5, sizeof(d));
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf,
+							    sizeof(buf)), 0);
+		KUNIT_EXPECT_EQ(test, d.type, e.type);
+		KUNIT_EXPECT_EQ(test, d.service, e.service);
+		KUNIT_EXPECT_EQ(test, d.src_ep, e.src_ep);
+		KUNIT_EXPECT_EQ(test, d.dst_ep, e.dst_ep);
+		KUNIT_EXPECT_EQ(test, d.qp_num, e.qp_num);
+		KUNIT_EXPECT_EQ(test, d.epoch, e.epoch);
+		KUNIT_EXPECT_EQ(test, d.ring_units, e.ring_units);
+		KUNIT_EXPECT_EQ(test, d.ring_addr, e.ring_addr);
+		KUNIT_EXPECT_EQ(test, d.ring_rkey, e.ring_rkey);
+		KUNIT_EXPECT_EQ(test, d.status, e.status);
+		/* a probe decoder refuses it, and it is no probe */
+		KUNIT_EXPECT_NE(test, txrdma_ctrl_type(buf, sizeof(buf)),
+				TXRDMA_CTRL_PROBE);
+	}
+}
+
+/* each rule of each type: refused by the encoder and by the decoder */
+static void wire_ep_rules(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e, d;
+	u8 buf[TXRDMA_CTRL_LEN];
+	int k;
+
+	for (k = 0; k < 10; k++) {
+		good_connect(&e);
+		switch (k) {
+		case 0:
+			e.src_ep = 0;
+			break;
+		case 1: /* CONNECT names none */
+			e.dst_ep = 3;
+			break;
+		case 2:
+			e.qp_num = 0;
+			break;
+		case 3:
+			e.qp_num = 0x1000000;
+			break;
+		case 4:
+			e.ring_units = 3;
+			break;
+		case 5:
+			e.ring_units = 1;
+			break;
+		case 6:
+			e.ring_units = 1U << 31;
+			break;
+		case 7:
+			e.status = -1;
+			break;
+		case 8:
+			e.type = TXRDMA_CTRL_PROBE;
+			break;
+		case 9:
+			e.type = 6;
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, buf),
+				    -EINVAL, "case %d", k);
+	}
+	/* ACCEPT must name the connector; REJECT needs a reason, no ring */
+	good_connect(&e);
+	e.type = TXRDMA_CTRL_EP_ACCEPT;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_REJECT,
+		.src_ep = 1, .dst_ep = 2, .status = 0 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e.status = -EPERM;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	e.ring_rkey = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_CLOSE,
+		.src_ep = 1, .dst_ep = 2, .status = 1 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	/* the decoder applies the same rules to bytes from the wire */
+	good_connect(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	buf[31] = 3;				/* ring_units 0x1003 */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	buf[50] = 1;				/* reserved */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
+			-EINVAL);
+	buf[4] = 2;				/* version */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			-EPROTO);
+}
+
+static void wire_ctrl_dispatch(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	good_ctrl(&m);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
+			TXRDMA_CTRL_PROBE);
+	/* a probe is not a pairing message */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&e, buf, sizeof(buf)),
+			-EINVAL);
+	buf[5] = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
+	buf[5] = 6;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
+	buf[5] = TXRDMA_CTRL_PROBE;
+	buf[0] ^= 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
+	buf[0] ^= 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf) + 1), -EINVAL);
+	/* the probe decoder still refuses pairing messages */
+	good_connect(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&m, buf, sizeof(buf)),
+			-EINVAL);
+}
+
 static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_cm_layout),
 	KUNIT_CASE(wire_cm_round_trip),
@@ -651,6 +832,10 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(rtt_stats),
 	KUNIT_CASE(rtt_stats_saturate),
 	KUNIT_CASE(addr_order),
+	KUNIT_CASE(wire_ep_layout),
+	KUNIT_CASE(wire_ep_round_trip),
+	KUNIT_CASE(wire_ep_rules),
+	KUNIT_CASE(wire_ctrl_dispatch),
 	{}
 };
 
