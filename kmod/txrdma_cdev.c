@@ -81,6 +81,12 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_ring_enter(tf);
 	case TXRDMA_IOC_EP_DESTROY:
 		return txrdma_ioctl_ep_destroy(tf, uarg);
+	case TXRDMA_IOC_EP_LISTEN:
+		return txrdma_ioctl_ep_listen(tf, uarg);
+	case TXRDMA_IOC_EP_CONNECT:
+		return txrdma_ioctl_ep_connect(tf, uarg);
+	case TXRDMA_IOC_EP_ACCEPT:
+		return txrdma_ioctl_ep_accept(tf, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -98,7 +104,13 @@ static int txrdma_open(struct inode *inode, struct file *file)
 
 static int txrdma_release(struct inode *inode, struct file *file)
 {
-	/* the poller lets go of the ring before the file's objects go */
+	/*
+	 * Endpoints first (their QPs close, their completions stop
+	 * touching the rings), then the rings (the poller lets go of them),
+	 * then regions and the rest.
+	 */
+	txrdma_msg_file_release(file->private_data);
+	txrdma_eps_file_release(file->private_data);
 	txrdma_ring_release(file->private_data);
 	txrdma_file_release(file->private_data);
 	return 0;

@@ -19,6 +19,7 @@
 #include <rdma/ib_cm.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 
 /* RC local ACK timeout 4.096 us * 2^14 = 67 ms, 7 retries: a dead peer
@@ -58,8 +59,8 @@ static void txrdma_conn_free(struct txrdma_conn *c)
 static int txrdma_conn_create_qp(struct txrdma_conn *c)
 {
 	bool ctrl = c->kind == TXRDMA_CONN_CTRL;
-	u32 sq = ctrl ? TXRDMA_CTRL_TX_SLOTS : TXRDMA_POOL_QP_DEPTH;
-	u32 rq = ctrl ? TXRDMA_CTRL_RX_SLOTS : TXRDMA_POOL_QP_DEPTH;
+	u32 sq = ctrl ? TXRDMA_CTRL_TX_SLOTS : TXRDMA_EP_SLOTS;
+	u32 rq = ctrl ? TXRDMA_CTRL_RX_SLOTS : TXRDMA_EP_RECVS;
 	struct ib_qp_init_attr attr = {};
 	int ret;
 
@@ -75,7 +76,8 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.cap.max_send_wr = sq;
 	attr.cap.max_recv_wr = rq;
-	attr.cap.max_send_sge = 1;
+	/* a frame: its header, then the payload where it lies */
+	attr.cap.max_send_sge = ctrl ? 1 : 2;
 	attr.cap.max_recv_sge = 1;
 	ret = rdma_create_qp(c->id, c->dev->reg.pd, &attr);
 	if (ret)
@@ -188,6 +190,7 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 	}
 	c->id = id;
 	c->passive = true;
+	c->remote_qpn = ev->param.conn.qp_num;
 	c->dev = txrdma_dev_get_ibdev(id->device);
 	if (!c->dev || (peer->devname[0] &&
 			strcmp(peer->devname, c->dev->name))) {
@@ -272,6 +275,9 @@ static int txrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		c->established = true;
+		/* the active side learns the other end's QP from the REP */
+		if (!c->passive)
+			c->remote_qpn = ev->param.conn.qp_num;
 		state = TXRDMA_CONN_READY;
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -386,6 +392,8 @@ void txrdma_conn_destroy(struct txrdma_conn *c)
 		rdma_destroy_qp(c->id);
 	if (c->cq)
 		ib_free_cq(c->cq);
+	/* no completion runs any more: the pair's endpoint may go */
+	txrdma_msg_conn_destroyed(c);
 	rdma_destroy_id(c->id);
 	txrdma_ctrl_teardown(c);
 	if (c->dev)

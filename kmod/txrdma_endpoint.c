@@ -48,6 +48,8 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 	ep->qp_num = 0;
 	WRITE_ONCE(ep->error, error);
 	c->ep = NULL;
+	if (ep->dstate != TXRDMA_EP_PLAIN)
+		txrdma_msg_detach_locked(ep, error);
 }
 
 /* Lend a ready pooled QP of @peer to @ep: 0, -ENOTCONN or -EAGAIN. */
@@ -112,21 +114,140 @@ static void txrdma_ep_put_back(struct txrdma_ep *ep)
 	spin_unlock_bh(&peer->lock);
 }
 
+static void txrdma_ep_release(struct kref *ref)
+{
+	struct txrdma_ep *ep = container_of(ref, struct txrdma_ep, ref);
+
+	txrdma_msg_free(ep);
+	txrdma_peer_put(ep->peer);
+	txrdma_tenant_put(ep->tenant);
+	kfree(ep);
+}
+
+void txrdma_ep_put(struct txrdma_ep *ep)
+{
+	kref_put(&ep->ref, txrdma_ep_release);
+}
+
+/* A published endpoint by id, referenced; NULL if there is none. */
+struct txrdma_ep *txrdma_ep_get_id(u32 id)
+{
+	struct txrdma_ep *ep;
+
+	mutex_lock(&txrdma_eps_lock);
+	ep = xa_load(&txrdma_eps, id);
+	if (ep)
+		kref_get(&ep->ref);
+	mutex_unlock(&txrdma_eps_lock);
+	return ep;
+}
+
+/*
+ * The endpoint leaves its file: its QP goes back to the pool (a plain
+ * endpoint whose QP is healthy) or is closed (a pair: the other side
+ * learns of it by the disconnect), its quota is returned at once, and
+ * the memory goes with the last reference.
+ */
 static void txrdma_ep_free(struct txrdma_ep *ep)
 {
 	struct txrdma_tenant *t = ep->tenant;
 	int r;
 
-	txrdma_ep_put_back(ep);
+	if (ep->dstate == TXRDMA_EP_PLAIN)
+		txrdma_ep_put_back(ep);
+	else
+		txrdma_msg_close(ep);
 	spin_lock_bh(&t->lock);
 	for (r = 0; r < TXRDMA_NR_RES; r++)
 		if (txrdma_ep_charge[r])
 			txrdma_quota_uncharge(&t->quota, r,
 					      txrdma_ep_charge[r]);
 	spin_unlock_bh(&t->lock);
-	txrdma_peer_put(ep->peer);
-	txrdma_tenant_put(t);
-	kfree(ep);
+	txrdma_ep_put(ep);
+}
+
+/**
+ * txrdma_ep_new() - an endpoint charged to @t, not yet published
+ * @tf: the file it will belong to
+ * @peer: referenced by the caller; the reference passes to the endpoint
+ * @t: referenced by the caller; likewise
+ *
+ * Return: the endpoint, or ERR_PTR (-EPERM: the tenant is being
+ * deleted, -EDQUOT, -ENOMEM); on error the caller keeps its references.
+ */
+struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
+				struct txrdma_peer *peer,
+				struct txrdma_tenant *t)
+{
+	struct txrdma_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	int ret;
+
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	ep->tf = tf;
+	ep->tenant = t;
+	ep->peer = peer;
+	kref_init(&ep->ref);
+	spin_lock_init(&ep->lock);
+	init_waitqueue_head(&ep->wait);
+	INIT_LIST_HEAD(&ep->node);
+	INIT_LIST_HEAD(&ep->file_node);
+	mutex_lock(&txrdma_eps_lock);
+	spin_lock_bh(&t->lock);
+	ret = t->dead ? -EPERM : txrdma_quota_charge_all(&t->quota,
+							 txrdma_ep_charge);
+	spin_unlock_bh(&t->lock);
+	mutex_unlock(&txrdma_eps_lock);
+	if (ret) {
+		kfree(ep);
+		return ERR_PTR(ret);
+	}
+	return ep;
+}
+
+/**
+ * txrdma_ep_publish() - give @ep its id and list it in its file
+ * @tf: the file
+ * @ep: from txrdma_ep_new()
+ *
+ * Return: 0, -EPERM if the tenant was force-deleted meanwhile (it
+ * revokes only what is listed), or -EBUSY/-ENOMEM from the id space.
+ */
+int txrdma_ep_publish(struct txrdma_file *tf, struct txrdma_ep *ep)
+{
+	int ret;
+
+	mutex_lock(&txrdma_eps_lock);
+	spin_lock_bh(&ep->tenant->lock);
+	ret = ep->tenant->dead ? -EPERM : 0;
+	spin_unlock_bh(&ep->tenant->lock);
+	if (!ret)
+		ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
+				      &txrdma_eps_next, GFP_KERNEL);
+	if (ret >= 0) {
+		ret = 0;
+		list_add_tail(&ep->node, &txrdma_eps_list);
+		list_add_tail(&ep->file_node, &tf->endpoints);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	return ret;
+}
+
+/* Unpublish (if it still is) and free an endpoint of @ep->tf. */
+void txrdma_ep_discard(struct txrdma_ep *ep)
+{
+	mutex_lock(&txrdma_eps_lock);
+	if (ep->id && xa_load(&txrdma_eps, ep->id) == ep) {
+		xa_erase(&txrdma_eps, ep->id);
+		list_del_init(&ep->node);
+		list_del_init(&ep->file_node);
+	} else if (ep->id) {
+		/* destroyed by the file's owner meanwhile */
+		ep = NULL;
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	if (ep)
+		txrdma_ep_free(ep);
 }
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
@@ -150,31 +271,29 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 		txrdma_tenant_put(t);
 		return -ENOENT;
 	}
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
-	if (!ep) {
-		ret = -ENOMEM;
+	ep = txrdma_ep_new(tf, peer, t);
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
 		goto out_put;
 	}
-	ep->tf = tf;
-	ep->tenant = t;
-	ep->peer = peer;
 
 	/*
-	 * Charge, take and publish under txrdma_eps_lock: a forced tenant
+	 * Take and publish under txrdma_eps_lock: a forced tenant
 	 * deletion marks the tenant dead first and then revokes what is
 	 * listed under this lock, so an endpoint is either refused or
 	 * revoked, never missed.
 	 */
 	mutex_lock(&txrdma_eps_lock);
 	spin_lock_bh(&t->lock);
-	ret = t->dead ? -EPERM : txrdma_quota_charge_all(&t->quota,
-							 txrdma_ep_charge);
+	ret = t->dead ? -EPERM : 0;
 	spin_unlock_bh(&t->lock);
-	if (ret)
-		goto out_unlock;
-	ret = txrdma_ep_take(peer, ep);
-	if (ret)
-		goto out_uncharge;
+	if (!ret)
+		ret = txrdma_ep_take(peer, ep);
+	if (ret) {
+		mutex_unlock(&txrdma_eps_lock);
+		txrdma_ep_free(ep);
+		return ret;
+	}
 	ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
 			      &txrdma_eps_next, GFP_KERNEL);
 	if (ret < 0) {
@@ -207,14 +326,6 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 	}
 	return 0;
 
-out_uncharge:
-	spin_lock_bh(&t->lock);
-	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_QPS, 1);
-	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_ENDPOINTS, 1);
-	spin_unlock_bh(&t->lock);
-out_unlock:
-	mutex_unlock(&txrdma_eps_lock);
-	kfree(ep);
 out_put:
 	txrdma_peer_put(peer);
 	txrdma_tenant_put(t);

@@ -6,13 +6,70 @@
 #ifndef _TXRDMA_ENDPOINT_H
 #define _TXRDMA_ENDPOINT_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+
+#include "txrdma_credit.h"
 
 struct txrdma_conn;
+struct txrdma_dev;
 struct txrdma_file;
 struct txrdma_peer;
+struct txrdma_region;
+struct txrdma_ring;
 struct txrdma_tenant;
+struct txrdma_ep;
+
+/* send work requests one endpoint pair keeps in flight */
+#define TXRDMA_EP_SLOTS		64
+/* receive work requests posted per endpoint (frames and credit updates) */
+#define TXRDMA_EP_RECVS		128
+
+enum txrdma_ep_dstate {
+	TXRDMA_EP_PLAIN,	/* TXRDMA_IOC_EP_CREATE: a lent QP, no pair */
+	TXRDMA_EP_CONNECTING,	/* EP_CONNECT sent, waiting for the answer */
+	TXRDMA_EP_CONNECTED,	/* paired: carries SENDs */
+	TXRDMA_EP_REJECTED,	/* the peer answered EP_REJECT (@result) */
+	TXRDMA_EP_CLOSED,	/* destroyed or failed */
+};
+
+enum txrdma_slot_kind {
+	TXRDMA_SLOT_SEND,
+	TXRDMA_SLOT_CREDIT,
+};
+
+/**
+ * struct txrdma_msg_slot - one send work request in flight
+ * @cqe: completion context
+ * @ep: owner
+ * @region: SEND payload's region, referenced until the completion
+ * @user_data: of the SQE
+ * @len: payload bytes
+ * @kind: enum txrdma_slot_kind
+ * @no_cqe: the SQE asked for no CQE on success
+ */
+struct txrdma_msg_slot {
+	struct ib_cqe cqe;
+	struct txrdma_ep *ep;
+	struct txrdma_region *region;
+	u64 user_data;
+	u32 len;
+	u8 kind;
+	bool no_cqe;
+};
+
+/**
+ * struct txrdma_ep_stats - counters of one endpoint (netlink)
+ */
+struct txrdma_ep_stats {
+	u64 tx_msgs, tx_bytes, rx_msgs, rx_bytes;
+	u64 credit_stalls, credit_updates, slot_stalls;
+	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
+};
 
 /**
  * struct txrdma_ep - one endpoint
@@ -25,6 +82,40 @@ struct txrdma_tenant;
  * @conn: the lent connection, NULL once it is gone (peer->lock)
  * @qp_num: number of its QP
  * @error: 0, or why it can no longer carry traffic (peer->lock)
+ * @ref: the file's reference, and one per connection that has work
+ *	requests of this endpoint posted (dropped when its CQ is freed)
+ * @lock: the data path state below (taken with _bh: completions)
+ * @wait: TXRDMA_IOC_EP_CONNECT waits here for the answer
+ * @dstate: enum txrdma_ep_dstate
+ * @result: the peer's REJECT status
+ * @ring: the file's rings (completions); NULL once closed
+ * @service: the service of the pair
+ * @peer_ep: the other side's endpoint id
+ * @epoch: incarnation of the pair, chosen by the connector
+ * @flags: TXRDMA_EP_F_*
+ * @dev: device of the pair's QP (to find region registrations)
+ * @held_by: the connection holding a reference on us, or NULL
+ * @rx_region: region of our receive ring, referenced
+ * @rx_base: kernel address of the ring area (header, then units)
+ * @rx_addr: its address in the region's registration on @dev
+ * @rx_rkey: the registration's remote key
+ * @rx_units: units of our ring
+ * @crx: credits of our ring
+ * @rx_seq: next sequence number expected
+ * @rx_cqe: context of every receive work request
+ * @peer_addr: the peer ring's address (its units start at + HDR_LEN)
+ * @peer_rkey: its key
+ * @peer_units: its size
+ * @ctx: credits we hold in the peer's ring
+ * @tx_seq: sequence number of our next frame
+ * @slots: TXRDMA_EP_SLOTS send contexts
+ * @free: stack of free slot indices
+ * @nfree: entries in @free
+ * @hdrs: one frame header per slot, DMA-mapped
+ * @hdrs_dma: their DMA address (mapped on @dev)
+ * @blocked: a SEND waits for credits or slots (the poller skips the
+ *	ring until a completion or update kicks it)
+ * @stats: counters
  */
 struct txrdma_ep {
 	struct list_head node;
@@ -36,6 +127,39 @@ struct txrdma_ep {
 	struct txrdma_conn *conn;
 	u32 qp_num;
 	int error;
+
+	struct kref ref;
+	spinlock_t lock;	/* data path */
+	wait_queue_head_t wait;
+	u8 dstate;
+	int result;
+	struct txrdma_ring *ring;
+	u32 service;
+	u32 peer_ep;
+	u32 epoch;
+	u32 flags;
+	struct txrdma_dev *dev;
+	struct txrdma_conn *held_by;
+	struct txrdma_region *rx_region;
+	u8 *rx_base;
+	u64 rx_addr;
+	u32 rx_rkey;
+	u32 rx_units;
+	struct txrdma_credit_rx crx;
+	u32 rx_seq;
+	struct ib_cqe rx_cqe;
+	u64 peer_addr;
+	u32 peer_rkey;
+	u32 peer_units;
+	struct txrdma_credit_tx ctx;
+	u32 tx_seq;
+	struct txrdma_msg_slot *slots;
+	u16 free[TXRDMA_EP_SLOTS];
+	u32 nfree;
+	void *hdrs;
+	u64 hdrs_dma;
+	bool blocked;
+	struct txrdma_ep_stats stats;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);
@@ -45,5 +169,30 @@ void txrdma_eps_file_release(struct txrdma_file *tf);
 void txrdma_eps_tenant_revoke(struct txrdma_tenant *t);
 void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);
 int txrdma_ep_status(struct txrdma_file *tf, u32 id);
+void txrdma_ep_put(struct txrdma_ep *ep);
+struct txrdma_ep *txrdma_ep_get_id(u32 id);
+int txrdma_ep_publish(struct txrdma_file *tf, struct txrdma_ep *ep);
+struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
+				struct txrdma_peer *peer,
+				struct txrdma_tenant *t);
+void txrdma_ep_discard(struct txrdma_ep *ep);
+
+/* txrdma_msg.c: endpoint pairs and SEND */
+struct txrdma_ctrl_ep;
+struct txrdma_sqe;
+long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg);
+void txrdma_msg_file_release(struct txrdma_file *tf);
+void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error);
+void txrdma_msg_close(struct txrdma_ep *ep);
+void txrdma_msg_free(struct txrdma_ep *ep);
+void txrdma_msg_conn_destroyed(struct txrdma_conn *c);
+void txrdma_msg_ctrl_rx(struct txrdma_peer *peer, const struct txrdma_ctrl_ep *e);
+int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
+bool txrdma_msg_ring_work(struct txrdma_ring *ring);
+void txrdma_msg_ring_credits(struct txrdma_ring *ring);
+bool txrdma_msg_ring_readable(struct txrdma_ring *ring);
+void txrdma_msg_exit(void);
 
 #endif /* _TXRDMA_ENDPOINT_H */

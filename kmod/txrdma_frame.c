@@ -142,3 +142,19 @@ u32 txrdma_imm_value(u32 imm)
 {
 	return imm & TXRDMA_IMM_VALUE;
 }
+
+/*
+ * The CRC of a header and a payload that lies in pieces: begin on the
+ * header (flags already set), add each piece, end writes it.
+ */
+u32 txrdma_frame_crc_begin(const void *hdr)
+{
+	return __crc32c_le(~0U, hdr, TXRDMA_FRAME_CRC_OFF);
+}
+
+void txrdma_frame_crc_end(void *hdr, u32 crc)
+{
+	struct txrdma_frame_hdr *h = hdr;
+
+	h->crc = cpu_to_le32(~crc);
+}

@@ -58,6 +58,9 @@ int txrdma_frame_decode(const void *buf, u32 byte_len,
 			struct txrdma_frame *f);
 enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq);
 
+u32 txrdma_frame_crc_begin(const void *hdr);
+void txrdma_frame_crc_end(void *hdr, u32 crc);
+
 u32 txrdma_imm_frame(u32 unit);
 u32 txrdma_imm_credit(u32 released);
 bool txrdma_imm_is_credit(u32 imm);

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 
 #define TXRDMA_LATE_NS		(2 * NSEC_PER_MSEC)
@@ -187,6 +188,65 @@ skipped:
 	peer->tx_skipped++;
 }
 
+/**
+ * txrdma_ctrl_send_ep() - send an endpoint pairing message
+ * @peer: to whom
+ * @e: the message
+ *
+ * Return: 0; -ENOTCONN without an established control QP; -EAGAIN when
+ * every send slot is in flight (the link is cut and RC retransmits);
+ * -EINVAL for a message that breaks the format's rules; -EIO when the
+ * post failed.
+ */
+int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
+			const struct txrdma_ctrl_ep *e)
+{
+	struct txrdma_ctrl_slot *s;
+	struct ib_send_wr wr = {};
+	struct txrdma_conn *c;
+	struct ib_sge sge;
+	unsigned int i;
+	u16 want;
+	int ret;
+
+	spin_lock_bh(&peer->lock);
+	c = peer->ctrl;
+	ret = -ENOTCONN;
+	if (!c || c->dead || c->state != TXRDMA_CONN_READY)
+		goto out;
+	ret = -EAGAIN;
+	i = find_first_zero_bit(&c->tx_busy, TXRDMA_CTRL_TX_SLOTS);
+	if (i >= TXRDMA_CTRL_TX_SLOTS)
+		goto out;
+	s = &c->slots[i];
+	want = min_t(u32, txrdma_pool_want(&peer->pool), U16_MAX);
+	ret = txrdma_ctrl_ep_encode(e, want, s->buf);
+	if (ret)
+		goto out;
+	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
+				      DMA_TO_DEVICE);
+	sge = (struct ib_sge) {
+		.addr	= s->dma,
+		.length	= TXRDMA_CTRL_LEN,
+		.lkey	= c->dev->reg.pd->local_dma_lkey,
+	};
+	wr.wr_cqe = &s->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(c->id->qp, &wr, NULL);
+	if (ret) {
+		txrdma_ctrl_broken_locked(c);
+		ret = -EIO;
+		goto out;
+	}
+	__set_bit(i, &c->tx_busy);
+out:
+	spin_unlock_bh(&peer->lock);
+	return ret;
+}
+
 /* Caller holds peer->lock: make the timer fire no later than needed. */
 static void txrdma_liveness_rearm_locked(struct txrdma_peer *peer)
 {
@@ -220,8 +280,9 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct txrdma_conn *c = s->conn;
 	struct txrdma_peer *peer = c->peer;
 	struct txrdma_ctrl_msg m;
+	struct txrdma_ctrl_ep e;
 	u64 now = ktime_get_ns(), rtt;
-	int err = -EIO;
+	int err = -EIO, type = 0;
 	u8 old;
 	u32 ev;
 
@@ -229,7 +290,13 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ib_dma_sync_single_for_cpu(c->id->device, s->dma,
 					   TXRDMA_CTRL_SLOT_SIZE,
 					   DMA_FROM_DEVICE);
-		err = txrdma_ctrl_decode(&m, s->buf, wc->byte_len);
+		type = txrdma_ctrl_type(s->buf, wc->byte_len);
+		if (type == TXRDMA_CTRL_PROBE)
+			err = txrdma_ctrl_decode(&m, s->buf, wc->byte_len);
+		else if (type > 0)
+			err = txrdma_ctrl_ep_decode(&e, s->buf, wc->byte_len);
+		else
+			err = type;
 	}
 	spin_lock_bh(&peer->lock);
 	if (c->dead)
@@ -240,6 +307,11 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (err) {
 		peer->bfd.rx_dropped++;
+		goto repost;
+	}
+	if (type != TXRDMA_CTRL_PROBE) {
+		/* endpoint pairing: handled in process context */
+		txrdma_msg_ctrl_rx(peer, &e);
 		goto repost;
 	}
 	old = peer->bfd.state;

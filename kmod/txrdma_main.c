@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_rings.h"
@@ -59,6 +60,8 @@ static void __exit txrdma_exit(void)
 	txrdma_cdev_exit();
 	/* no file is open, so no ring is left for the poller */
 	txrdma_poller_exit();
+	/* pairing messages still queued hold peers */
+	txrdma_msg_exit();
 	/* peers' connections go before the devices they run on */
 	txrdma_peers_exit();
 	txrdma_ibdev_exit();

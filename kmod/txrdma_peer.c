@@ -176,6 +176,10 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 		if (!c->passive && state == TXRDMA_CONN_FAILED)
 			txrdma_peer_ctrl_backoff(peer, now);
 	} else if (c->kind == TXRDMA_CONN_POOL) {
+		/* an endpoint on it learns why; the QP is not reused */
+		if (c->ep && state != TXRDMA_CONN_READY)
+			txrdma_ep_detach_locked(c, state == TXRDMA_CONN_CLOSE ?
+						-ENOTCONN : -EIO);
 		if (c->acct == TXRDMA_ACCT_CONNECTING) {
 			if (state == TXRDMA_CONN_READY) {
 				txrdma_pool_connected(&peer->pool);
@@ -189,10 +193,12 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			txrdma_pool_qp_error(&peer->pool, false);
 			c->acct = TXRDMA_ACCT_CLOSING;
 		} else if (c->acct == TXRDMA_ACCT_IN_USE &&
+			   state == TXRDMA_CONN_CLOSE) {
+			/* closed on purpose (its endpoint pair ended) */
+			txrdma_pool_retire(&peer->pool);
+			c->acct = TXRDMA_ACCT_CLOSING;
+		} else if (c->acct == TXRDMA_ACCT_IN_USE &&
 			   state != TXRDMA_CONN_READY) {
-			/* its endpoint learns why; the QP is not reused */
-			txrdma_ep_detach_locked(c, state == TXRDMA_CONN_CLOSE ?
-						-ENOTCONN : -EIO);
 			txrdma_pool_qp_error(&peer->pool, true);
 			c->acct = TXRDMA_ACCT_CLOSING;
 		}
@@ -207,8 +213,7 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
 	c->state = TXRDMA_CONN_CLOSE;
-	if (c->acct == TXRDMA_ACCT_IN_USE)
-		txrdma_ep_detach_locked(c, -ENOTCONN);
+	txrdma_ep_detach_locked(c, -ENOTCONN);
 	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
 		c->acct = TXRDMA_ACCT_CLOSING;
 }

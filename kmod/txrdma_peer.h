@@ -48,8 +48,9 @@ struct txrdma_ep;
 #define TXRDMA_CTRL_TX_SLOTS		32
 #define TXRDMA_CTRL_RX_SLOTS		32
 #define TXRDMA_CTRL_SLOT_SIZE		64
-/* pooled QPs: depth until the data path sizes them */
-#define TXRDMA_POOL_QP_DEPTH		64
+/* pooled QPs carry endpoint pairs: TXRDMA_EP_SLOTS sends, TXRDMA_EP_RECVS
+ * receives (txrdma_endpoint.h)
+ */
 
 #define TXRDMA_PEER_EVQ			16
 
@@ -109,6 +110,9 @@ struct txrdma_ctrl_slot {
  * @established: ESTABLISHED was seen, so disconnect on teardown
  * @started_ns: when the attempt began (connect timeout)
  * @ep: the endpoint it is lent to (peer->lock), or NULL
+ * @held_ep: the endpoint pair whose work requests it carries: a
+ *	reference, dropped when the CQ is freed (txrdma_msg.c)
+ * @remote_qpn: the other end's QP number, from rdma_cm
  * @block: control QP only: slot buffers, DMA-mapped as one
  * @block_dma: DMA address of @block
  * @tx_busy: control QP only: bitmap of send slots in flight
@@ -130,6 +134,8 @@ struct txrdma_conn {
 	bool established;
 	u64 started_ns;
 	struct txrdma_ep *ep;
+	struct txrdma_ep *held_ep;
+	u32 remote_qpn;
 	void *block;
 	u64 block_dma;
 	unsigned long tx_busy;
@@ -280,6 +286,8 @@ void txrdma_liveness_stop(struct txrdma_peer *peer);
 int txrdma_ctrl_setup(struct txrdma_conn *c);
 void txrdma_ctrl_teardown(struct txrdma_conn *c);
 void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns);
+int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
+			const struct txrdma_ctrl_ep *e);
 void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
 			       u32 ev, u64 now_ns);
 

@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
+#include "txrdma_endpoint.h"
 #include "txrdma_rings.h"
 
 static int poll_cpu = -1;
@@ -44,7 +45,11 @@ static int txrdma_poller_pass(void)
 
 	mutex_lock(&txrdma_poller_lock);
 	list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
+		mutex_lock(&ring->lock);
+		/* credits first: a peer may wait for them to send to us */
+		txrdma_msg_ring_credits(ring);
 		n += txrdma_ring_process(ring);
+		mutex_unlock(&ring->lock);
 		/* the list stays valid: removal takes the same mutex */
 		cond_resched();
 	}
@@ -80,8 +85,11 @@ static void txrdma_poller_sleep(void)
 	txrdma_poller_set_wakeup(true);
 	/* pairs with the process's barrier between its tail and the flags */
 	smp_mb();
-	list_for_each_entry(ring, &txrdma_poller_rings, poll_node)
+	list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
+		mutex_lock(&ring->lock);
 		work |= txrdma_ring_pending(ring);
+		mutex_unlock(&ring->lock);
+	}
 	mutex_unlock(&txrdma_poller_lock);
 	/*
 	 * A doorbell rung after the check above sets the kick before it

@@ -249,6 +249,14 @@ void txrdma_pool_qp_error(struct txrdma_pool *p, bool was_in_use)
 	p->errors++;
 }
 
+/* A lent QP is closed on purpose (its endpoint pair ended): no error. */
+void txrdma_pool_retire(struct txrdma_pool *p)
+{
+	if (p->in_use)
+		p->in_use--;
+	p->closing++;
+}
+
 /* A closing QP is gone. */
 void txrdma_pool_closed(struct txrdma_pool *p)
 {

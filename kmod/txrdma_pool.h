@@ -70,6 +70,7 @@ void txrdma_pool_connect_failed(struct txrdma_pool *p, u64 now_ns);
 int txrdma_pool_take(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_give_back(struct txrdma_pool *p);
 void txrdma_pool_qp_error(struct txrdma_pool *p, bool was_in_use);
+void txrdma_pool_retire(struct txrdma_pool *p);
 void txrdma_pool_closed(struct txrdma_pool *p);
 u32 txrdma_pool_peer_down(struct txrdma_pool *p, u64 now_ns);
 void txrdma_pool_peer_up(struct txrdma_pool *p, u64 now_ns);

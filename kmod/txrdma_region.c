@@ -19,6 +19,7 @@
  * the fault handler, which checks the revoked flag under map_sem, so a
  * mapping set up while the revocation runs cannot keep its pages.
  */
+#include <linux/crc32.h>
 #include <linux/highmem.h>
 #include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
@@ -776,6 +777,191 @@ void txrdma_file_release(struct txrdma_file *tf)
 	kfree(tf);
 }
 
+/* ------------------------------------------------------------------ */
+/* The data path's view of regions                                     */
+
+static LLIST_HEAD(txrdma_region_dead);
+
+static void txrdma_region_reap(struct work_struct *work)
+{
+	struct llist_node *n = llist_del_all(&txrdma_region_dead);
+	struct txrdma_region *r, *tmp;
+
+	llist_for_each_entry_safe(r, tmp, n, dead)
+		txrdma_region_put(r);
+}
+
+static DECLARE_WORK(txrdma_region_reap_work, txrdma_region_reap);
+
+/**
+ * txrdma_region_put_async() - drop a reference from any context
+ * @r: region, or NULL
+ *
+ * The last reference frees MRs and pages, which sleeps: from a
+ * completion handler it is handed to a work item.
+ */
+void txrdma_region_put_async(struct txrdma_region *r)
+{
+	if (!r || refcount_dec_not_one(&r->ref.refcount))
+		return;
+	if (llist_add(&r->dead, &txrdma_region_dead))
+		schedule_work(&txrdma_region_reap_work);
+}
+
+/* Caller holds txrdma_regions_lock: @r's registration on @dev. */
+static struct txrdma_mr *txrdma_region_mr(struct txrdma_region *r,
+					  struct txrdma_dev *dev)
+{
+	struct txrdma_mr *m;
+
+	list_for_each_entry(m, &r->mrs, node)
+		if (m->dev == dev)
+			return m;
+	return NULL;
+}
+
+/**
+ * txrdma_region_resolve() - what an SQE names, checked
+ * @t: the tenant of the ring
+ * @id: region id from the SQE
+ * @off: byte offset
+ * @len: bytes
+ * @dev: the device the operation goes through
+ * @addr: out: the address of @off in the registration on @dev
+ * @lkey: out: its local key
+ *
+ * Return: the region, referenced; ERR_PTR(-ENOENT) when @t has no such
+ * region (another tenant's is not there for it) or it has no
+ * registration on @dev; ERR_PTR(-EFAULT) when [@off, @off + @len) is
+ * not inside it.
+ */
+struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
+					    u64 off, u32 len,
+					    struct txrdma_dev *dev,
+					    u64 *addr, u32 *lkey)
+{
+	struct txrdma_region *r;
+	struct txrdma_mr *m;
+
+	mutex_lock(&txrdma_regions_lock);
+	r = xa_load(&txrdma_regions, id);
+	m = r && r->tenant == t && !r->revoked ? txrdma_region_mr(r, dev) :
+	    NULL;
+	if (!m) {
+		r = ERR_PTR(-ENOENT);
+	} else if (off > r->size || len > r->size - off) {
+		r = ERR_PTR(-EFAULT);
+	} else {
+		*addr = m->mr->iova + off;
+		*lkey = m->mr->lkey;
+		kref_get(&r->ref);
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	return r;
+}
+
+/**
+ * txrdma_region_keys() - address and keys of @off in @r on @dev
+ * @r: a region the caller holds
+ * @dev: device
+ * @off: byte offset
+ * @addr: out
+ * @lkey: out
+ * @rkey: out
+ *
+ * Return: 0, or -ENOENT when @r has no registration on @dev (any more).
+ */
+int txrdma_region_keys(struct txrdma_region *r, struct txrdma_dev *dev,
+		       u64 off, u64 *addr, u32 *lkey, u32 *rkey)
+{
+	struct txrdma_mr *m;
+	int ret = -ENOENT;
+
+	mutex_lock(&txrdma_regions_lock);
+	m = r->revoked ? NULL : txrdma_region_mr(r, dev);
+	if (m) {
+		*addr = m->mr->iova + off;
+		*lkey = m->mr->lkey;
+		*rkey = m->mr->rkey;
+		ret = 0;
+	}
+	mutex_unlock(&txrdma_regions_lock);
+	return ret;
+}
+
+/**
+ * txrdma_region_rx_ring() - a receive ring's memory
+ * @t: tenant of the caller
+ * @id: region id
+ * @off: start of the ring area
+ * @len: its length
+ * @kaddr: out: its kernel address
+ *
+ * The kernel writes the ring's header and reads frame headers, so the
+ * area must be module-owned memory within one page of the region (up
+ * to 2 MiB, the largest ring plus its header).
+ *
+ * Return: the region, referenced, or ERR_PTR: -ENOENT (no such region
+ * of @t), -EINVAL (user memory, or the area is not inside one page).
+ */
+struct txrdma_region *txrdma_region_rx_ring(struct txrdma_tenant *t, u32 id,
+					    u64 off, u64 len, void **kaddr)
+{
+	struct txrdma_region *r;
+	unsigned int shift;
+
+	mutex_lock(&txrdma_regions_lock);
+	r = xa_load(&txrdma_regions, id);
+	if (!r || r->tenant != t || r->revoked) {
+		r = ERR_PTR(-ENOENT);
+		goto out;
+	}
+	shift = PAGE_SHIFT + r->order;
+	if (r->kind != TXRDMA_REGION_KIND_POOL || !len || off >= r->size ||
+	    len > r->size - off || (off >> shift) != ((off + len - 1) >> shift)) {
+		r = ERR_PTR(-EINVAL);
+		goto out;
+	}
+	*kaddr = page_address(r->pages[off >> shift]) +
+		 (off & ((1UL << shift) - 1));
+	kref_get(&r->ref);
+out:
+	mutex_unlock(&txrdma_regions_lock);
+	return r;
+}
+
+/**
+ * txrdma_region_crc32c() - continue a CRC32C over region bytes
+ * @r: a region the caller holds
+ * @off: start, inside @r (checked by the caller)
+ * @len: bytes
+ * @crc: CRC so far
+ *
+ * Return: the CRC after the bytes.
+ */
+u32 txrdma_region_crc32c(struct txrdma_region *r, u64 off, u32 len, u32 crc)
+{
+	unsigned int shift = PAGE_SHIFT + r->order;
+
+	while (len) {
+		u64 in = off & ((1UL << shift) - 1);
+		u32 n = min_t(u64, len, (1UL << shift) - in);
+		struct page *pg = r->pages[off >> shift];
+
+		if (r->order) {
+			crc = __crc32c_le(crc, page_address(pg) + in, n);
+		} else {
+			void *p = kmap_local_page(pg);
+
+			crc = __crc32c_le(crc, p + in, n);
+			kunmap_local(p);
+		}
+		off += n;
+		len -= n;
+	}
+	return crc;
+}
+
 int txrdma_regions_init(void)
 {
 	BUILD_BUG_ON(BIT_ULL(TXRDMA_REGION_SHIFT) != TXRDMA_REGION_MAX_SIZE);
@@ -785,5 +971,6 @@ int txrdma_regions_init(void)
 
 void txrdma_regions_exit(void)
 {
+	flush_work(&txrdma_region_reap_work);
 	kmem_cache_destroy(txrdma_region_cache);
 }

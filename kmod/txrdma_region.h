@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mm_types.h>
 #include <linux/rwsem.h>
 #include <linux/txrdma.h>
@@ -74,6 +75,7 @@ struct txrdma_region {
 	unsigned long npages;
 	struct page **pages;
 	struct mm_struct *mm;
+	struct llist_node dead;
 };
 
 int txrdma_regions_init(void);
@@ -89,5 +91,17 @@ long txrdma_ioctl_region_reg_user(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_region_info(void __user *uarg);
 long txrdma_ioctl_region_destroy(void __user *uarg);
 int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* the data path */
+void txrdma_region_put_async(struct txrdma_region *r);
+struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
+					    u64 off, u32 len,
+					    struct txrdma_dev *dev,
+					    u64 *addr, u32 *lkey);
+int txrdma_region_keys(struct txrdma_region *r, struct txrdma_dev *dev,
+		       u64 off, u64 *addr, u32 *lkey, u32 *rkey);
+struct txrdma_region *txrdma_region_rx_ring(struct txrdma_tenant *t, u32 id,
+					    u64 off, u64 len, void **kaddr);
+u32 txrdma_region_crc32c(struct txrdma_region *r, u64 off, u32 len, u32 crc);
 
 #endif /* _TXRDMA_REGION_H */

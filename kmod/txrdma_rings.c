@@ -139,11 +139,14 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	ring->cqes = (void *)((u8 *)ring->mem + cq_off);
 	INIT_LIST_HEAD(&ring->poll_node);
 	init_waitqueue_head(&ring->wait);
+	mutex_init(&ring->lock);
+	xa_init(&ring->eps);
+	spin_lock_init(&ring->cq_lock);
 
 	p.sq_entries = sqn;
 	p.cq_entries = cqn;
 	/* what the poller executes today; the rest is -EOPNOTSUPP */
-	p.ops = BIT(TXRDMA_OP_NOP);
+	p.ops = BIT(TXRDMA_OP_NOP) | BIT(TXRDMA_OP_SEND);
 	p.mmap_offset = TXRDMA_RING_MMAP_OFFSET;
 	p.mmap_len = len;
 	p.sq_off = (struct txrdma_sq_offsets) {
@@ -234,14 +237,23 @@ __poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
 	/* completions the process has not consumed yet */
 	if (READ_ONCE(*ring->cq_head) != smp_load_acquire(ring->cq_tail))
 		return EPOLLIN | EPOLLRDNORM;
+	/* messages published in an endpoint's receive ring */
+	if (txrdma_msg_ring_readable(ring))
+		return EPOLLIN | EPOLLRDNORM;
 	/*
 	 * Nothing to read, but SQEs the sleeping poller held back for a
 	 * full CQ can go now that the process reaped: a process that waits
 	 * here must not need to remember the doorbell.
 	 */
-	if ((READ_ONCE(*ring->sq_flags) & TXRDMA_SQ_F_NEED_WAKEUP) &&
-	    txrdma_ring_pending(ring))
-		txrdma_poller_kick();
+	if (READ_ONCE(*ring->sq_flags) & TXRDMA_SQ_F_NEED_WAKEUP) {
+		bool pending;
+
+		mutex_lock(&ring->lock);
+		pending = txrdma_ring_pending(ring);
+		mutex_unlock(&ring->lock);
+		if (pending)
+			txrdma_poller_kick();
+	}
 	return 0;
 }
 
@@ -252,6 +264,10 @@ void txrdma_ring_release(struct txrdma_file *tf)
 	if (!ring)
 		return;
 	txrdma_poller_del(ring);
+	/* every endpoint of the file left before (txrdma_eps_file_release) */
+	WARN_ON_ONCE(!xa_empty(&ring->eps));
+	xa_destroy(&ring->eps);
+	mutex_destroy(&ring->lock);
 	free_pages_exact(ring->mem, ring->len);
 	txrdma_ring_uncharge(ring);
 	kfree(ring);
@@ -267,10 +283,71 @@ bool txrdma_ring_pending(struct txrdma_ring *ring)
 {
 	u32 n, space;
 
+	if (txrdma_msg_ring_work(ring))
+		return true;	/* credits owed to a peer */
+	if (READ_ONCE(ring->blocked))
+		return false;	/* a credit update or completion kicks us */
 	return !txrdma_sq_pending(ring->khead, READ_ONCE(*ring->sq_tail),
 				  ring->sq_entries, &n) && n &&
 	       !txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
-				ring->cq_entries, &space) && space;
+				ring->cq_entries, &space) &&
+	       space > READ_ONCE(ring->cq_reserved);
+}
+
+/* One more operation in flight will post a CQE: keep a slot for it. */
+void txrdma_ring_reserve(struct txrdma_ring *ring)
+{
+	spin_lock_bh(&ring->cq_lock);
+	ring->cq_reserved++;
+	spin_unlock_bh(&ring->cq_lock);
+}
+
+void txrdma_ring_unreserve(struct txrdma_ring *ring)
+{
+	spin_lock_bh(&ring->cq_lock);
+	ring->cq_reserved--;
+	spin_unlock_bh(&ring->cq_lock);
+}
+
+/* Caller holds cq_lock: write one CQE and publish it. */
+static void txrdma_ring_put_cqe(struct txrdma_ring *ring, u64 user_data,
+				int res, u32 ep, u8 opcode)
+{
+	struct txrdma_cqe *cqe;
+
+	cqe = &ring->cqes[ring->ktail & (ring->cq_entries - 1)];
+	*cqe = (struct txrdma_cqe) {
+		.user_data	= user_data,
+		.res		= res,
+		.ep		= ep,
+		.opcode		= opcode,
+	};
+	ring->ktail++;
+	/* the entry is visible before the tail that covers it */
+	smp_store_release(ring->cq_tail, ring->ktail);
+}
+
+/**
+ * txrdma_ring_complete() - an operation in flight finished
+ * @ring: its ring (a slot was reserved for it)
+ * @user_data: of its SQE
+ * @res: bytes or -errno
+ * @ep: endpoint id
+ * @opcode: of its SQE
+ * @silent: success of an SQE with TXRDMA_SQE_F_NO_CQE: no CQE
+ *
+ * Process or softirq context.
+ */
+void txrdma_ring_complete(struct txrdma_ring *ring, u64 user_data, int res,
+			  u32 ep, u8 opcode, bool silent)
+{
+	spin_lock_bh(&ring->cq_lock);
+	ring->cq_reserved--;
+	if (!silent)
+		txrdma_ring_put_cqe(ring, user_data, res, ep, opcode);
+	spin_unlock_bh(&ring->cq_lock);
+	if (!silent && wq_has_sleeper(&ring->wait))
+		wake_up_interruptible_poll(&ring->wait, EPOLLIN | EPOLLRDNORM);
 }
 
 static int txrdma_ring_exec(struct txrdma_ring *ring,
@@ -282,10 +359,12 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 		return ret;
 	if (sqe->opcode == TXRDMA_OP_NOP)
 		return 0;
+	if (sqe->opcode == TXRDMA_OP_SEND)
+		return txrdma_msg_send(ring, sqe);
 	ret = txrdma_ep_status(ring->tf, sqe->ep);
 	if (ret)
 		return ret;
-	/* SEND, READ and WRITE are the next step of the data path */
+	/* READ and WRITE are the next step of the data path */
 	return -EOPNOTSUPP;
 }
 
@@ -317,40 +396,48 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 	}
 	/* a bounded share per pass, so that every ring gets its turn */
 	pending = min_t(u32, pending, TXRDMA_RING_BUDGET);
+	WRITE_ONCE(ring->blocked, false);
 	while (n < pending) {
 		struct txrdma_sqe sqe;
-		struct txrdma_cqe *cqe;
-		int res;
+		u32 reserved;
+		int res, bad;
 
-		if (txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
-				    ring->cq_entries, &space)) {
+		/* completions move ktail and cq_reserved together */
+		spin_lock_bh(&ring->cq_lock);
+		bad = txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
+				      ring->cq_entries, &space);
+		reserved = ring->cq_reserved;
+		spin_unlock_bh(&ring->cq_lock);
+		if (bad) {
 			ring->garbage++;
 			WRITE_ONCE(*ring->sq_flags, READ_ONCE(*ring->sq_flags) |
 				   TXRDMA_SQ_F_GARBAGE);
 			break;
 		}
-		if (!space)
+		/* room for this SQE's CQE beside those promised */
+		if (space <= reserved)
 			break;
 		memcpy(&sqe, &ring->sqes[ring->khead & (ring->sq_entries - 1)],
 		       sizeof(sqe));
 		res = txrdma_ring_exec(ring, &sqe);
+		if (res == TXRDMA_EXEC_BLOCKED) {
+			/* stays at the head: order within the ring is kept */
+			WRITE_ONCE(ring->blocked, true);
+			break;
+		}
 		/* malformed (not merely failed) entries are counted */
-		if (res == -EINVAL || res == -ENOENT || res == -EFAULT) {
+		if (res == -EINVAL || res == -ENOENT || res == -EFAULT ||
+		    res == -EMSGSIZE) {
 			ring->bad_sqes++;
 			WRITE_ONCE(*ring->sq_dropped,
 				   READ_ONCE(*ring->sq_dropped) + 1);
 		}
-		if (res < 0 || !(sqe.flags & TXRDMA_SQE_F_NO_CQE)) {
-			cqe = &ring->cqes[ring->ktail & (ring->cq_entries - 1)];
-			*cqe = (struct txrdma_cqe) {
-				.user_data	= sqe.user_data,
-				.res		= res,
-				.ep		= sqe.ep,
-				.opcode		= sqe.opcode,
-			};
-			ring->ktail++;
-			/* the entry is visible before the tail that covers it */
-			smp_store_release(ring->cq_tail, ring->ktail);
+		if (res != TXRDMA_EXEC_ASYNC &&
+		    (res < 0 || !(sqe.flags & TXRDMA_SQE_F_NO_CQE))) {
+			spin_lock_bh(&ring->cq_lock);
+			txrdma_ring_put_cqe(ring, sqe.user_data, res, sqe.ep,
+					    sqe.opcode);
+			spin_unlock_bh(&ring->cq_lock);
 			woke = true;
 		}
 		ring->khead++;

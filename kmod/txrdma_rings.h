@@ -8,6 +8,9 @@
 
 #include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
 
@@ -41,6 +44,15 @@ struct txrdma_tenant;
  * @submitted: SQEs consumed
  * @bad_sqes: SQEs refused (-EINVAL, -ENOENT, ...), also in @sq_dropped
  * @garbage: passes that found an impossible SQ tail or CQ head
+ * @lock: held by the poller while it serves the ring; endpoints join
+ *	and leave @eps under it
+ * @eps: the file's endpoint pairs by id (txrdma_msg.c)
+ * @cq_lock: the CQ has two producers: the poller and the completion
+ *	handlers (taken with _bh)
+ * @cq_reserved: CQEs promised to operations in flight: the poller
+ *	leaves that much room, so a completion always finds a slot
+ * @blocked: an SQE waits for credits or send slots; the poller does not
+ *	stay awake for it, a credit update or completion kicks it
  */
 struct txrdma_ring {
 	struct txrdma_file *tf;
@@ -56,7 +68,16 @@ struct txrdma_ring {
 	struct list_head poll_node;
 	wait_queue_head_t wait;
 	u64 submitted, bad_sqes, garbage;
+	struct mutex lock;	/* the poller's, see above */
+	struct xarray eps;
+	spinlock_t cq_lock;	/* CQ producers */
+	u32 cq_reserved;
+	bool blocked;
 };
+
+/* what executing an SQE gave, besides a CQE result (<= 0 or bytes) */
+#define TXRDMA_EXEC_ASYNC	(INT_MAX - 1)	/* posted: CQE on completion */
+#define TXRDMA_EXEC_BLOCKED	INT_MAX		/* wait: nothing consumed */
 
 long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ring_enter(struct txrdma_file *tf);
@@ -72,5 +93,9 @@ void txrdma_poller_del(struct txrdma_ring *ring);
 void txrdma_poller_kick(void);
 int txrdma_ring_process(struct txrdma_ring *ring);
 bool txrdma_ring_pending(struct txrdma_ring *ring);
+void txrdma_ring_reserve(struct txrdma_ring *ring);
+void txrdma_ring_unreserve(struct txrdma_ring *ring);
+void txrdma_ring_complete(struct txrdma_ring *ring, u64 user_data, int res,
+			  u32 ep, u8 opcode, bool silent);
 
 #endif /* _TXRDMA_RINGS_H */

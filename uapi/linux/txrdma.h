@@ -39,10 +39,12 @@
 /* TXRDMA_IOC_RING_*: submission/completion rings and the poller */
 #define TXRDMA_FEAT_RINGS		_BITULL(6)
 
+/* TXRDMA_IOC_EP_LISTEN/_CONNECT/_ACCEPT: endpoint pairs and SEND */
+#define TXRDMA_FEAT_MESSAGES		_BITULL(7)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
-				 TXRDMA_FEAT_RINGS)
+				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -191,6 +193,48 @@ struct txrdma_ep_info {
 	__u64 resv[2];
 };
 
+/*
+ * Endpoint pairs: the data path.  A process that serves @service calls
+ * TXRDMA_IOC_EP_LISTEN once, then TXRDMA_IOC_EP_ACCEPT for each
+ * endpoint; a process that uses it calls TXRDMA_IOC_EP_CONNECT with the
+ * peer's name.  Both name their own receive ring: @rx_units 64-byte
+ * units (a power of two, TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS) at
+ * @rx_off of their module-owned region @rx_region, 64-byte aligned,
+ * inside one page of the region (layout: TXRDMA_RX_* in
+ * <linux/txrdma_ring.h>).  The file must have its rings
+ * (TXRDMA_IOC_RING_SETUP) first: completions go there.  Both calls
+ * block until the pair is bound or @timeout_ms (0: 3000) passes
+ * (-ETIMEDOUT); a peer with no listener answers -ECONNREFUSED.  The
+ * pair holds one pooled QP (charged as TXRDMA_IOC_EP_CREATE charges);
+ * either side's TXRDMA_IOC_EP_DESTROY closes it, and the other side's
+ * endpoint then fails with -ECONNRESET.
+ */
+struct txrdma_ep_listen {
+	__u32 service;		/* in: non-zero */
+	__u32 flags;		/* in: 0 */
+	__u64 resv[2];
+};
+
+/* txrdma_ep_connect.flags */
+#define TXRDMA_EP_F_DATA_CRC	(1U << 0)	/* CRC32C over payloads too */
+#define TXRDMA_EP_F_ALL		TXRDMA_EP_F_DATA_CRC
+
+struct txrdma_ep_connect {
+	__u8 peer[32];		/* CONNECT in, ACCEPT out: peer name */
+	__u32 service;		/* in; ACCEPT: a service this file listens on */
+	__u32 flags;		/* in: TXRDMA_EP_F_* */
+	__u32 rx_region;	/* in */
+	__u32 rx_units;		/* in */
+	__u64 rx_off;		/* in */
+	__u32 timeout_ms;	/* in */
+	__u32 id;		/* out: our endpoint */
+	__u32 peer_ep;		/* out: the other side's endpoint id */
+	__u32 qp_num;		/* out: our QP of the pair */
+	__u32 max_msg;		/* out: longest SEND the peer's ring takes */
+	__u32 resv0;
+	__u64 resv[2];
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
 #define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
@@ -213,6 +257,12 @@ struct txrdma_ep_info {
 #define TXRDMA_IOC_RING_SETUP	_IOWR(TXRDMA_IOC_MAGIC, 0x09, \
 				      struct txrdma_ring_setup)
 #define TXRDMA_IOC_RING_ENTER	_IO(TXRDMA_IOC_MAGIC, 0x0a)
+#define TXRDMA_IOC_EP_LISTEN	_IOW(TXRDMA_IOC_MAGIC, 0x0b, \
+				     struct txrdma_ep_listen)
+#define TXRDMA_IOC_EP_CONNECT	_IOWR(TXRDMA_IOC_MAGIC, 0x0c, \
+				      struct txrdma_ep_connect)
+#define TXRDMA_IOC_EP_ACCEPT	_IOWR(TXRDMA_IOC_MAGIC, 0x0d, \
+				      struct txrdma_ep_connect)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */

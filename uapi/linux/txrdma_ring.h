@@ -184,7 +184,30 @@ struct txrdma_ring_setup {
 
 enum txrdma_frame_type {
 	TXRDMA_FRAME_MSG	= 1,	/* a message, payload follows */
+	TXRDMA_FRAME_PAD	= 2,	/* written by the receiving kernel where
+					 * the sender skipped the ring's end:
+					 * the process skips to unit 0 */
 };
+
+/*
+ * A receive ring in the process's region: a 128-byte header, then the
+ * units.  TXRDMA_RX_OFF_TAIL is the kernel's: units published
+ * (free-running, masked on use), release-stored after each frame was
+ * checked.  TXRDMA_RX_OFF_ERROR is the kernel's: 0, or the positive
+ * errno the endpoint failed with.  TXRDMA_RX_OFF_HEAD is the
+ * process's: units it has released (frames read, PAD skipped),
+ * release-stored; the kernel checks it and returns the space to the
+ * sender as credits.  A frame at unit u starts at TXRDMA_RX_HDR_LEN +
+ * u * TXRDMA_FRAME_UNIT with its struct txrdma_frame_hdr, the payload
+ * right after; it takes txrdma frame units (TXRDMA_FRAME_HDR_LEN + len
+ * rounded up to TXRDMA_FRAME_UNIT).
+ */
+#define TXRDMA_RX_OFF_TAIL	0
+#define TXRDMA_RX_OFF_ERROR	4
+#define TXRDMA_RX_OFF_HEAD	64
+#define TXRDMA_RX_HDR_LEN	128
+#define TXRDMA_RX_MIN_UNITS	16
+#define TXRDMA_RX_MAX_UNITS	32768
 
 /*
  * Immediate data of the WRITE_WITH_IMM.  Bit 31 clear: a frame starts at

@@ -1,0 +1,1277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Endpoint pairs and SEND: the message data path.
+ *
+ * Pairing.  A process listens on a service (TXRDMA_IOC_EP_LISTEN) and
+ * accepts endpoints (TXRDMA_IOC_EP_ACCEPT); a process on the peer host
+ * connects (TXRDMA_IOC_EP_CONNECT).  The connector takes a ready QP
+ * from the peer's pool, posts its receives and sends EP_CONNECT on the
+ * control QP (service, its endpoint id, the QP's number, its receive
+ * ring's address, key and size, a fresh epoch).  The acceptor's module
+ * queues it on the listener; TXRDMA_IOC_EP_ACCEPT binds its own end of
+ * that very QP (found by the remote QP number rdma_cm reported when it
+ * connected) and answers EP_ACCEPT with the same for its side.  Keys
+ * travel only between the two kernels.  Both sides may take QPs from
+ * the same pool; the initiator takes from the front of its list and the
+ * acceptor from the back, and when both took the same QP at once each
+ * refuses the other's EP_CONNECT with -EBUSY and the connector retries
+ * on another QP.
+ *
+ * SEND.  The poller (txrdma_poller.c) turns an SQE into one
+ * WRITE_WITH_IMM with two SGEs: a 32-byte frame header built in a
+ * DMA-mapped slot of the endpoint, then the payload straight from the
+ * tenant's registered region, no copy.  It lands at the unit the credit
+ * rules (txrdma_credit.c) give; the immediate data names that unit.
+ * The CQE is written when the send completes.
+ *
+ * Receive.  The completion of the WRITE_WITH_IMM (softirq, through
+ * ib_core's IB_POLL_SOFTIRQ polling with its budget and re-arm) reposts
+ * the receive, checks the frame (CRC, endpoints, epoch, sequence,
+ * placement) and only then release-stores the ring's tail: within one
+ * RDMA WRITE the bytes are not ordered for the receiving CPU, the
+ * completion is what proves the frame complete.  A frame that fails a
+ * check is never published: the endpoint fails with -EPROTO and the
+ * counter of its kind goes up.
+ *
+ * Credits.  Every frame returns the units our process released; an
+ * idle receiver sends an explicit update (zero-length WRITE_WITH_IMM
+ * with TXRDMA_IMM_CREDIT) once a quarter of its ring is unreported.
+ * A SEND without credits (or without a free send slot) stays at the
+ * head of its SQ, and the ring is skipped until an update or a
+ * completion kicks the poller.
+ *
+ * Failure.  The pair's QP is its connection: when it errors, the peer
+ * goes Down or either side destroys its endpoint (the QP is closed, so
+ * the other side sees the disconnect), the endpoint is detached; every
+ * SEND in flight completes at once with the error, late completions of
+ * the dead QP are ignored, and the error is published in the receive
+ * ring's header after the last frame.
+ *
+ * Lifetime.  The file holds a reference on the endpoint, and so does
+ * the connection it was bound to, from the first posted work request
+ * until its CQ is freed (txrdma_msg_conn_destroyed()), so a completion
+ * never finds the endpoint gone.  ep->ring is cleared under ep->lock
+ * when the endpoint is closed, before the file's rings are freed.
+ *
+ * Locking: peer->lock, then ep->lock, then ring->cq_lock (all _bh);
+ * the poller holds ring->lock (mutex) while it processes the ring, and
+ * endpoints join and leave ring->eps under it.
+ */
+#include <linux/crc32.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "txrdma.h"
+#include "txrdma_abi.h"
+#include "txrdma_endpoint.h"
+#include "txrdma_frame.h"
+#include "txrdma_peer.h"
+#include "txrdma_region.h"
+#include "txrdma_rings.h"
+#include "txrdma_tenant.h"
+
+#define TXRDMA_MSG_TIMEOUT_MS	3000
+#define TXRDMA_MSG_BACKLOG	64
+#define TXRDMA_MSG_ATTEMPTS	4
+
+/**
+ * struct txrdma_listener - a service a file accepts endpoints on
+ * @tf: the file
+ * @service: its number
+ * @backlog: EP_CONNECT requests not yet accepted (txrdma_msg_lock)
+ * @nbacklog: their number
+ * @wait: TXRDMA_IOC_EP_ACCEPT sleeps here
+ */
+struct txrdma_listener {
+	struct txrdma_file *tf;
+	u32 service;
+	struct list_head backlog;
+	u32 nbacklog;
+	wait_queue_head_t wait;
+};
+
+/* an endpoint message from a peer, handled in process context */
+struct txrdma_msg_req {
+	struct list_head node;
+	struct txrdma_peer *peer;
+	struct txrdma_ctrl_ep e;
+	u64 rx_ns;
+};
+
+static DEFINE_MUTEX(txrdma_msg_lock);	/* listeners and their backlogs */
+static DEFINE_XARRAY(txrdma_listeners);
+static DEFINE_SPINLOCK(txrdma_msg_rxq_lock);
+static LIST_HEAD(txrdma_msg_rxq);
+static void txrdma_msg_work_fn(struct work_struct *work);
+static DECLARE_WORK(txrdma_msg_work, txrdma_msg_work_fn);
+
+static u32 *txrdma_rx_word(struct txrdma_ep *ep, u32 off)
+{
+	return (u32 *)(ep->rx_base + off);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completions into the process's ring                                 */
+
+/* Caller holds ep->lock: complete a slot in flight and free it. */
+static void txrdma_msg_slot_done(struct txrdma_ep *ep,
+				 struct txrdma_msg_slot *s, int res)
+{
+	struct txrdma_ring *ring = ep->ring;
+
+	if (s->kind == TXRDMA_SLOT_SEND) {
+		if (ring)
+			txrdma_ring_complete(ring, s->user_data, res, ep->id,
+					     TXRDMA_OP_SEND,
+					     s->no_cqe && res >= 0);
+		txrdma_region_put_async(s->region);
+		s->region = NULL;
+	}
+	ep->free[ep->nfree++] = s - ep->slots;
+}
+
+/* Caller holds ep->lock: the endpoint fails; @error is negative. */
+static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
+{
+	unsigned long busy[BITS_TO_LONGS(TXRDMA_EP_SLOTS)] = {};
+	unsigned int i;
+
+	if (ep->dstate == TXRDMA_EP_CONNECTING) {
+		ep->dstate = TXRDMA_EP_CLOSED;
+		ep->result = error;
+		wake_up(&ep->wait);
+	}
+	if (ep->dstate == TXRDMA_EP_CONNECTED)
+		ep->dstate = TXRDMA_EP_CLOSED;
+	if (!READ_ONCE(ep->error))
+		WRITE_ONCE(ep->error, error);
+	if (!ep->slots)
+		return;
+	bitmap_fill(busy, TXRDMA_EP_SLOTS);
+	for (i = 0; i < ep->nfree; i++)
+		__clear_bit(ep->free[i], busy);
+	for_each_set_bit(i, busy, TXRDMA_EP_SLOTS)
+		txrdma_msg_slot_done(ep, &ep->slots[i], error);
+	if (ep->rx_base && !READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
+		/* after the last tail store: the process reads frames first */
+		smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR),
+				  (u32)-error);
+	if (ep->ring) {
+		wake_up_interruptible_poll(&ep->ring->wait,
+					   EPOLLIN | EPOLLRDNORM);
+		txrdma_poller_kick();
+	}
+}
+
+/**
+ * txrdma_msg_detach_locked() - the pair's QP is gone or going
+ * @ep: endpoint of a pair; caller holds its peer's lock and has
+ *	already cleared ep->conn
+ * @error: what its operations complete with
+ */
+void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error)
+{
+	spin_lock(&ep->lock);
+	/* a QP that broke under a pair is a reset of the pair */
+	if (error == -EIO)
+		error = -ECONNRESET;
+	txrdma_msg_fail_locked(ep, error);
+	spin_unlock(&ep->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Work requests                                                       */
+
+static void txrdma_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_msg_slot *s = container_of(wc->wr_cqe,
+						 struct txrdma_msg_slot, cqe);
+	struct txrdma_ep *ep = s->ep;
+	unsigned int i;
+	bool busy = true;
+
+	spin_lock_bh(&ep->lock);
+	/* a detach already completed every slot of the dead QP */
+	for (i = 0; i < ep->nfree; i++)
+		if (ep->free[i] == s - ep->slots)
+			busy = false;
+	if (!busy || !ep->conn) {
+		spin_unlock_bh(&ep->lock);
+		return;
+	}
+	if (wc->status != IB_WC_SUCCESS) {
+		ep->stats.err_qp++;
+		txrdma_msg_slot_done(ep, s, -ECONNRESET);
+	} else {
+		if (s->kind == TXRDMA_SLOT_SEND) {
+			ep->stats.tx_msgs++;
+			ep->stats.tx_bytes += s->len;
+		}
+		txrdma_msg_slot_done(ep, s, s->len);
+	}
+	if (ep->blocked) {
+		ep->blocked = false;
+		txrdma_poller_kick();
+	}
+	spin_unlock_bh(&ep->lock);
+}
+
+/* Caller holds ep->lock and ep->conn is set. */
+static int txrdma_msg_post_recv(struct txrdma_ep *ep)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &ep->rx_cqe,
+	};
+
+	return ib_post_recv(ep->conn->id->qp, &wr, NULL);
+}
+
+/* Caller holds ep->lock: an explicit credit update, if a slot is free. */
+static void txrdma_msg_send_credit(struct txrdma_ep *ep)
+{
+	struct txrdma_msg_slot *s;
+	struct ib_rdma_wr wr = {};
+
+	if (!ep->nfree || !ep->conn)
+		return;
+	s = &ep->slots[ep->free[--ep->nfree]];
+	s->kind = TXRDMA_SLOT_CREDIT;
+	s->len = 0;
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ex.imm_data =
+		cpu_to_be32(txrdma_imm_credit(txrdma_credit_rx_report(&ep->crx)));
+	wr.remote_addr = ep->peer_addr;
+	wr.rkey = ep->peer_rkey;
+	if (ib_post_send(ep->conn->id->qp, &wr.wr, NULL)) {
+		ep->free[ep->nfree++] = s - ep->slots;
+		return;
+	}
+	ep->stats.credit_updates++;
+}
+
+/* Caller holds ep->lock: take up what the process released. */
+static void txrdma_msg_take_release(struct txrdma_ep *ep)
+{
+	u32 head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+
+	if (head != ep->crx.consumed &&
+	    txrdma_credit_rx_release(&ep->crx, head))
+		ep->stats.err_sqe++;	/* garbage: ignored, counted */
+}
+
+static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_ep *ep = container_of(wc->wr_cqe, struct txrdma_ep,
+					    rx_cqe);
+	struct txrdma_frame f;
+	u32 imm, unit, units, at;
+	int err = 0;
+	u8 *frame;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;		/* flushed: the QP's end is reported elsewhere */
+	spin_lock_bh(&ep->lock);
+	if (!ep->conn || ep->dstate != TXRDMA_EP_CONNECTED)
+		goto out;
+	if (txrdma_msg_post_recv(ep))
+		ep->stats.err_qp++;
+	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	imm = be32_to_cpu(wc->ex.imm_data);
+	if (txrdma_imm_is_credit(imm)) {
+		if (txrdma_credit_tx_update(&ep->ctx,
+					    txrdma_credit_unwrap31(ep->ctx.released,
+								   txrdma_imm_value(imm)))) {
+			ep->stats.err_proto++;
+			err = -EPROTO;
+			goto fail;
+		}
+		goto unblock;
+	}
+	unit = txrdma_imm_value(imm);
+	if (unit >= ep->rx_units) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	frame = ep->rx_base + TXRDMA_RX_HDR_LEN + (size_t)unit * TXRDMA_FRAME_UNIT;
+	units = txrdma_frame_units(wc->byte_len > TXRDMA_FRAME_HDR_LEN ?
+				   wc->byte_len - TXRDMA_FRAME_HDR_LEN : 0);
+	if (unit + units > ep->rx_units) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	err = txrdma_frame_decode(frame, wc->byte_len, &f);
+	if (err) {
+		if (err == -EBADMSG)
+			ep->stats.err_crc++;
+		else
+			ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	if (f.dst_ep != ep->id || f.src_ep != ep->peer_ep ||
+	    f.epoch != ep->epoch) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	if (txrdma_frame_seq_check(ep->rx_seq, f.seq) != TXRDMA_SEQ_OK) {
+		ep->stats.err_seq++;
+		err = -EPROTO;
+		goto fail;
+	}
+	at = ep->crx.tail & (ep->rx_units - 1);
+	err = txrdma_credit_rx_frame(&ep->crx, unit, units);
+	if (err) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	if (unit != at) {
+		/* the sender skipped the ring's end: say so to the process */
+		struct txrdma_frame_hdr *pad = (void *)(ep->rx_base +
+			TXRDMA_RX_HDR_LEN + (size_t)at * TXRDMA_FRAME_UNIT);
+
+		memset(pad, 0, sizeof(*pad));
+		pad->type = TXRDMA_FRAME_PAD;
+		pad->version = TXRDMA_FRAME_VERSION;
+		pad->len = cpu_to_le32((ep->rx_units - at) * TXRDMA_FRAME_UNIT);
+	}
+	if (txrdma_credit_tx_update(&ep->ctx, f.consumed)) {
+		ep->stats.err_proto++;
+		err = -EPROTO;
+		goto fail;
+	}
+	ep->rx_seq++;
+	ep->stats.rx_msgs++;
+	ep->stats.rx_bytes += f.len;
+	/* the frame (and a PAD before it) is checked: publish it */
+	smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL), ep->crx.tail);
+	if (ep->ring && wq_has_sleeper(&ep->ring->wait))
+		wake_up_interruptible_poll(&ep->ring->wait,
+					   EPOLLIN | EPOLLRDNORM);
+unblock:
+	if (ep->blocked) {
+		ep->blocked = false;
+		txrdma_poller_kick();
+	}
+	goto out;
+fail:
+	/* never delivered */
+	txrdma_msg_fail_locked(ep, err);
+	spin_unlock_bh(&ep->lock);
+	/* and the QP closes, so the sender cannot wait on us forever */
+	spin_lock_bh(&ep->peer->lock);
+	if (ep->conn) {
+		struct txrdma_conn *c = ep->conn;
+
+		txrdma_ep_detach_locked(c, err);
+		txrdma_peer_conn_done(ep->peer, c, TXRDMA_CONN_CLOSE);
+	}
+	spin_unlock_bh(&ep->peer->lock);
+	return;
+out:
+	spin_unlock_bh(&ep->lock);
+}
+
+/**
+ * txrdma_msg_send() - execute a SEND SQE
+ * @ring: the ring it came from; the poller holds ring->lock and has
+ *	made sure the CQ has room for one more completion
+ * @sqe: the SQE, copied and checked (txrdma_sqe_check())
+ *
+ * Return: TXRDMA_EXEC_ASYNC when posted (the CQE comes with the
+ * completion), TXRDMA_EXEC_BLOCKED when it must wait for credits or a
+ * send slot (nothing changed), else the negative errno of its CQE.
+ */
+int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
+{
+	struct txrdma_region *r;
+	struct txrdma_msg_slot *s;
+	struct txrdma_frame f = {};
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge[2];
+	struct txrdma_ep *ep;
+	u8 *hdr;
+	u64 addr;
+	u32 lkey, unit;
+	int ret;
+
+	ep = xa_load(&ring->eps, sqe->ep);
+	if (!ep)
+		return -ENOENT;
+	if (sqe->len > TXRDMA_FRAME_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	/* the payload's registration on the pair's device (sleeps) */
+	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
+				  sqe->local_off, sqe->len, ep->dev, &addr,
+				  &lkey);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	spin_lock_bh(&ep->lock);
+	ret = READ_ONCE(ep->error);
+	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
+		ret = ret ?: -ENOTCONN;
+		goto out_put;
+	}
+	if (!ep->nfree) {
+		ep->stats.slot_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	ret = txrdma_credit_place(&ep->ctx, txrdma_frame_units(sqe->len),
+				  &unit);
+	if (ret == -ENOSPC) {
+		ep->stats.credit_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	if (ret)
+		goto out_put;	/* -EMSGSIZE: more than the peer ring takes */
+
+	s = &ep->slots[ep->free[--ep->nfree]];
+	s->kind = TXRDMA_SLOT_SEND;
+	s->region = r;
+	s->user_data = sqe->user_data;
+	s->len = sqe->len;
+	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	txrdma_msg_take_release(ep);
+	f = (struct txrdma_frame) {
+		.type		= TXRDMA_FRAME_MSG,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.seq		= ep->tx_seq,
+		.len		= sqe->len,
+		.consumed	= txrdma_credit_rx_report(&ep->crx),
+		.epoch		= ep->epoch,
+	};
+	hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	txrdma_frame_encode(&f, NULL, hdr);
+	if (ep->flags & TXRDMA_EP_F_DATA_CRC) {
+		/* end to end: the CRC covers the payload where it lies */
+		u32 crc;
+
+		hdr[offsetof(struct txrdma_frame_hdr, flags)] =
+			TXRDMA_FRAME_F_DATA_CRC;
+		crc = txrdma_frame_crc_begin(hdr);
+		crc = txrdma_region_crc32c(r, sqe->local_off, sqe->len, crc);
+		txrdma_frame_crc_end(hdr, crc);
+	}
+	ib_dma_sync_single_for_device(ep->conn->id->device, ep->hdrs_dma,
+				      TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+				      DMA_TO_DEVICE);
+	sge[0] = (struct ib_sge) {
+		.addr	= ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN,
+		.length	= TXRDMA_FRAME_HDR_LEN,
+		.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
+	};
+	sge[1] = (struct ib_sge) {
+		.addr	= addr,
+		.length	= sqe->len,
+		.lkey	= lkey,
+	};
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.sg_list = sge;
+	wr.wr.num_sge = sqe->len ? 2 : 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ex.imm_data = cpu_to_be32(txrdma_imm_frame(unit));
+	wr.remote_addr = ep->peer_addr + TXRDMA_RX_HDR_LEN +
+			 (u64)unit * TXRDMA_FRAME_UNIT;
+	wr.rkey = ep->peer_rkey;
+	txrdma_ring_reserve(ring);
+	ret = ib_post_send(ep->conn->id->qp, &wr.wr, NULL);
+	if (ret) {
+		/* the QP is broken; its end reaches us as a detach */
+		txrdma_ring_unreserve(ring);
+		s->region = NULL;
+		ep->free[ep->nfree++] = s - ep->slots;
+		ep->stats.err_qp++;
+		ret = -ECONNRESET;
+		goto out_put;
+	}
+	ep->tx_seq++;
+	spin_unlock_bh(&ep->lock);
+	return TXRDMA_EXEC_ASYNC;
+
+out_put:
+	spin_unlock_bh(&ep->lock);
+	txrdma_region_put_async(r);
+	return ret;
+}
+
+/**
+ * txrdma_msg_ring_credits() - return credits our processes released
+ * @ring: a ring; the poller holds ring->lock
+ */
+void txrdma_msg_ring_credits(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+
+	xa_for_each(&ring->eps, id, ep) {
+		spin_lock_bh(&ep->lock);
+		if (ep->dstate == TXRDMA_EP_CONNECTED && ep->conn) {
+			txrdma_msg_take_release(ep);
+			if (txrdma_credit_rx_should_update(&ep->crx))
+				txrdma_msg_send_credit(ep);
+		}
+		spin_unlock_bh(&ep->lock);
+	}
+}
+
+/*
+ * Does an endpoint of @ring owe its peer credits?  (The poller must not
+ * sleep then: the process released units and may wait for messages
+ * that the peer can only send once it hears of them.)  ring->lock held.
+ */
+bool txrdma_msg_ring_work(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+	bool work = false;
+	u32 head;
+
+	xa_for_each(&ring->eps, id, ep) {
+		if (READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED)
+			continue;
+		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+		/* a quarter of the ring unreported (the update rule), and a
+		 * head the process could have written (else it is ignored)
+		 */
+		if (head - READ_ONCE(ep->crx.reported) >= ep->rx_units / 4 &&
+		    head - READ_ONCE(ep->crx.reported) <=
+		    READ_ONCE(ep->crx.tail) - READ_ONCE(ep->crx.reported))
+			work = true;
+	}
+	return work;
+}
+
+/* Has an endpoint of @ring a message its process has not released? */
+bool txrdma_msg_ring_readable(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+	bool ready = false;
+
+	mutex_lock(&ring->lock);
+	xa_for_each(&ring->eps, id, ep) {
+		/* a tail that moves is a frame published: see it whole */
+		if (smp_load_acquire(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL)) !=
+		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD)) ||
+		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
+			ready = true;
+	}
+	mutex_unlock(&ring->lock);
+	return ready;
+}
+
+/* ------------------------------------------------------------------ */
+/* Binding an endpoint to a pooled QP                                  */
+
+/* Allocate what the data path of @ep needs (process context). */
+static int txrdma_msg_alloc(struct txrdma_ep *ep)
+{
+	unsigned int i;
+
+	ep->slots = kcalloc(TXRDMA_EP_SLOTS, sizeof(*ep->slots), GFP_KERNEL);
+	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN, GFP_KERNEL);
+	if (!ep->slots || !ep->hdrs)
+		return -ENOMEM;
+	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
+		ep->slots[i].cqe.done = txrdma_msg_send_done;
+		ep->slots[i].ep = ep;
+		ep->free[i] = TXRDMA_EP_SLOTS - 1 - i;
+	}
+	ep->nfree = TXRDMA_EP_SLOTS;
+	ep->rx_cqe.done = txrdma_msg_recv_done;
+	return 0;
+}
+
+/* Freed with the endpoint's last reference. */
+void txrdma_msg_free(struct txrdma_ep *ep)
+{
+	kfree(ep->slots);
+	kfree(ep->hdrs);
+	if (ep->rx_region)
+		txrdma_region_put_async(ep->rx_region);
+}
+
+/*
+ * Caller holds peer->lock: bind @c to @ep, map the headers on its
+ * device, post the receives.  From here on @c holds a reference on @ep.
+ */
+static int txrdma_msg_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
+{
+	struct ib_device *ibdev = c->dev->ibdev;
+	unsigned int i;
+	int ret;
+
+	ep->hdrs_dma = ib_dma_map_single(ibdev, ep->hdrs,
+					 TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, ep->hdrs_dma))
+		return -ENOMEM;
+	kref_get(&ep->ref);
+	c->held_ep = ep;
+	ep->held_by = c;
+	c->ep = ep;
+	ep->conn = c;
+	ep->qp_num = c->id->qp->qp_num;
+	ep->dev = c->dev;
+	ret = 0;
+	spin_lock(&ep->lock);
+	for (i = 0; i < TXRDMA_EP_RECVS && !ret; i++)
+		ret = txrdma_msg_post_recv(ep);
+	spin_unlock(&ep->lock);
+	return ret;
+}
+
+/*
+ * Take a ready pooled QP of @peer for a connecting @ep (@remote_qpn 0),
+ * or the QP whose other end has number @remote_qpn for an accepting
+ * one.  Return: 0, -ENOTCONN (peer not Up), -EAGAIN (no ready QP),
+ * -EBUSY (that QP is taken), -ENOENT (no such QP).
+ */
+static int txrdma_msg_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
+			   u32 remote_qpn)
+{
+	struct txrdma_conn *c, *found = NULL;
+	int ret = 0;
+
+	spin_lock_bh(&peer->lock);
+	if (peer->dying || peer->bfd.state != TXRDMA_BFD_UP) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	list_for_each_entry(c, &peer->conns, node) {
+		if (c->kind != TXRDMA_CONN_POOL ||
+		    c->state != TXRDMA_CONN_READY || c->dead)
+			continue;
+		if (remote_qpn) {
+			if (c->remote_qpn != remote_qpn)
+				continue;
+			found = c;
+			break;
+		}
+		if (c->ep || c->held_ep || c->acct != TXRDMA_ACCT_READY)
+			continue;
+		found = c;
+		/* the initiator takes the first, the acceptor the last */
+		if (peer->role != TXRDMA_PEER_ROLE_ACCEPTOR)
+			break;
+	}
+	if (!found) {
+		ret = remote_qpn ? -ENOENT : -EAGAIN;
+		/* counts the miss: the pool grows */
+		if (!remote_qpn && !peer->pool.ready)
+			txrdma_pool_take(&peer->pool, ktime_get_ns());
+		goto kick;
+	}
+	if (found->ep || found->held_ep) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (found->acct == TXRDMA_ACCT_READY) {
+		ret = txrdma_pool_take(&peer->pool, ktime_get_ns());
+		if (ret)
+			goto out;
+		found->acct = TXRDMA_ACCT_IN_USE;
+	}
+	ret = txrdma_msg_bind_locked(ep, found);
+	if (ret && ep->conn) {
+		txrdma_ep_detach_locked(found, -EIO);
+		txrdma_peer_conn_done(peer, found, TXRDMA_CONN_CLOSE);
+	}
+kick:
+	txrdma_peer_kick(peer);
+out:
+	spin_unlock_bh(&peer->lock);
+	return ret;
+}
+
+/* Look up the rx ring of a connect or accept request; holds the region. */
+static int txrdma_msg_rx_setup(struct txrdma_ep *ep,
+			       const struct txrdma_ep_connect *req)
+{
+	u64 len = TXRDMA_RX_HDR_LEN + (u64)req->rx_units * TXRDMA_FRAME_UNIT;
+	void *kaddr;
+	int ret;
+
+	ep->rx_region = txrdma_region_rx_ring(ep->tenant, req->rx_region,
+					      req->rx_off, len, &kaddr);
+	if (IS_ERR(ep->rx_region)) {
+		ret = PTR_ERR(ep->rx_region);
+		ep->rx_region = NULL;
+		return ret;
+	}
+	ep->rx_base = kaddr;
+	ep->rx_units = req->rx_units;
+	ep->flags = req->flags;
+	ep->service = req->service;
+	/* a fresh ring: nothing published, nothing released, no error */
+	memset(ep->rx_base, 0, TXRDMA_RX_HDR_LEN);
+	return txrdma_credit_rx_init(&ep->crx, ep->rx_units);
+}
+
+/* After binding: the address and key of our ring on the pair's device. */
+static int txrdma_msg_rx_keys(struct txrdma_ep *ep,
+			      const struct txrdma_ep_connect *req)
+{
+	u32 lkey;
+
+	return txrdma_region_keys(ep->rx_region, ep->dev, req->rx_off,
+				  &ep->rx_addr, &lkey, &ep->rx_rkey);
+}
+
+static int txrdma_msg_check(const struct txrdma_ep_connect *req, bool accept)
+{
+	if (req->flags & ~TXRDMA_EP_F_ALL || !req->service || req->id ||
+	    req->peer_ep || req->qp_num || req->max_msg || req->resv0 ||
+	    req->resv[0] || req->resv[1])
+		return -EINVAL;
+	if (req->rx_units < TXRDMA_RX_MIN_UNITS ||
+	    req->rx_units > TXRDMA_RX_MAX_UNITS ||
+	    !is_power_of_2(req->rx_units) ||
+	    req->rx_off % TXRDMA_FRAME_UNIT)
+		return -EINVAL;
+	if (!accept && (!req->peer[0] ||
+			!memchr(req->peer, 0, sizeof(req->peer))))
+		return -EINVAL;
+	if (accept && memchr_inv(req->peer, 0, sizeof(req->peer)))
+		return -EINVAL;
+	return 0;
+}
+
+/* Both sides agree on the pair: the peer's ring and our credits. */
+static int txrdma_msg_pair(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *e)
+{
+	ep->peer_ep = e->src_ep;
+	ep->peer_addr = e->ring_addr;
+	ep->peer_rkey = e->ring_rkey;
+	ep->peer_units = e->ring_units;
+	return txrdma_credit_tx_init(&ep->ctx, e->ring_units);
+}
+
+static u32 txrdma_msg_max(const struct txrdma_ep *ep)
+{
+	/* a frame may take at most half the peer's ring (credit rule) */
+	return min_t(u32, TXRDMA_FRAME_MAX_PAYLOAD,
+		     ep->peer_units / 2 * TXRDMA_FRAME_UNIT -
+		     TXRDMA_FRAME_HDR_LEN);
+}
+
+/* Join the file's ring: the poller may now see SQEs for it. */
+static int txrdma_msg_join(struct txrdma_ring *ring, struct txrdma_ep *ep)
+{
+	int ret;
+
+	mutex_lock(&ring->lock);
+	ret = xa_insert(&ring->eps, ep->id, ep, GFP_KERNEL);
+	mutex_unlock(&ring->lock);
+	return ret;
+}
+
+static void txrdma_msg_reject(struct txrdma_peer *peer,
+			      const struct txrdma_ctrl_ep *in, int status)
+{
+	struct txrdma_ctrl_ep e = {
+		.type		= TXRDMA_CTRL_EP_REJECT,
+		.service	= in->service,
+		.src_ep		= U32_MAX,	/* no endpoint of ours */
+		.dst_ep		= in->src_ep,
+		.epoch		= in->epoch,
+		.status		= status,
+	};
+
+	txrdma_ctrl_send_ep(peer, &e);
+}
+
+/* A new endpoint of @tf for @req; on success it is published. */
+static struct txrdma_ep *txrdma_msg_new_ep(struct txrdma_file *tf,
+					   struct txrdma_peer *peer,
+					   const struct txrdma_ep_connect *req)
+{
+	struct txrdma_tenant *t;
+	struct txrdma_ep *ep;
+	int ret;
+
+	t = txrdma_tenant_get_current();
+	if (IS_ERR(t)) {
+		txrdma_peer_put(peer);
+		return ERR_CAST(t);
+	}
+	ep = txrdma_ep_new(tf, peer, t);
+	if (IS_ERR(ep)) {
+		txrdma_peer_put(peer);
+		txrdma_tenant_put(t);
+		return ep;
+	}
+	ep->dstate = TXRDMA_EP_CONNECTING;
+	/* pairs with the release in txrdma_ioctl_ring_setup() */
+	ep->ring = smp_load_acquire(&tf->ring);
+	ret = txrdma_msg_alloc(ep);
+	if (!ret)
+		ret = txrdma_msg_rx_setup(ep, req);
+	if (!ret)
+		ret = txrdma_ep_publish(tf, ep);
+	if (ret) {
+		txrdma_ep_discard(ep);
+		return ERR_PTR(ret);
+	}
+	return ep;
+}
+
+static long txrdma_msg_reply(struct txrdma_ep *ep, struct txrdma_ep_connect *req,
+			     void __user *uarg)
+{
+	req->id = ep->id;
+	req->peer_ep = ep->peer_ep;
+	req->qp_num = ep->qp_num;
+	req->max_msg = txrdma_msg_max(ep);
+	if (copy_to_user(uarg, req, sizeof(*req))) {
+		txrdma_ep_discard(ep);
+		txrdma_ep_put(ep);
+		return -EFAULT;
+	}
+	txrdma_ep_put(ep);
+	return 0;
+}
+
+/* One attempt of a connect; Return: 0, -EBUSY (retry) or -errno. */
+static int txrdma_msg_connect_once(struct txrdma_file *tf,
+				   struct txrdma_peer *peer,
+				   struct txrdma_ep_connect *req,
+				   struct txrdma_ep **epp)
+{
+	unsigned long tmo = msecs_to_jiffies(req->timeout_ms ?:
+					     TXRDMA_MSG_TIMEOUT_MS);
+	struct txrdma_ctrl_ep e = {};
+	struct txrdma_ep *ep;
+	long left;
+	int ret;
+
+	kref_get(&peer->ref);
+	ep = txrdma_msg_new_ep(tf, peer, req);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	kref_get(&ep->ref);	/* ours, while we wait */
+	ep->epoch = get_random_u32() | 1;
+	ret = txrdma_msg_take(peer, ep, 0);
+	if (!ret)
+		ret = txrdma_msg_rx_keys(ep, req);
+	if (ret)
+		goto fail;
+	e = (struct txrdma_ctrl_ep) {
+		.type		= TXRDMA_CTRL_EP_CONNECT,
+		.service	= req->service,
+		.src_ep		= ep->id,
+		.qp_num		= ep->qp_num,
+		.epoch		= ep->epoch,
+		.ring_units	= ep->rx_units,
+		.ring_addr	= ep->rx_addr,
+		.ring_rkey	= ep->rx_rkey,
+	};
+	ret = txrdma_ctrl_send_ep(peer, &e);
+	if (ret)
+		goto fail;
+	left = wait_event_interruptible_timeout(ep->wait, READ_ONCE(ep->dstate) !=
+						TXRDMA_EP_CONNECTING, tmo);
+	spin_lock_bh(&ep->lock);
+	if (ep->dstate == TXRDMA_EP_CONNECTED)
+		ret = 0;
+	else if (ep->dstate != TXRDMA_EP_CONNECTING)
+		ret = ep->result ?: -ECONNRESET;
+	else
+		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	spin_unlock_bh(&ep->lock);
+	if (ret)
+		goto fail;
+	ret = txrdma_msg_join(ep->ring, ep);
+	if (ret)
+		goto fail;
+	*epp = ep;
+	return 0;
+
+fail:
+	txrdma_ep_discard(ep);
+	txrdma_ep_put(ep);
+	return ret;
+}
+
+long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_connect req;
+	struct txrdma_peer *peer;
+	struct txrdma_ep *ep = NULL;
+	int ret, i;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	ret = txrdma_msg_check(&req, false);
+	if (ret)
+		return ret;
+	/* completions need the rings (release in txrdma_ioctl_ring_setup) */
+	if (!smp_load_acquire(&tf->ring))
+		return -ENXIO;
+	peer = txrdma_peer_get_name((char *)req.peer);
+	if (!peer)
+		return -ENOENT;
+	for (i = 0; i < TXRDMA_MSG_ATTEMPTS; i++) {
+		ret = txrdma_msg_connect_once(tf, peer, &req, &ep);
+		if (ret != -EBUSY)
+			break;
+	}
+	txrdma_peer_put(peer);
+	if (ret)
+		return ret;
+	return txrdma_msg_reply(ep, &req, uarg);
+}
+
+long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_listen req;
+	struct txrdma_listener *l;
+	struct txrdma_tenant *t;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!req.service || req.flags || req.resv[0] || req.resv[1])
+		return -EINVAL;
+	t = txrdma_tenant_get_current();
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	txrdma_tenant_put(t);
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->tf = tf;
+	l->service = req.service;
+	INIT_LIST_HEAD(&l->backlog);
+	init_waitqueue_head(&l->wait);
+	mutex_lock(&txrdma_msg_lock);
+	ret = xa_insert(&txrdma_listeners, req.service, l, GFP_KERNEL);
+	mutex_unlock(&txrdma_msg_lock);
+	if (ret) {
+		kfree(l);
+		return ret == -EBUSY ? -EADDRINUSE : ret;
+	}
+	return 0;
+}
+
+/* Take the oldest request for @service of @tf, waiting up to @tmo. */
+static int txrdma_msg_next_req(struct txrdma_file *tf, u32 service,
+			       unsigned long tmo, struct txrdma_msg_req **out)
+{
+	struct txrdma_listener *l;
+	long left;
+
+	for (;;) {
+		mutex_lock(&txrdma_msg_lock);
+		l = xa_load(&txrdma_listeners, service);
+		if (!l || l->tf != tf) {
+			mutex_unlock(&txrdma_msg_lock);
+			return -EINVAL;
+		}
+		if (l->nbacklog) {
+			*out = list_first_entry(&l->backlog,
+						struct txrdma_msg_req, node);
+			list_del(&(*out)->node);
+			l->nbacklog--;
+			mutex_unlock(&txrdma_msg_lock);
+			return 0;
+		}
+		mutex_unlock(&txrdma_msg_lock);
+		/* the listener lives until its file is released: not now */
+		left = wait_event_interruptible_timeout(l->wait,
+							READ_ONCE(l->nbacklog),
+							tmo);
+		if (left < 0)
+			return -EINTR;
+		if (!left)
+			return -ETIMEDOUT;
+		tmo = left;
+	}
+}
+
+static void txrdma_msg_req_free(struct txrdma_msg_req *r)
+{
+	txrdma_peer_put(r->peer);
+	kfree(r);
+}
+
+long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
+{
+	unsigned long deadline;
+	struct txrdma_ep_connect req;
+	struct txrdma_ctrl_ep e;
+	struct txrdma_msg_req *r;
+	struct txrdma_ep *ep;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	ret = txrdma_msg_check(&req, true);
+	if (ret)
+		return ret;
+	/* completions need the rings (release in txrdma_ioctl_ring_setup) */
+	if (!smp_load_acquire(&tf->ring))
+		return -ENXIO;
+	deadline = jiffies + msecs_to_jiffies(req.timeout_ms ?:
+					      TXRDMA_MSG_TIMEOUT_MS);
+	for (;;) {
+		long tmo = (long)(deadline - jiffies);
+
+		ret = txrdma_msg_next_req(tf, req.service, tmo > 0 ? tmo : 1,
+					  &r);
+		if (ret)
+			return ret;
+		kref_get(&r->peer->ref);
+		ep = txrdma_msg_new_ep(tf, r->peer, &req);
+		if (IS_ERR(ep)) {
+			/* our own trouble (quota, ring): tell both sides */
+			txrdma_msg_reject(r->peer, &r->e, PTR_ERR(ep));
+			txrdma_msg_req_free(r);
+			return PTR_ERR(ep);
+		}
+		kref_get(&ep->ref);
+		ep->epoch = r->e.epoch;
+		ret = txrdma_msg_pair(ep, &r->e);
+		if (!ret)
+			ret = txrdma_msg_take(r->peer, ep, r->e.qp_num);
+		if (!ret)
+			ret = txrdma_msg_rx_keys(ep, &req);
+		if (!ret) {
+			spin_lock_bh(&ep->lock);
+			ep->dstate = TXRDMA_EP_CONNECTED;
+			spin_unlock_bh(&ep->lock);
+			ret = txrdma_msg_join(ep->ring, ep);
+		}
+		if (!ret) {
+			e = (struct txrdma_ctrl_ep) {
+				.type		= TXRDMA_CTRL_EP_ACCEPT,
+				.service	= r->e.service,
+				.src_ep		= ep->id,
+				.dst_ep		= r->e.src_ep,
+				.qp_num		= ep->qp_num,
+				.epoch		= ep->epoch,
+				.ring_units	= ep->rx_units,
+				.ring_addr	= ep->rx_addr,
+				.ring_rkey	= ep->rx_rkey,
+			};
+			ret = txrdma_ctrl_send_ep(r->peer, &e);
+		}
+		if (!ret) {
+			strscpy(req.peer, r->peer->name, sizeof(req.peer));
+			txrdma_msg_req_free(r);
+			return txrdma_msg_reply(ep, &req, uarg);
+		}
+		/* that request cannot be served: refuse it, take the next */
+		/* -ENOENT: our end is not established yet; -EBUSY: taken */
+		txrdma_msg_reject(r->peer, &r->e, ret == -ENOENT ? -EBUSY :
+				  ret);
+		txrdma_msg_req_free(r);
+		txrdma_ep_discard(ep);
+		txrdma_ep_put(ep);
+	}
+}
+
+/**
+ * txrdma_msg_close() - an endpoint of a pair leaves its file
+ * @ep: unpublished already
+ *
+ * Its ring sees no more of it; its QP is closed (the other side sees
+ * the disconnect); what it had in flight completes with -ECANCELED.
+ */
+void txrdma_msg_close(struct txrdma_ep *ep)
+{
+	struct txrdma_peer *peer = ep->peer;
+	struct txrdma_ring *ring = ep->ring;
+	struct txrdma_conn *c;
+
+	if (ring) {
+		mutex_lock(&ring->lock);
+		if (xa_load(&ring->eps, ep->id) == ep)
+			xa_erase(&ring->eps, ep->id);
+		mutex_unlock(&ring->lock);
+	}
+	spin_lock_bh(&peer->lock);
+	c = ep->conn;
+	if (c) {
+		txrdma_ep_detach_locked(c, -ECANCELED);
+		txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
+	}
+	spin_unlock_bh(&peer->lock);
+	spin_lock_bh(&ep->lock);
+	txrdma_msg_fail_locked(ep, -ECANCELED);
+	ep->dstate = TXRDMA_EP_CLOSED;
+	ep->ring = NULL;
+	spin_unlock_bh(&ep->lock);
+}
+
+/**
+ * txrdma_msg_conn_destroyed() - a connection's QP and CQ are gone
+ * @c: the connection; no completion of it can run any more
+ */
+void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
+{
+	struct txrdma_ep *ep = c->held_ep;
+
+	if (!ep)
+		return;
+	c->held_ep = NULL;
+	if (ep->held_by == c) {
+		ib_dma_unmap_single(c->dev->ibdev, ep->hdrs_dma,
+				    TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+				    DMA_TO_DEVICE);
+		ep->held_by = NULL;
+	}
+	txrdma_ep_put(ep);
+}
+
+/* The file is released: its listeners go, their backlogs refused. */
+void txrdma_msg_file_release(struct txrdma_file *tf)
+{
+	struct txrdma_msg_req *r, *tmp;
+	struct txrdma_listener *l;
+	unsigned long service;
+	LIST_HEAD(refuse);
+
+	mutex_lock(&txrdma_msg_lock);
+	xa_for_each(&txrdma_listeners, service, l) {
+		if (l->tf != tf)
+			continue;
+		xa_erase(&txrdma_listeners, service);
+		list_splice_tail_init(&l->backlog, &refuse);
+		kfree(l);
+	}
+	mutex_unlock(&txrdma_msg_lock);
+	list_for_each_entry_safe(r, tmp, &refuse, node) {
+		txrdma_msg_reject(r->peer, &r->e, -ECONNREFUSED);
+		txrdma_msg_req_free(r);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Endpoint messages from peers                                        */
+
+/**
+ * txrdma_msg_ctrl_rx() - an endpoint message arrived on a control QP
+ * @peer: from whom; caller holds peer->lock (softirq)
+ * @e: the decoded, checked message
+ */
+void txrdma_msg_ctrl_rx(struct txrdma_peer *peer,
+			const struct txrdma_ctrl_ep *e)
+{
+	struct txrdma_msg_req *r = kmalloc(sizeof(*r), GFP_ATOMIC);
+
+	if (!r)
+		return;		/* the connector times out */
+	kref_get(&peer->ref);
+	r->peer = peer;
+	r->e = *e;
+	r->rx_ns = ktime_get_ns();
+	spin_lock(&txrdma_msg_rxq_lock);
+	list_add_tail(&r->node, &txrdma_msg_rxq);
+	spin_unlock(&txrdma_msg_rxq_lock);
+	queue_work(txrdma_peer_wq, &txrdma_msg_work);
+}
+
+static void txrdma_msg_rx_connect(struct txrdma_msg_req *r)
+{
+	struct txrdma_listener *l;
+	int status = 0;
+
+	mutex_lock(&txrdma_msg_lock);
+	l = xa_load(&txrdma_listeners, r->e.service);
+	if (!l || l->nbacklog >= TXRDMA_MSG_BACKLOG) {
+		status = -ECONNREFUSED;
+	} else {
+		list_add_tail(&r->node, &l->backlog);
+		l->nbacklog++;
+		wake_up(&l->wait);
+	}
+	mutex_unlock(&txrdma_msg_lock);
+	if (status) {
+		txrdma_msg_reject(r->peer, &r->e, status);
+		txrdma_msg_req_free(r);
+	}
+}
+
+/* ACCEPT or REJECT for one of our connecting endpoints. */
+static void txrdma_msg_rx_answer(struct txrdma_msg_req *r)
+{
+	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
+
+	if (!ep)
+		return;
+	spin_lock_bh(&ep->lock);
+	if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
+	    ep->dstate == TXRDMA_EP_CONNECTING) {
+		if (r->e.type == TXRDMA_CTRL_EP_REJECT) {
+			ep->result = r->e.status;
+			ep->dstate = TXRDMA_EP_REJECTED;
+		} else if (r->e.qp_num != (ep->held_by ?
+					   ep->held_by->remote_qpn : 0) ||
+			   txrdma_msg_pair(ep, &r->e)) {
+			ep->result = -EPROTO;
+			ep->dstate = TXRDMA_EP_REJECTED;
+		} else {
+			ep->dstate = TXRDMA_EP_CONNECTED;
+		}
+		wake_up(&ep->wait);
+	}
+	spin_unlock_bh(&ep->lock);
+	txrdma_ep_put(ep);
+}
+
+static void txrdma_msg_work_fn(struct work_struct *work)
+{
+	struct txrdma_msg_req *r;
+
+	for (;;) {
+		spin_lock_bh(&txrdma_msg_rxq_lock);
+		r = list_first_entry_or_null(&txrdma_msg_rxq,
+					     struct txrdma_msg_req, node);
+		if (r)
+			list_del(&r->node);
+		spin_unlock_bh(&txrdma_msg_rxq_lock);
+		if (!r)
+			return;
+		switch (r->e.type) {
+		case TXRDMA_CTRL_EP_CONNECT:
+			txrdma_msg_rx_connect(r);	/* keeps or frees @r */
+			continue;
+		case TXRDMA_CTRL_EP_ACCEPT:
+		case TXRDMA_CTRL_EP_REJECT:
+			txrdma_msg_rx_answer(r);
+			break;
+		default:
+			break;	/* CLOSE: the disconnect says it already */
+		}
+		txrdma_msg_req_free(r);
+	}
+}
+
+void txrdma_msg_exit(void)
+{
+	struct txrdma_msg_req *r, *tmp;
+
+	flush_work(&txrdma_msg_work);
+	list_for_each_entry_safe(r, tmp, &txrdma_msg_rxq, node)
+		txrdma_msg_req_free(r);
+}
