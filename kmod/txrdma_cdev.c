@@ -87,6 +87,8 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_ep_connect(tf, uarg);
 	case TXRDMA_IOC_EP_ACCEPT:
 		return txrdma_ioctl_ep_accept(tf, uarg);
+	case TXRDMA_IOC_EP_EXPORT:
+		return txrdma_ioctl_ep_export(tf, uarg);
 	default:
 		return -ENOTTY;
 	}

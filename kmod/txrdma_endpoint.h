@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/txrdma.h>
 #include <rdma/ib_verbs.h>
 
 #include "txrdma_credit.h"
@@ -37,19 +38,33 @@ enum txrdma_ep_dstate {
 	TXRDMA_EP_CLOSED,	/* destroyed or failed */
 };
 
-enum txrdma_slot_kind {
-	TXRDMA_SLOT_SEND,
-	TXRDMA_SLOT_CREDIT,
+/* what a slot carries: an SQE's opcode, or a credit update */
+#define TXRDMA_SLOT_CREDIT	0xff
+
+/**
+ * struct txrdma_import - a region the other side exported to us
+ * @region: its id on the other side (what SQEs name)
+ * @access: TXRDMA_EXPORT_*
+ * @addr: its address in its registration
+ * @len: bytes
+ * @rkey: the registration's key
+ */
+struct txrdma_import {
+	u32 region;
+	u32 access;
+	u64 addr;
+	u64 len;
+	u32 rkey;
 };
 
 /**
  * struct txrdma_msg_slot - one send work request in flight
  * @cqe: completion context
  * @ep: owner
- * @region: SEND payload's region, referenced until the completion
+ * @region: the local region, referenced until the completion
  * @user_data: of the SQE
  * @len: payload bytes
- * @kind: enum txrdma_slot_kind
+ * @kind: the SQE's opcode (enum txrdma_op), or TXRDMA_SLOT_CREDIT
  * @no_cqe: the SQE asked for no CQE on success
  */
 struct txrdma_msg_slot {
@@ -68,6 +83,7 @@ struct txrdma_msg_slot {
 struct txrdma_ep_stats {
 	u64 tx_msgs, tx_bytes, rx_msgs, rx_bytes;
 	u64 credit_stalls, credit_updates, slot_stalls;
+	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
 };
 
@@ -116,6 +132,13 @@ struct txrdma_ep_stats {
  * @blocked: a SEND waits for credits or slots (the poller skips the
  *	ring until a completion or update kicks it)
  * @stats: counters
+ * @imports: regions the other side exported to us (@lock)
+ * @nimports: entries in @imports
+ * @exports: our regions exported to the other side, referenced until
+ *	the endpoint goes (the other side may access them until then)
+ * @nexports: entries in @exports
+ * @export_pending: region id of an EXPORT waiting for its ACK, or 0
+ * @export_result: the ACK's status
  */
 struct txrdma_ep {
 	struct list_head node;
@@ -160,6 +183,12 @@ struct txrdma_ep {
 	u64 hdrs_dma;
 	bool blocked;
 	struct txrdma_ep_stats stats;
+	struct txrdma_import imports[TXRDMA_EP_MAX_EXPORTS];
+	u32 nimports;
+	struct txrdma_region *exports[TXRDMA_EP_MAX_EXPORTS];
+	u32 nexports;
+	u32 export_pending;
+	int export_result;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);
@@ -183,6 +212,8 @@ struct txrdma_sqe;
 long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg);
+int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
 void txrdma_msg_file_release(struct txrdma_file *tf);
 void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error);
 void txrdma_msg_close(struct txrdma_ep *ep);

@@ -122,11 +122,10 @@ static void txrdma_msg_slot_done(struct txrdma_ep *ep,
 {
 	struct txrdma_ring *ring = ep->ring;
 
-	if (s->kind == TXRDMA_SLOT_SEND) {
+	if (s->kind != TXRDMA_SLOT_CREDIT) {
 		if (ring)
 			txrdma_ring_complete(ring, s->user_data, res, ep->id,
-					     TXRDMA_OP_SEND,
-					     s->no_cqe && res >= 0);
+					     s->kind, s->no_cqe && res >= 0);
 		txrdma_region_put_async(s->region);
 		s->region = NULL;
 	}
@@ -206,9 +205,12 @@ static void txrdma_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		ep->stats.err_qp++;
 		txrdma_msg_slot_done(ep, s, -ECONNRESET);
 	} else {
-		if (s->kind == TXRDMA_SLOT_SEND) {
+		if (s->kind == TXRDMA_OP_SEND) {
 			ep->stats.tx_msgs++;
 			ep->stats.tx_bytes += s->len;
+		} else if (s->kind != TXRDMA_SLOT_CREDIT) {
+			ep->stats.rw_ops++;
+			ep->stats.rw_bytes += s->len;
 		}
 		txrdma_msg_slot_done(ep, s, s->len);
 	}
@@ -443,7 +445,7 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		goto out_put;	/* -EMSGSIZE: more than the peer ring takes */
 
 	s = &ep->slots[ep->free[--ep->nfree]];
-	s->kind = TXRDMA_SLOT_SEND;
+	s->kind = TXRDMA_OP_SEND;
 	s->region = r;
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
@@ -504,6 +506,108 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		goto out_put;
 	}
 	ep->tx_seq++;
+	spin_unlock_bh(&ep->lock);
+	return TXRDMA_EXEC_ASYNC;
+
+out_put:
+	spin_unlock_bh(&ep->lock);
+	txrdma_region_put_async(r);
+	return ret;
+}
+
+/* Caller holds ep->lock: the import of remote region @id, or NULL. */
+static struct txrdma_import *txrdma_msg_import(struct txrdma_ep *ep, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ep->nimports; i++)
+		if (ep->imports[i].region == id)
+			return &ep->imports[i];
+	return NULL;
+}
+
+/**
+ * txrdma_msg_rw() - execute a READ or WRITE SQE
+ * @ring: as txrdma_msg_send()
+ * @sqe: the SQE
+ *
+ * The remote region must have been exported to this endpoint pair by
+ * the other side (-EPERM otherwise, or for an access it did not give);
+ * the local one must be our tenant's (-ENOENT).  Both ranges are
+ * checked (-EFAULT).
+ *
+ * Return: as txrdma_msg_send().
+ */
+int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
+{
+	bool read = sqe->opcode == TXRDMA_OP_READ;
+	struct txrdma_import *imp;
+	struct txrdma_region *r;
+	struct txrdma_msg_slot *s;
+	struct ib_rdma_wr wr = {};
+	struct txrdma_ep *ep;
+	struct ib_sge sge;
+	u32 lkey;
+	u64 addr;
+	int ret;
+
+	ep = xa_load(&ring->eps, sqe->ep);
+	if (!ep)
+		return -ENOENT;
+	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
+				  sqe->local_off, sqe->len, ep->dev, &addr,
+				  &lkey);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	spin_lock_bh(&ep->lock);
+	ret = READ_ONCE(ep->error);
+	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
+		ret = ret ?: -ENOTCONN;
+		goto out_put;
+	}
+	imp = txrdma_msg_import(ep, sqe->remote_region);
+	ret = -EPERM;
+	if (!imp || !(imp->access & (read ? TXRDMA_EXPORT_READ :
+				     TXRDMA_EXPORT_WRITE)))
+		goto out_put;
+	ret = -EFAULT;
+	if (sqe->remote_off > imp->len || sqe->len > imp->len - sqe->remote_off)
+		goto out_put;
+	if (!ep->nfree) {
+		ep->stats.slot_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	s = &ep->slots[ep->free[--ep->nfree]];
+	s->kind = sqe->opcode;
+	s->region = r;
+	s->user_data = sqe->user_data;
+	s->len = sqe->len;
+	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	sge = (struct ib_sge) {
+		.addr	= addr,
+		.length	= sqe->len,
+		.lkey	= lkey,
+	};
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = sqe->len ? 1 : 0;
+	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = imp->addr + sqe->remote_off;
+	wr.rkey = imp->rkey;
+	txrdma_ring_reserve(ring);
+	ret = ib_post_send(ep->conn->id->qp, &wr.wr, NULL);
+	if (ret) {
+		txrdma_ring_unreserve(ring);
+		s->region = NULL;
+		ep->free[ep->nfree++] = s - ep->slots;
+		ep->stats.err_qp++;
+		ret = -ECONNRESET;
+		goto out_put;
+	}
 	spin_unlock_bh(&ep->lock);
 	return TXRDMA_EXEC_ASYNC;
 
@@ -604,6 +708,10 @@ static int txrdma_msg_alloc(struct txrdma_ep *ep)
 /* Freed with the endpoint's last reference. */
 void txrdma_msg_free(struct txrdma_ep *ep)
 {
+	unsigned int i;
+
+	for (i = 0; i < ep->nexports; i++)
+		txrdma_region_put_async(ep->exports[i]);
 	kfree(ep->slots);
 	kfree(ep->hdrs);
 	if (ep->rx_region)
@@ -1090,6 +1198,103 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 	}
 }
 
+/* An endpoint pair of @tf by id, referenced, or NULL. */
+static struct txrdma_ep *txrdma_msg_ep_of(struct txrdma_file *tf, u32 id)
+{
+	struct txrdma_ep *ep = txrdma_ep_get_id(id);
+
+	if (ep && (ep->tf != tf || ep->dstate == TXRDMA_EP_PLAIN)) {
+		txrdma_ep_put(ep);
+		ep = NULL;
+	}
+	return ep;
+}
+
+long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_export req;
+	struct txrdma_ctrl_ep e;
+	struct txrdma_region *r;
+	struct txrdma_ep *ep;
+	unsigned int i;
+	u64 addr;
+	u32 lkey, rkey;
+	long left;
+	int ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!req.access || req.access & ~(TXRDMA_EXPORT_READ |
+					  TXRDMA_EXPORT_WRITE) ||
+	    req.resv[0] || req.resv[1])
+		return -EINVAL;
+	ep = txrdma_msg_ep_of(tf, req.ep);
+	if (!ep)
+		return -ENOENT;
+	r = txrdma_region_resolve(ep->tenant, req.region, 0, 0, ep->dev,
+				  &addr, &lkey);
+	if (IS_ERR(r)) {
+		ret = PTR_ERR(r);
+		goto out_ep;
+	}
+	ret = txrdma_region_keys(r, ep->dev, 0, &addr, &lkey, &rkey);
+	if (ret)
+		goto out_region;
+	spin_lock_bh(&ep->lock);
+	if (ep->dstate != TXRDMA_EP_CONNECTED) {
+		ret = ep->error ?: -ENOTCONN;
+	} else if (ep->export_pending) {
+		ret = -EBUSY;
+	} else {
+		ep->export_pending = req.region;
+		ep->export_result = 1;	/* no answer yet */
+		ret = 0;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (ret)
+		goto out_region;
+	e = (struct txrdma_ctrl_ep) {
+		.type		= TXRDMA_CTRL_EP_EXPORT,
+		.service	= req.region,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.qp_num		= req.access,
+		.epoch		= ep->epoch,
+		.ring_units	= min_t(u64, r->size / TXRDMA_FRAME_UNIT,
+					U32_MAX),
+		.ring_addr	= addr,
+		.ring_rkey	= rkey,
+	};
+	ret = txrdma_ctrl_send_ep(ep->peer, &e);
+	if (!ret) {
+		unsigned long tmo = msecs_to_jiffies(req.timeout_ms ?:
+						     TXRDMA_MSG_TIMEOUT_MS);
+
+		left = wait_event_interruptible_timeout(ep->wait,
+							READ_ONCE(ep->export_result) <= 0,
+							tmo);
+		ret = READ_ONCE(ep->export_result);
+		if (ret > 0)
+			ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	}
+	spin_lock_bh(&ep->lock);
+	ep->export_pending = 0;
+	/* the other side may use it from now on: keep the memory */
+	for (i = 0; !ret && i < ep->nexports; i++)
+		if (ep->exports[i] == r)
+			break;
+	if (!ret && i == ep->nexports && ep->nexports < TXRDMA_EP_MAX_EXPORTS) {
+		ep->exports[ep->nexports++] = r;
+		r = NULL;
+	}
+	spin_unlock_bh(&ep->lock);
+out_region:
+	txrdma_region_put_async(r);
+out_ep:
+	txrdma_ep_put(ep);
+	return ret;
+}
+
 /**
  * txrdma_msg_close() - an endpoint of a pair leaves its file
  * @ep: unpublished already
@@ -1239,6 +1444,64 @@ static void txrdma_msg_rx_answer(struct txrdma_msg_req *r)
 	txrdma_ep_put(ep);
 }
 
+/* EXPORT: the other side of one of our pairs gives us a region. */
+static void txrdma_msg_rx_export(struct txrdma_msg_req *r)
+{
+	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
+	struct txrdma_import *imp;
+	struct txrdma_ctrl_ep a = {
+		.type		= TXRDMA_CTRL_EP_EXPORT_ACK,
+		.service	= r->e.service,
+		.src_ep		= r->e.dst_ep,
+		.dst_ep		= r->e.src_ep,
+		.epoch		= r->e.epoch,
+		.status		= -ENOENT,
+	};
+
+	if (ep) {
+		spin_lock_bh(&ep->lock);
+		if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
+		    ep->peer_ep == r->e.src_ep &&
+		    ep->dstate == TXRDMA_EP_CONNECTED) {
+			imp = txrdma_msg_import(ep, r->e.service);
+			if (!imp && ep->nimports < TXRDMA_EP_MAX_EXPORTS)
+				imp = &ep->imports[ep->nimports++];
+			if (imp) {
+				*imp = (struct txrdma_import) {
+					.region	= r->e.service,
+					.access	= r->e.qp_num,
+					.addr	= r->e.ring_addr,
+					.len	= (u64)r->e.ring_units *
+						  TXRDMA_FRAME_UNIT,
+					.rkey	= r->e.ring_rkey,
+				};
+				a.status = 0;
+			} else {
+				a.status = -ENOSPC;
+			}
+		}
+		spin_unlock_bh(&ep->lock);
+		txrdma_ep_put(ep);
+	}
+	txrdma_ctrl_send_ep(r->peer, &a);
+}
+
+static void txrdma_msg_rx_export_ack(struct txrdma_msg_req *r)
+{
+	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
+
+	if (!ep)
+		return;
+	spin_lock_bh(&ep->lock);
+	if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
+	    ep->export_pending == r->e.service && ep->export_result > 0) {
+		ep->export_result = r->e.status;
+		wake_up(&ep->wait);
+	}
+	spin_unlock_bh(&ep->lock);
+	txrdma_ep_put(ep);
+}
+
 static void txrdma_msg_work_fn(struct work_struct *work)
 {
 	struct txrdma_msg_req *r;
@@ -1259,6 +1522,12 @@ static void txrdma_msg_work_fn(struct work_struct *work)
 		case TXRDMA_CTRL_EP_ACCEPT:
 		case TXRDMA_CTRL_EP_REJECT:
 			txrdma_msg_rx_answer(r);
+			break;
+		case TXRDMA_CTRL_EP_EXPORT:
+			txrdma_msg_rx_export(r);
+			break;
+		case TXRDMA_CTRL_EP_EXPORT_ACK:
+			txrdma_msg_rx_export_ack(r);
 			break;
 		default:
 			break;	/* CLOSE: the disconnect says it already */

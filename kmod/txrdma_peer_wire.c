@@ -201,7 +201,7 @@ int txrdma_ctrl_type(const u8 *buf, size_t len)
 	ret = wire_head_check(buf);
 	if (ret)
 		return ret;
-	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_CLOSE)
+	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_EXPORT_ACK)
 		return -EINVAL;
 	return buf[5];
 }
@@ -238,6 +238,17 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	case TXRDMA_CTRL_EP_CLOSE:
 		if (!e->dst_ep || e->status > 0 || e->status < -4095 ||
 		    e->qp_num || ring)
+			return -EINVAL;
+		return 0;
+	case TXRDMA_CTRL_EP_EXPORT:
+		/* access is READ (1), WRITE (2) or both; a non-empty region */
+		if (!e->dst_ep || !e->service || !e->qp_num || e->qp_num > 3 ||
+		    !e->ring_units || e->status)
+			return -EINVAL;
+		return 0;
+	case TXRDMA_CTRL_EP_EXPORT_ACK:
+		if (!e->dst_ep || !e->service || e->status > 0 ||
+		    e->status < -4095 || e->qp_num || ring)
 			return -EINVAL;
 		return 0;
 	}

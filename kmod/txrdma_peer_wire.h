@@ -53,6 +53,8 @@ enum txrdma_ctrl_type {
 	TXRDMA_CTRL_EP_ACCEPT	= 3,	/* bound: here is my side */
 	TXRDMA_CTRL_EP_REJECT	= 4,	/* not bound: @status says why */
 	TXRDMA_CTRL_EP_CLOSE	= 5,	/* unbind; @status: why (0: closed) */
+	TXRDMA_CTRL_EP_EXPORT	= 6,	/* a region of mine, for your endpoint */
+	TXRDMA_CTRL_EP_EXPORT_ACK = 7,	/* stored (@status 0) or refused */
 };
 
 /**
@@ -69,6 +71,13 @@ enum txrdma_ctrl_type {
  * @ring_addr: its address in the sender's memory registration
  * @ring_rkey: the registration's remote key
  * @status: REJECT: a negative errno; CLOSE: 0 or a negative errno
+ *
+ * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
+ * region of the sender's tenant: @service is the region's id, @qp_num
+ * the access (TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE), @ring_addr and
+ * @ring_rkey its address and key, @ring_units its length in 64-byte
+ * units, @epoch the pair's.  EXPORT_ACK answers it: @service the
+ * region, @status 0 (stored) or a negative errno.
  *
  * The keys travel only between the two kernels, on the control QP.
  */

@@ -146,7 +146,8 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	p.sq_entries = sqn;
 	p.cq_entries = cqn;
 	/* what the poller executes today; the rest is -EOPNOTSUPP */
-	p.ops = BIT(TXRDMA_OP_NOP) | BIT(TXRDMA_OP_SEND);
+	p.ops = BIT(TXRDMA_OP_NOP) | BIT(TXRDMA_OP_SEND) |
+		BIT(TXRDMA_OP_READ) | BIT(TXRDMA_OP_WRITE);
 	p.mmap_offset = TXRDMA_RING_MMAP_OFFSET;
 	p.mmap_len = len;
 	p.sq_off = (struct txrdma_sq_offsets) {
@@ -361,11 +362,7 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 		return 0;
 	if (sqe->opcode == TXRDMA_OP_SEND)
 		return txrdma_msg_send(ring, sqe);
-	ret = txrdma_ep_status(ring->tf, sqe->ep);
-	if (ret)
-		return ret;
-	/* READ and WRITE are the next step of the data path */
-	return -EOPNOTSUPP;
+	return txrdma_msg_rw(ring, sqe);
 }
 
 /**
@@ -427,7 +424,7 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 		}
 		/* malformed (not merely failed) entries are counted */
 		if (res == -EINVAL || res == -ENOENT || res == -EFAULT ||
-		    res == -EMSGSIZE) {
+		    res == -EMSGSIZE || res == -EPERM) {
 			ring->bad_sqes++;
 			WRITE_ONCE(*ring->sq_dropped,
 				   READ_ONCE(*ring->sq_dropped) + 1);

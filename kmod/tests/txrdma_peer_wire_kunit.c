@@ -673,7 +673,7 @@ static void wire_ep_layout(struct kunit *test)
 
 static void wire_ep_round_trip(struct kunit *test)
 {
-	struct txrdma_ctrl_ep e, d, msgs[4];
+	struct txrdma_ctrl_ep e, d, msgs[6];
 	u8 buf[TXRDMA_CTRL_LEN];
 	int i;
 
@@ -690,7 +690,17 @@ static void wire_ep_round_trip(struct kunit *test)
 		.type = TXRDMA_CTRL_EP_CLOSE, .src_ep = 0x22, .dst_ep = 0x11,
 		.epoch = 0x01020304, .status = 0,
 	};
-	for (i = 0; i < 4; i++) {
+	msgs[4] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
+		.dst_ep = 0x11, .qp_num = 3, .epoch = 0x01020304,
+		.ring_units = 1U << 25, .ring_addr = 0xffff888012345000ULL,
+		.ring_rkey = 0x5566,
+	};
+	msgs[5] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77, .src_ep = 0x11,
+		.dst_ep = 0x22, .epoch = 0x01020304, .status = -ENOSPC,
+	};
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
 		e = msgs[i];
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 1, buf), 0);
 		memset(&d, 0xa5, sizeof(d));
@@ -750,7 +760,7 @@ static void wire_ep_rules(struct kunit *test)
 			e.type = TXRDMA_CTRL_PROBE;
 			break;
 		case 9:
-			e.type = 6;
+			e.type = TXRDMA_CTRL_EP_EXPORT_ACK + 1;
 			break;
 		}
 		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, buf),
@@ -769,6 +779,30 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_CLOSE,
 		.src_ep = 1, .dst_ep = 2, .status = 1 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	/* EXPORT: a region id, access READ and/or WRITE, a length */
+	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT,
+		.service = 9, .src_ep = 1, .dst_ep = 2, .qp_num = 1,
+		.ring_units = 1, .ring_addr = 4096, .ring_rkey = 7 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	e.qp_num = 4;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e.qp_num = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e.qp_num = 2;
+	e.ring_units = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e.ring_units = 1;
+	e.service = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	/* EXPORT_ACK: no ring, a status <= 0 */
+	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT_ACK,
+		.service = 9, .src_ep = 2, .dst_ep = 1, .status = 0 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	e.status = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	e.status = -EPERM;
+	e.ring_rkey = 1;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
 	/* the decoder applies the same rules to bytes from the wire */
 	good_connect(&e);
@@ -803,7 +837,7 @@ static void wire_ctrl_dispatch(struct kunit *test)
 			-EINVAL);
 	buf[5] = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
-	buf[5] = 6;
+	buf[5] = TXRDMA_CTRL_EP_EXPORT_ACK + 1;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
 	buf[5] = TXRDMA_CTRL_PROBE;
 	buf[0] ^= 1;

@@ -41,10 +41,13 @@
 
 /* TXRDMA_IOC_EP_LISTEN/_CONNECT/_ACCEPT: endpoint pairs and SEND */
 #define TXRDMA_FEAT_MESSAGES		_BITULL(7)
+/* TXRDMA_IOC_EP_EXPORT and TXRDMA_OP_READ/_WRITE on exported regions */
+#define TXRDMA_FEAT_ONE_SIDED		_BITULL(8)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
-				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES)
+				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES | \
+				 TXRDMA_FEAT_ONE_SIDED)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -235,6 +238,29 @@ struct txrdma_ep_connect {
 	__u64 resv[2];
 };
 
+/*
+ * TXRDMA_IOC_EP_EXPORT: let the other side of endpoint pair @ep READ
+ * and/or WRITE the whole of region @region of our tenant with
+ * TXRDMA_OP_READ/_WRITE, naming it by its id.  Returns once the other
+ * module has stored it (or refused: -ENOSPC when the pair holds
+ * TXRDMA_EP_MAX_EXPORTS already), so a message sent after it is never
+ * read before it.  Exporting again changes the access.  The export
+ * lasts as long as the pair, and holds the region's memory until then
+ * even if it is destroyed; no other tenant, and no other pair, can
+ * use it.
+ */
+#define TXRDMA_EXPORT_READ	(1U << 0)
+#define TXRDMA_EXPORT_WRITE	(1U << 1)
+#define TXRDMA_EP_MAX_EXPORTS	16
+
+struct txrdma_ep_export {
+	__u32 ep;		/* in: our endpoint of the pair */
+	__u32 region;		/* in: our tenant's region */
+	__u32 access;		/* in: TXRDMA_EXPORT_* (at least one) */
+	__u32 timeout_ms;	/* in: 0: 3000 */
+	__u64 resv[2];
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
 #define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
@@ -263,6 +289,8 @@ struct txrdma_ep_connect {
 				      struct txrdma_ep_connect)
 #define TXRDMA_IOC_EP_ACCEPT	_IOWR(TXRDMA_IOC_MAGIC, 0x0d, \
 				      struct txrdma_ep_connect)
+#define TXRDMA_IOC_EP_EXPORT	_IOW(TXRDMA_IOC_MAGIC, 0x0e, \
+				     struct txrdma_ep_export)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */
