@@ -160,10 +160,17 @@ int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed)
 	return 0;
 }
 
-/* An explicit update is due: a quarter of the ring released unreported. */
+/*
+ * An explicit update is due: a quarter of the ring released unreported,
+ * or everything that arrived released and some of it unreported.  The
+ * second rule matters: a frame may take half the ring and a skipped
+ * tail nearly as much, so a sender can wait for more than the quarter
+ * that an idle receiver would otherwise keep to itself for ever.
+ */
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r)
 {
-	return r->consumed - r->reported >= r->ring_units / 4;
+	return r->consumed - r->reported >= r->ring_units / 4 ||
+	       (r->consumed == r->tail && r->consumed != r->reported);
 }
 
 /* The value to send now (in a frame or an update); it is then reported. */

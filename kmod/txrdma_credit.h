@@ -11,7 +11,7 @@
  * bound independently (a sender that breaks it is broken or hostile)
  * and returns credits in every frame it sends (frame->consumed) or,
  * when it has nothing to send, in an explicit update once a quarter of
- * its ring has been released unreported.  All counters are
+ * its ring has been released unreported, or all of it.  All counters are
  * free-running u32 values compared by difference.
  */
 #ifndef _TXRDMA_CREDIT_H

@@ -82,7 +82,7 @@ struct txrdma_msg_slot {
  */
 struct txrdma_ep_stats {
 	u64 tx_msgs, tx_bytes, rx_msgs, rx_bytes;
-	u64 credit_stalls, credit_updates, slot_stalls;
+	u64 credit_stalls, credit_updates, slot_stalls, throttled;
 	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
 };

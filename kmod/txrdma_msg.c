@@ -71,6 +71,7 @@
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_rings.h"
+#include "txrdma_tbucket.h"
 #include "txrdma_tenant.h"
 
 #define TXRDMA_MSG_TIMEOUT_MS	3000
@@ -386,6 +387,53 @@ out:
 	spin_unlock_bh(&ep->lock);
 }
 
+/*
+ * Caller holds ep->lock: take one operation and @len bytes from the
+ * tenant's buckets.  Return: 0 (taken) or TXRDMA_EXEC_BLOCKED, with
+ * ring->wake_ns set to when they will allow it; a wait is counted once
+ * per SQE (ring->throttled), in the tenant's and the endpoint's
+ * counters.
+ */
+static int txrdma_msg_admit(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			    u32 len)
+{
+	struct txrdma_tenant *t = ep->tenant;
+	u64 now = ktime_get_ns(), w_ops, w_bw;
+
+	spin_lock(&t->lock);
+	w_ops = txrdma_tb_wait_ns(&t->ops, now, 1);
+	w_bw = txrdma_tb_wait_ns(&t->bw, now, len);
+	if (!w_ops && !w_bw) {
+		txrdma_tb_take(&t->ops, now, 1);
+		txrdma_tb_take(&t->bw, now, len);
+		ring->throttled = false;
+	} else if (!ring->throttled) {
+		ring->throttled = true;
+		if (w_bw)
+			t->throttled_bw++;
+		else
+			t->throttled_ops++;
+		ep->stats.throttled++;
+	}
+	spin_unlock(&t->lock);
+	if (!w_ops && !w_bw)
+		return 0;
+	/* a zero rate never refills: wait for the admin, not forever */
+	ring->wake_ns = now + min_t(u64, max(w_ops, w_bw), NSEC_PER_SEC);
+	return TXRDMA_EXEC_BLOCKED;
+}
+
+/* Caller holds ep->lock: give back what txrdma_msg_admit() took. */
+static void txrdma_msg_unadmit(struct txrdma_ep *ep, u32 len)
+{
+	struct txrdma_tenant *t = ep->tenant;
+
+	spin_lock(&t->lock);
+	txrdma_tb_refund(&t->ops, 1);
+	txrdma_tb_refund(&t->bw, len);
+	spin_unlock(&t->lock);
+}
+
 /**
  * txrdma_msg_send() - execute a SEND SQE
  * @ring: the ring it came from; the poller holds ring->lock and has
@@ -433,16 +481,23 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		ret = TXRDMA_EXEC_BLOCKED;
 		goto out_put;
 	}
+	ret = txrdma_msg_admit(ep, ring, sqe->len);
+	if (ret)
+		goto out_put;
 	ret = txrdma_credit_place(&ep->ctx, txrdma_frame_units(sqe->len),
 				  &unit);
 	if (ret == -ENOSPC) {
+		txrdma_msg_unadmit(ep, sqe->len);
 		ep->stats.credit_stalls++;
 		ep->blocked = true;
 		ret = TXRDMA_EXEC_BLOCKED;
 		goto out_put;
 	}
-	if (ret)
-		goto out_put;	/* -EMSGSIZE: more than the peer ring takes */
+	if (ret) {
+		/* -EMSGSIZE: more than the peer ring takes */
+		txrdma_msg_unadmit(ep, sqe->len);
+		goto out_put;
+	}
 
 	s = &ep->slots[ep->free[--ep->nfree]];
 	s->kind = TXRDMA_OP_SEND;
@@ -580,6 +635,9 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		ret = TXRDMA_EXEC_BLOCKED;
 		goto out_put;
 	}
+	ret = txrdma_msg_admit(ep, ring, sqe->len);
+	if (ret)
+		goto out_put;
 	s = &ep->slots[ep->free[--ep->nfree]];
 	s->kind = sqe->opcode;
 	s->region = r;
@@ -646,19 +704,20 @@ bool txrdma_msg_ring_work(struct txrdma_ring *ring)
 {
 	struct txrdma_ep *ep;
 	unsigned long id;
+	u32 head, reported, tail;
 	bool work = false;
-	u32 head;
 
 	xa_for_each(&ring->eps, id, ep) {
 		if (READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED)
 			continue;
 		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
-		/* a quarter of the ring unreported (the update rule), and a
+		/* the update rule (txrdma_credit_rx_should_update()), on a
 		 * head the process could have written (else it is ignored)
 		 */
-		if (head - READ_ONCE(ep->crx.reported) >= ep->rx_units / 4 &&
-		    head - READ_ONCE(ep->crx.reported) <=
-		    READ_ONCE(ep->crx.tail) - READ_ONCE(ep->crx.reported))
+		reported = READ_ONCE(ep->crx.reported);
+		tail = READ_ONCE(ep->crx.tail);
+		if (head != reported && head - reported <= tail - reported &&
+		    (head - reported >= ep->rx_units / 4 || head == tail))
 			work = true;
 	}
 	return work;

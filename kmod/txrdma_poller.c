@@ -79,6 +79,7 @@ static void txrdma_poller_set_wakeup(bool on)
 static void txrdma_poller_sleep(void)
 {
 	struct txrdma_ring *ring;
+	u64 wake = U64_MAX, w, now;
 	bool work = false;
 
 	mutex_lock(&txrdma_poller_lock);
@@ -88,6 +89,9 @@ static void txrdma_poller_sleep(void)
 	list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
 		mutex_lock(&ring->lock);
 		work |= txrdma_ring_pending(ring);
+		w = txrdma_ring_wake_ns(ring);
+		if (w)
+			wake = min(wake, w);
 		mutex_unlock(&ring->lock);
 	}
 	mutex_unlock(&txrdma_poller_lock);
@@ -97,8 +101,15 @@ static void txrdma_poller_sleep(void)
 	 */
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!work && !atomic_xchg(&txrdma_poller_kicked, 0) &&
-	    !kthread_should_stop())
-		schedule();
+	    !kthread_should_stop()) {
+		now = ktime_get_ns();
+		/* a ring throttled by its tenant's buckets: until tokens come */
+		if (wake != U64_MAX)
+			schedule_timeout(nsecs_to_jiffies((s64)(wake - now) > 0 ?
+							  wake - now : 0) + 1);
+		else
+			schedule();
+	}
 	__set_current_state(TASK_RUNNING);
 	atomic_set(&txrdma_poller_kicked, 0);
 	mutex_lock(&txrdma_poller_lock);

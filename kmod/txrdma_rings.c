@@ -287,12 +287,20 @@ bool txrdma_ring_pending(struct txrdma_ring *ring)
 	if (txrdma_msg_ring_work(ring))
 		return true;	/* credits owed to a peer */
 	if (READ_ONCE(ring->blocked))
-		return false;	/* a credit update or completion kicks us */
+		/* a credit update or completion kicks us, or tokens come */
+		return ring->wake_ns &&
+		       (s64)(ktime_get_ns() - ring->wake_ns) >= 0;
 	return !txrdma_sq_pending(ring->khead, READ_ONCE(*ring->sq_tail),
 				  ring->sq_entries, &n) && n &&
 	       !txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
 				ring->cq_entries, &space) &&
 	       space > READ_ONCE(ring->cq_reserved);
+}
+
+/* When a ring blocked on its tenant's buckets may go on (0: not so). */
+u64 txrdma_ring_wake_ns(struct txrdma_ring *ring)
+{
+	return READ_ONCE(ring->blocked) ? ring->wake_ns : 0;
 }
 
 /* One more operation in flight will post a CQE: keep a slot for it. */
@@ -394,6 +402,7 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 	/* a bounded share per pass, so that every ring gets its turn */
 	pending = min_t(u32, pending, TXRDMA_RING_BUDGET);
 	WRITE_ONCE(ring->blocked, false);
+	ring->wake_ns = 0;
 	while (n < pending) {
 		struct txrdma_sqe sqe;
 		u32 reserved;

@@ -51,8 +51,12 @@ struct txrdma_tenant;
  *	handlers (taken with _bh)
  * @cq_reserved: CQEs promised to operations in flight: the poller
  *	leaves that much room, so a completion always finds a slot
- * @blocked: an SQE waits for credits or send slots; the poller does not
- *	stay awake for it, a credit update or completion kicks it
+ * @blocked: an SQE waits for credits, send slots or tokens; the poller
+ *	does not stay awake for it: a credit update or completion kicks
+ *	it, or @wake_ns comes
+ * @wake_ns: when the tenant's buckets admit the SQE at the head (0: no
+ *	such wait)
+ * @throttled: the SQE at the head was counted as throttled already
  */
 struct txrdma_ring {
 	struct txrdma_file *tf;
@@ -73,6 +77,8 @@ struct txrdma_ring {
 	spinlock_t cq_lock;	/* CQ producers */
 	u32 cq_reserved;
 	bool blocked;
+	u64 wake_ns;
+	bool throttled;
 };
 
 /* what executing an SQE gave, besides a CQE result (<= 0 or bytes) */
@@ -91,6 +97,7 @@ void txrdma_poller_exit(void);
 void txrdma_poller_add(struct txrdma_ring *ring);
 void txrdma_poller_del(struct txrdma_ring *ring);
 void txrdma_poller_kick(void);
+u64 txrdma_ring_wake_ns(struct txrdma_ring *ring);
 int txrdma_ring_process(struct txrdma_ring *ring);
 bool txrdma_ring_pending(struct txrdma_ring *ring);
 void txrdma_ring_reserve(struct txrdma_ring *ring);

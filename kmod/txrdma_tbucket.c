@@ -181,3 +181,22 @@ u64 txrdma_tb_wait_ns(struct txrdma_tb *tb, u64 now_ns, u64 n)
 	ns = div64_u64_rem(ns, tb->rate, &rem);
 	return rem ? ns + 1 : ns;
 }
+
+/**
+ * txrdma_tb_refund() - give back @n tokens taken for a request that
+ *	could not go after all
+ * @tb: bucket
+ * @n: tokens txrdma_tb_take() took
+ *
+ * Never above @burst.
+ */
+void txrdma_tb_refund(struct txrdma_tb *tb, u64 n)
+{
+	if (tb->rate == TXRDMA_TB_UNLIMITED)
+		return;
+	n = min_t(u64, n, S64_MAX);
+	if (tb->tokens > (s64)tb->burst - (s64)min_t(u64, n, tb->burst))
+		tb->tokens = tb->burst;
+	else
+		tb->tokens += n;
+}

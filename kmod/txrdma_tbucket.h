@@ -35,5 +35,6 @@ void txrdma_tb_set(struct txrdma_tb *tb, u64 rate, u64 burst, u64 now_ns);
 void txrdma_tb_refill(struct txrdma_tb *tb, u64 now_ns);
 bool txrdma_tb_take(struct txrdma_tb *tb, u64 now_ns, u64 n);
 u64 txrdma_tb_wait_ns(struct txrdma_tb *tb, u64 now_ns, u64 n);
+void txrdma_tb_refund(struct txrdma_tb *tb, u64 n);
 
 #endif /* _TXRDMA_TBUCKET_H */

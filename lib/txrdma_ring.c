@@ -4,7 +4,8 @@
  * returned.  The fast path is static inline in <txrdma_ring.h>; this is
  * the one-time check that makes it safe: every word and array the inline
  * helpers will touch lies inside the mapping, is aligned, and overlaps
- * nothing it must not.
+ * nothing it must not.  Likewise for an endpoint's receive ring, whose
+ * layout is fixed (TXRDMA_RX_* in <linux/txrdma_ring.h>).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -164,5 +165,61 @@ TXRDMA_EXPORT int txrdma_cq_init(struct txrdma_cq *cq, void *base,
 	cq->ring_entries = entries;
 	cq->cqes = (struct txrdma_cqe *)((char *)base + off->cqes);
 	cq->cqe_head = head;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive rings                                                       */
+
+_Static_assert(TXRDMA_RX_OFF_TAIL % 4 == 0 && TXRDMA_RX_OFF_ERROR % 4 == 0 &&
+	       TXRDMA_RX_OFF_HEAD % 4 == 0 &&
+	       TXRDMA_RX_OFF_HEAD + 4 <= TXRDMA_RX_HDR_LEN &&
+	       TXRDMA_RX_HDR_LEN % TXRDMA_FRAME_UNIT == 0,
+	       "receive ring header layout");
+
+static int rx_units_ok(__u32 units)
+{
+	return units >= TXRDMA_RX_MIN_UNITS && units <= TXRDMA_RX_MAX_UNITS &&
+	       !(units & (units - 1));
+}
+
+TXRDMA_EXPORT size_t txrdma_rx_area_size(__u32 units)
+{
+	if (!rx_units_ok(units))
+		return 0;
+	return TXRDMA_RX_HDR_LEN + (size_t)units * TXRDMA_FRAME_UNIT;
+}
+
+TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
+				 const struct txrdma_sq *sq, void *area,
+				 __u32 units)
+{
+	unsigned char *a = area;
+	unsigned int head, tail;
+
+	if (!rx || !ctx || !sq || !area || !rx_units_ok(units))
+		return -EINVAL;
+	if (((uintptr_t)a & (TXRDMA_FRAME_UNIT - 1)) ||
+	    !map_ok(a, txrdma_rx_area_size(units)))
+		return -EINVAL;
+
+	tail = __atomic_load_n((unsigned int *)(a + TXRDMA_RX_OFF_TAIL),
+			       __ATOMIC_ACQUIRE);
+	head = *(unsigned int *)(a + TXRDMA_RX_OFF_HEAD);
+	if (tail - head > units)
+		return -EINVAL;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->ktail = (const unsigned int *)(a + TXRDMA_RX_OFF_TAIL);
+	rx->kerror = (const unsigned int *)(a + TXRDMA_RX_OFF_ERROR);
+	rx->khead = (unsigned int *)(a + TXRDMA_RX_OFF_HEAD);
+	rx->units = a + TXRDMA_RX_HDR_LEN;
+	rx->ring_units = units;
+	rx->ring_mask = units - 1;
+	rx->head = head;
+	rx->cur_units = 0;
+	rx->kicked = head;
+	rx->ctx = ctx;
+	rx->sq = sq;
 	return 0;
 }

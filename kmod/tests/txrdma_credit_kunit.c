@@ -100,6 +100,15 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 2), 0);
 	KUNIT_EXPECT_EQ(test, r.tail, 18U);
+	/* less than a quarter, but everything that arrived: update too */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 17), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 17U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 18), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 18U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
 }
 
 static u32 lcg(u32 *s)

@@ -211,7 +211,31 @@ static void tb_set_keeps_earned(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tb.tokens, 50);
 }
 
+/* a refund restores exactly what was taken, never above the burst */
+static void tb_refund(struct kunit *test)
+{
+	struct txrdma_tb tb;
+
+	txrdma_tb_init(&tb, 1000, 100, 0);
+	KUNIT_ASSERT_TRUE(test, txrdma_tb_take(&tb, 0, 60));
+	KUNIT_EXPECT_EQ(test, tb.tokens, 40);
+	txrdma_tb_refund(&tb, 60);
+	KUNIT_EXPECT_EQ(test, tb.tokens, 100);
+	txrdma_tb_refund(&tb, 5);
+	KUNIT_EXPECT_EQ(test, tb.tokens, 100);
+	/* an oversized request left a debt: the refund pays it back */
+	KUNIT_ASSERT_TRUE(test, txrdma_tb_take(&tb, 0, 250));
+	KUNIT_EXPECT_EQ(test, tb.tokens, -150);
+	txrdma_tb_refund(&tb, 250);
+	KUNIT_EXPECT_EQ(test, tb.tokens, 100);
+	/* unlimited buckets ignore it */
+	txrdma_tb_init(&tb, TXRDMA_TB_UNLIMITED, 100, 0);
+	txrdma_tb_refund(&tb, U64_MAX);
+	KUNIT_EXPECT_TRUE(test, txrdma_tb_take(&tb, 0, U64_MAX));
+}
+
 static struct kunit_case txrdma_tbucket_cases[] = {
+	KUNIT_CASE(tb_refund),
 	KUNIT_CASE(tb_starts_full),
 	KUNIT_CASE(tb_refill_rate),
 	KUNIT_CASE(tb_no_drift),

@@ -16,6 +16,7 @@
 #ifndef TXRDMA_H
 #define TXRDMA_H
 
+#include <stddef.h>
 #include <linux/txrdma.h>
 
 #ifdef __cplusplus
@@ -190,6 +191,118 @@ int txrdma_region_open(struct txrdma_ctx *ctx, __u32 id,
  * @r: the region; zeroed after
  */
 void txrdma_region_close(struct txrdma_region *r);
+
+/**
+ * struct txrdma_ep_params - one side of an endpoint pair: what we accept
+ *	or connect to, and our receive ring
+ * @service: the service number to connect to or accept on (non-zero)
+ * @flags: TXRDMA_EP_F_* (passed to the kernel, which rejects unknown
+ *	bits with -EINVAL)
+ * @rx_region: id of one of our module-owned regions, holding the ring
+ * @rx_units: ring size in TXRDMA_FRAME_UNIT (64-byte) units: a power of
+ *	two, TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS
+ * @rx_off: byte offset of the ring area in @rx_region, 64-byte aligned;
+ *	the area is txrdma_rx_area_size(@rx_units) bytes
+ * @timeout_ms: how long to wait for the other side, 0 for the kernel's
+ *	default (3000 ms)
+ */
+struct txrdma_ep_params {
+	__u32 service;
+	__u32 flags;
+	__u32 rx_region;
+	__u32 rx_units;
+	__u64 rx_off;
+	__u32 timeout_ms;
+};
+
+/**
+ * txrdma_ep_listen() - serve a service: let peers connect to it
+ * @ctx: context
+ * @service: the service number, non-zero
+ *
+ * Runs TXRDMA_IOC_EP_LISTEN.  Once per service and context; each
+ * endpoint is then taken with txrdma_ep_accept().  Requires
+ * TXRDMA_FEAT_MESSAGES.
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx, @service 0, or
+ * the kernel's refusal), -ENOTTY (a kernel without endpoint pairs),
+ * any other error of the ioctl (e.g. -EADDRINUSE when the service is
+ * taken).
+ */
+int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
+
+/**
+ * txrdma_ep_connect() - make an endpoint pair with a peer's listener
+ * @ctx: a context with rings (txrdma_rings_setup(): completions go there)
+ * @peer: the peer's name as the administrator added it, NUL-terminated,
+ *	at most TXRDMA_PEER_NAME_MAX - 1 characters
+ * @p: the service and our receive ring
+ * @out: on success, what the kernel returned: @out->id (our endpoint,
+ *	for SQEs and txrdma_ep_destroy()), @out->peer_ep, @out->qp_num,
+ *	@out->max_msg (the longest SEND the peer's ring takes) and the
+ *	inputs as sent; untouched on failure
+ *
+ * Runs TXRDMA_IOC_EP_CONNECT, which blocks until the peer's listener
+ * accepted or @p->timeout_ms passed.  Arguments that are plainly wrong
+ * are refused here, before any system call.  A signal interrupts the
+ * wait: -EINTR is returned, not retried.
+ *
+ * Return: 0, or a negative errno: -EINVAL (a NULL argument, an empty
+ * @peer, @p->service 0, @p->rx_units not a power of two in
+ * TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS, @p->rx_off not 64-byte
+ * aligned, or the kernel's refusal), -ENAMETOOLONG (@peer too long),
+ * -ETIMEDOUT, -ECONNREFUSED (nobody listens on the service), -EINTR,
+ * -ENOTCONN (the peer is not Up), -EAGAIN (its pool has no ready QP),
+ * -EPERM, -EDQUOT, any other error of the ioctl.
+ */
+int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
+		      const struct txrdma_ep_params *p,
+		      struct txrdma_ep_connect *out);
+
+/**
+ * txrdma_ep_accept() - take the next endpoint pair a peer connects
+ * @ctx: a context with rings that listens on @p->service
+ * @p: the service and our receive ring
+ * @out: on success, as for txrdma_ep_connect(), and @out->peer the
+ *	name of the peer that connected (always NUL-terminated);
+ *	untouched on failure
+ *
+ * Runs TXRDMA_IOC_EP_ACCEPT, which blocks until a peer connects or
+ * @p->timeout_ms passed.  -EINTR is returned, not retried.
+ *
+ * Return: 0, or a negative errno: -EINVAL (as for txrdma_ep_connect(),
+ * or a service this context does not listen on), -ETIMEDOUT, -EINTR,
+ * any other error of the ioctl.
+ */
+int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
+		     struct txrdma_ep_connect *out);
+
+/**
+ * txrdma_ep_destroy() - close an endpoint
+ * @ctx: context
+ * @id: the endpoint (out->id of txrdma_ep_connect() or
+ *	txrdma_ep_accept(), or an id from TXRDMA_IOC_EP_CREATE)
+ *
+ * Runs TXRDMA_IOC_EP_DESTROY.  For an endpoint pair the other side's
+ * endpoint then fails with -ECONNRESET; operations in flight complete
+ * with -ECANCELED.  Its receive ring is ours again after this returns.
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx), -ENOENT (no such
+ * endpoint of this context), any other error of the ioctl.
+ */
+int txrdma_ep_destroy(struct txrdma_ctx *ctx, __u32 id);
+
+/**
+ * txrdma_rx_area_size() - bytes a receive ring of @units takes in a region
+ * @units: ring size in 64-byte units
+ *
+ * The area is the 128-byte header (TXRDMA_RX_HDR_LEN: the kernel's
+ * tail and error words, our head) followed by the units.
+ *
+ * Return: TXRDMA_RX_HDR_LEN + @units * TXRDMA_FRAME_UNIT, or 0 when
+ * @units is not a power of two in TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS.
+ */
+size_t txrdma_rx_area_size(__u32 units);
 
 /**
  * txrdma_version() - version of this library

@@ -43,10 +43,15 @@
  *		handle(cqe->user_data, cqe->res);
  *		txrdma_cq_advance(&cq, 1);
  *	}
+ *	while (txrdma_rx_peek(&rx, &payload, &len) > 0) {
+ *		handle_message(payload, len);
+ *		txrdma_rx_release(&rx);
+ *	}
  */
 #ifndef TXRDMA_RING_H
 #define TXRDMA_RING_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #ifndef __cplusplus
@@ -547,6 +552,244 @@ static inline void txrdma_cq_advance(struct txrdma_cq *cq, unsigned int n)
 static inline unsigned int txrdma_cq_overflow(const struct txrdma_cq *cq)
 {
 	return __atomic_load_n(cq->koverflow, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving: an endpoint's receive ring                               */
+
+/**
+ * struct txrdma_rx - the process's view of an endpoint's receive ring
+ * @ktail: the kernel's word (area + TXRDMA_RX_OFF_TAIL): units published
+ * @kerror: the kernel's word (area + TXRDMA_RX_OFF_ERROR): 0, or the
+ *	positive errno the endpoint failed with
+ * @khead: the process's word (area + TXRDMA_RX_OFF_HEAD): units released
+ * @units: the first unit (area + TXRDMA_RX_HDR_LEN)
+ * @ring_units: ring size in units, a power of two
+ * @ring_mask: @ring_units - 1
+ * @head: the process's own copy of *@khead (never read back)
+ * @cur_units: units of the frame last peeked, 0 when none is held
+ * @kicked: @head when the doorbell was last considered
+ * @ctx: the context whose poller returns credits (the doorbell)
+ * @sq: its submission ring, whose flags say whether the poller sleeps
+ *
+ * The ring lives in one of the process's regions, at the offset named
+ * in txrdma_ep_connect() or txrdma_ep_accept().  The kernel writes
+ * frames into it (from the peer, checked), then release-stores the
+ * tail; the process acquire-loads the tail, reads the frames, then
+ * release-stores its head, and the kernel returns the space to the
+ * sender as credits.  Indices are free-running 32-bit unit counters.
+ *
+ * Threads: one thread at a time per struct txrdma_rx.
+ */
+struct txrdma_rx {
+	const unsigned int *ktail;
+	const unsigned int *kerror;
+	unsigned int *khead;
+	unsigned char *units;
+	unsigned int ring_units;
+	unsigned int ring_mask;
+	unsigned int head;
+	unsigned int cur_units;
+	unsigned int kicked;
+	struct txrdma_ctx *ctx;
+	const struct txrdma_sq *sq;
+};
+
+/**
+ * txrdma_rx_init() - set up the view of a receive ring
+ * @rx: filled on success; left untouched on failure
+ * @ctx: the context the endpoint belongs to (for the doorbell)
+ * @sq: its submission ring (for TXRDMA_SQ_F_NEED_WAKEUP)
+ * @area: where the ring area is in this process: the region's mapping
+ *	plus the rx_off given at connect or accept time
+ * @units: the rx_units given then
+ *
+ * Checks the arguments, and that the ring's indices are consistent
+ * (tail - head <= @units).  The process starts consuming at the
+ * current head.  Call it after txrdma_ep_connect() or
+ * txrdma_ep_accept() returned; frames that arrived in between are
+ * kept.  Not on the fast path (not inline).
+ *
+ * Return: 0, or -EINVAL: a NULL argument, @units not a power of two in
+ * TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS, @area not 64-byte aligned
+ * or the area wrapping the address space, or inconsistent indices.
+ */
+int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
+		   const struct txrdma_sq *sq, void *area, __u32 units);
+
+/**
+ * txrdma_le32() - a little-endian frame field in host order
+ * @v: the field as stored
+ *
+ * What le32toh() does, without needing <endian.h> to declare it (it
+ * does not under a strict -std=c99 or -std=c11).
+ *
+ * Return: @v in host byte order.
+ */
+static inline __u32 txrdma_le32(__u32 v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+/**
+ * txrdma_rx_ready() - units published and not yet released
+ * @rx: the receive ring
+ *
+ * Acquire-loads the kernel's tail.  Counts frames, the frame held by
+ * the last txrdma_rx_peek() and skipped (PAD) units alike: 0 means
+ * nothing to read.
+ *
+ * Return: tail - head, in units.
+ */
+static inline unsigned int txrdma_rx_ready(const struct txrdma_rx *rx)
+{
+	return __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) - rx->head;
+}
+
+/**
+ * txrdma_rx_peek() - the oldest message not yet released
+ * @rx: the receive ring
+ * @payload: set to the message's first byte (inside the ring) on 1
+ * @len: set to its length in bytes on 1
+ *
+ * Acquire-loads the kernel's tail: the kernel release-stores it after
+ * it checked the frames before it (CRC, sequence, credits), so the
+ * frame read here is complete.  A PAD frame (where the sender skipped
+ * the end of the ring) is skipped here: its units are released at once
+ * and the next frame, at unit 0, is returned.  The message stays valid,
+ * and the kernel does not write over it, until txrdma_rx_release();
+ * peeking again before that returns the same message.  Its header is
+ * txrdma_rx_hdr().
+ *
+ * When the ring is empty and the endpoint has failed, the error is
+ * returned, but only after every frame published before it: the kernel
+ * release-stores the error after its last tail, and an error seen here
+ * makes the tail be loaded again.  The error stays: every later call
+ * returns it.
+ *
+ * Return: 1 with @payload and @len set; 0 when there is no message
+ * yet; a negative errno when the endpoint failed and every message was
+ * read (-ECONNRESET: the other side destroyed its endpoint, -ENOTCONN,
+ * -EIO, ...); -EBADMSG when the frame at the head cannot be what the
+ * kernel published (unknown type, length past the published units or
+ * the end of the ring: memory the process overwrote, or a kernel bug),
+ * with nothing changed.
+ */
+static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
+				 __u32 *len)
+{
+	unsigned int tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
+	unsigned int head = rx->head;
+
+	for (;;) {
+		const struct txrdma_frame_hdr *hdr;
+		unsigned int avail = tail - head;
+		unsigned int pos, n;
+		__u32 l;
+
+		if (!avail) {
+			unsigned int err = __atomic_load_n(rx->kerror,
+							   __ATOMIC_ACQUIRE);
+
+			if (!err)
+				return 0;
+			/* stored after the last tail: it is visible now */
+			tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
+			if (tail == head)	/* not an errno: garbage */
+				return err < 4096 ? -(int)err : -EIO;
+			continue;
+		}
+		if (avail > rx->ring_units)
+			return -EBADMSG;
+		pos = head & rx->ring_mask;
+		hdr = (const struct txrdma_frame_hdr *)
+			(rx->units + (size_t)pos * TXRDMA_FRAME_UNIT);
+		if (hdr->type == TXRDMA_FRAME_PAD) {
+			/*
+			 * No doorbell here: a PAD is published with the
+			 * frame after it, whose release counts these units.
+			 */
+			n = rx->ring_units - pos;
+			if (n > avail)
+				return -EBADMSG;
+			head += n;
+			rx->head = head;
+			__atomic_store_n(rx->khead, head, __ATOMIC_RELEASE);
+			continue;
+		}
+		l = txrdma_le32(hdr->len);
+		if (hdr->type != TXRDMA_FRAME_MSG ||
+		    l > TXRDMA_FRAME_MAX_PAYLOAD)
+			return -EBADMSG;
+		n = (TXRDMA_FRAME_HDR_LEN + l + TXRDMA_FRAME_UNIT - 1) /
+		    TXRDMA_FRAME_UNIT;
+		if (n > avail || n > rx->ring_units - pos)
+			return -EBADMSG;
+		rx->cur_units = n;
+		*payload = (const unsigned char *)hdr + TXRDMA_FRAME_HDR_LEN;
+		*len = l;
+		return 1;
+	}
+}
+
+/**
+ * txrdma_rx_hdr() - the header of the message last peeked
+ * @rx: the receive ring
+ *
+ * Fields are little-endian (txrdma_le32()): src_ep, dst_ep, seq, flags
+ * (TXRDMA_FRAME_F_DATA_CRC: the kernel checked the payload's CRC too).
+ *
+ * Return: the header, valid until txrdma_rx_release(); NULL when no
+ * message is held.
+ */
+static inline const struct txrdma_frame_hdr *
+txrdma_rx_hdr(const struct txrdma_rx *rx)
+{
+	if (!rx->cur_units)
+		return NULL;
+	return (const struct txrdma_frame_hdr *)
+		(rx->units + (size_t)(rx->head & rx->ring_mask) *
+		 TXRDMA_FRAME_UNIT);
+}
+
+/**
+ * txrdma_rx_release() - give the message last peeked back to the kernel
+ * @rx: the receive ring
+ *
+ * Release-stores the new head: every read of the message is complete
+ * before the kernel, acquire-loading the head, lets the sender write
+ * over it.  Do not touch the payload again.  Nothing happens when no
+ * message is held.
+ *
+ * The kernel returns the space to the sender as credits, which its
+ * poller must be awake to do.  So once a quarter of the ring has been
+ * released since the last look, or when this release empties the ring
+ * (the sender may be waiting for exactly these units), the doorbell is
+ * considered: txrdma_sq_needs_wakeup() (a full fence, then the flags:
+ * the head store cannot pass it) and, only if the poller sleeps,
+ * txrdma_rings_enter().  In the steady state no system call; an error
+ * of the doorbell is ignored here (the next consideration rings again).
+ */
+static inline void txrdma_rx_release(struct txrdma_rx *rx)
+{
+	unsigned int head;
+
+	if (!rx->cur_units)
+		return;
+	head = rx->head + rx->cur_units;
+	rx->head = head;
+	rx->cur_units = 0;
+	__atomic_store_n(rx->khead, head, __ATOMIC_RELEASE);
+	if (head - rx->kicked >= rx->ring_units / 4 ||
+	    head == __atomic_load_n(rx->ktail, __ATOMIC_RELAXED)) {
+		rx->kicked = head;
+		if (txrdma_sq_needs_wakeup(rx->sq))
+			(void)txrdma_rings_enter(rx->ctx);
+	}
 }
 
 #ifdef __cplusplus

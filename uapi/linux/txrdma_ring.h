@@ -77,8 +77,12 @@ struct txrdma_sqe {
 /* ------------------------------------------------------------------ */
 /* Completion queue entry: 32 bytes.                                   */
 
-/* cqe->flags */
-#define TXRDMA_CQE_F_RECV	(1U << 0)	/* a message arrived on @ep */
+/*
+ * cqe->flags.  Messages that arrive produce no CQE: the endpoint's
+ * receive ring tail moves (TXRDMA_RX_*) and the file polls readable.
+ * TXRDMA_CQE_F_RECV is reserved for a CQE per message, not produced.
+ */
+#define TXRDMA_CQE_F_RECV	(1U << 0)
 
 /*
  * @res: bytes moved (>= 0) or a negative errno:
@@ -88,9 +92,9 @@ struct txrdma_sqe {
  *  -EPERM    the remote tenant did not export that region to ours;
  *  -ENOTCONN the peer went Down (or the endpoint had already failed);
  *  -EIO      the QP failed;
- *  -ECANCELED the endpoint was destroyed with the operation in flight.
- * For a TXRDMA_CQE_F_RECV entry, @user_data is the byte offset of the
- * frame in the endpoint's receive ring and @res the payload length.
+ *  -ECANCELED the endpoint was destroyed with the operation in flight;
+ *  -ECONNRESET the other side closed the pair, or its QP broke;
+ *  -EMSGSIZE a SEND longer than the peer's ring takes (max_msg).
  */
 struct txrdma_cqe {
 	__u64 user_data;
@@ -207,7 +211,7 @@ enum txrdma_frame_type {
 #define TXRDMA_RX_OFF_HEAD	64
 #define TXRDMA_RX_HDR_LEN	128
 #define TXRDMA_RX_MIN_UNITS	16
-#define TXRDMA_RX_MAX_UNITS	32768
+#define TXRDMA_RX_MAX_UNITS	16384	/* with its header, in one 2 MiB page */
 
 /*
  * Immediate data of the WRITE_WITH_IMM.  Bit 31 clear: a frame starts at

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Host tests of libtxrdma's endpoint-pair calls (txrdma_ep_listen,
+ * _connect, _accept, _destroy).  No kernel module: the context is opened
+ * on /dev/null and the binary is linked with -Wl,--wrap=ioctl so that a
+ * fake kernel answers, records what the library sent and can fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <txrdma.h>
+#include "tap.h"
+
+/* ---- fake kernel ---------------------------------------------------- */
+
+static struct {
+	unsigned int calls;		/* endpoint ioctls seen */
+	int err;			/* fail them with this errno */
+	unsigned long last_req;
+	struct txrdma_ep_listen listen;
+	struct txrdma_ep_connect conn;	/* as the library sent it */
+	struct txrdma_ep_info info;
+	const char *accept_peer;	/* copied as 32 bytes, no NUL added */
+} k;
+
+int __wrap_ioctl(int fd, unsigned long req, ...);
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	struct txrdma_ep_connect *c;
+	va_list ap;
+	void *arg;
+
+	(void)fd;
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+
+	if (req == TXRDMA_IOC_PROBE) {
+		struct txrdma_probe *p = arg;
+
+		p->abi_version = TXRDMA_ABI_VERSION;
+		p->features = TXRDMA_FEAT_ALL;
+		return 0;
+	}
+	if (req != TXRDMA_IOC_EP_LISTEN && req != TXRDMA_IOC_EP_CONNECT &&
+	    req != TXRDMA_IOC_EP_ACCEPT && req != TXRDMA_IOC_EP_DESTROY) {
+		errno = ENOTTY;
+		return -1;
+	}
+	k.calls++;
+	k.last_req = req;
+	if (req == TXRDMA_IOC_EP_LISTEN)
+		k.listen = *(struct txrdma_ep_listen *)arg;
+	else if (req == TXRDMA_IOC_EP_DESTROY)
+		k.info = *(struct txrdma_ep_info *)arg;
+	else
+		k.conn = *(struct txrdma_ep_connect *)arg;
+	if (k.err) {
+		/* like the kernel: a failed ioctl may have scribbled */
+		if (req == TXRDMA_IOC_EP_CONNECT || req == TXRDMA_IOC_EP_ACCEPT)
+			memset(arg, 0xee, sizeof(struct txrdma_ep_connect));
+		errno = k.err;
+		return -1;
+	}
+	if (req == TXRDMA_IOC_EP_CONNECT || req == TXRDMA_IOC_EP_ACCEPT) {
+		c = arg;
+		if (c->flags & ~TXRDMA_EP_F_ALL) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (req == TXRDMA_IOC_EP_ACCEPT)
+			memcpy(c->peer, k.accept_peer, sizeof(c->peer));
+		c->id = 5;
+		c->peer_ep = 9;
+		c->qp_num = 0x1234;
+		c->max_msg = 65504;
+	}
+	return 0;
+}
+
+static const char db_b[TXRDMA_PEER_NAME_MAX] = "db-b";
+
+static void reset(void)
+{
+	memset(&k, 0, sizeof(k));
+	memset(&k.conn, 0xa5, sizeof(k.conn));
+	k.accept_peer = db_b;
+}
+
+static struct txrdma_ctx *the_ctx;
+
+static struct txrdma_ctx *ctx_get(void)
+{
+	int ret;
+
+	if (the_ctx)
+		return the_ctx;
+	setenv(TXRDMA_DEVICE_ENV, "/dev/null", 1);
+	ret = txrdma_open(&the_ctx, 0);
+	if (ret) {
+		printf("Bail out! txrdma_open on the fake device: %d\n", ret);
+		exit(1);
+	}
+	return the_ctx;
+}
+
+static const struct txrdma_ep_params good = {
+	.service = 4242, .flags = 0, .rx_region = 3, .rx_units = 4096,
+	.rx_off = 0x10040, .timeout_ms = 500,
+};
+
+#define SENTINEL	0x5a
+
+static bool untouched(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (c[i] != SENTINEL)
+			return false;
+	return true;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+/* the request as sent: params copied, every output and reserved field 0 */
+static bool sent_ok(const struct txrdma_ep_connect *c,
+		    const struct txrdma_ep_params *p)
+{
+	return c->service == p->service && c->flags == p->flags &&
+	       c->rx_region == p->rx_region && c->rx_units == p->rx_units &&
+	       c->rx_off == p->rx_off && c->timeout_ms == p->timeout_ms &&
+	       !c->id && !c->peer_ep && !c->qp_num && !c->max_msg &&
+	       !c->resv0 && !c->resv[0] && !c->resv[1];
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+static void test_listen(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+
+	reset();
+	memset(&k.listen, 0xa5, sizeof(k.listen));
+	TAP_CHECK_INT(txrdma_ep_listen(ctx, 4242), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_LISTEN);
+	TAP_CHECK_INT(k.listen.service, 4242);
+	TAP_CHECK(!k.listen.flags && !k.listen.resv[0] && !k.listen.resv[1]);
+	k.err = EADDRINUSE;
+	TAP_CHECK_INT(txrdma_ep_listen(ctx, 4242), -EADDRINUSE);
+	k.err = ENOTTY;
+	TAP_CHECK_INT(txrdma_ep_listen(ctx, 1), -ENOTTY);
+	reset();
+	TAP_CHECK_INT(txrdma_ep_listen(NULL, 4242), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_listen(ctx, 0), -EINVAL);
+	TAP_CHECK_INT(k.calls, 0);
+}
+
+static void test_connect(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ep_params p = good;
+	struct txrdma_ep_connect out;
+	const char *n31 = "abcdefghijklmnopqrstuvwxyz01234";
+
+	reset();
+	memset(&out, SENTINEL, sizeof(out));
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_CONNECT);
+	TAP_CHECK(sent_ok(&k.conn, &p));
+	TAP_CHECK(!memcmp(k.conn.peer, "db-a", 5));
+	TAP_CHECK(all_zero(k.conn.peer + 4, sizeof(k.conn.peer) - 4));
+	/* what the kernel returned, and the request around it */
+	TAP_CHECK_INT(out.id, 5);
+	TAP_CHECK_INT(out.peer_ep, 9);
+	TAP_CHECK_INT(out.qp_num, 0x1234);
+	TAP_CHECK_INT(out.max_msg, 65504);
+	TAP_CHECK_STR((const char *)out.peer, "db-a");
+	TAP_CHECK_INT(out.service, 4242);
+	TAP_CHECK_INT(out.rx_units, 4096);
+
+	/* a name of 31 characters fits; the NUL is the 32nd byte */
+	reset();
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, n31, &p, &out), 0);
+	TAP_CHECK(!memcmp(k.conn.peer, n31, 32));
+	/* flags go to the kernel, which judges them */
+	p.flags = TXRDMA_EP_F_DATA_CRC;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(k.conn.flags, TXRDMA_EP_F_DATA_CRC);
+	p.flags = 0x80;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), -EINVAL);
+	TAP_CHECK_INT(k.calls, 3);
+	/* the extremes of the ring size; timeout 0 (the kernel's default) */
+	p = good;
+	p.rx_units = TXRDMA_RX_MIN_UNITS;
+	p.rx_off = 0;
+	p.timeout_ms = 0;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK(sent_ok(&k.conn, &p));
+	p.rx_units = TXRDMA_RX_MAX_UNITS;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK(sent_ok(&k.conn, &p));
+}
+
+static void test_connect_errors(void)
+{
+	static const int errs[] = {
+		ETIMEDOUT, ECONNREFUSED, EINTR, ENOTCONN, EAGAIN, EDQUOT,
+		EPERM, EINVAL,
+	};
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ep_connect out;
+	unsigned int i;
+
+	for (i = 0; i < TAP_ARRAY_SIZE(errs); i++) {
+		reset();
+		k.err = errs[i];
+		memset(&out, SENTINEL, sizeof(out));
+		if (!TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &good, &out),
+				   -errs[i]) ||
+		    !TAP_CHECK_INT(k.calls, 1) ||	/* EINTR: not retried */
+		    !TAP_CHECK(untouched(&out, sizeof(out))))
+			tap_diag("  errno %d", errs[i]);
+	}
+}
+
+/* refused before any system call, @out untouched */
+static void connect_bad(const char *peer, const struct txrdma_ep_params *p,
+			int want, const char *what)
+{
+	struct txrdma_ep_connect out;
+	int ret;
+
+	reset();
+	memset(&out, SENTINEL, sizeof(out));
+	ret = txrdma_ep_connect(ctx_get(), peer, p, &out);
+	if (!TAP_CHECK_INT(ret, want) || !TAP_CHECK_INT(k.calls, 0) ||
+	    !TAP_CHECK(untouched(&out, sizeof(out))))
+		tap_diag("  case: %s", what);
+}
+
+static void accept_bad(const struct txrdma_ep_params *p, int want,
+		       const char *what)
+{
+	struct txrdma_ep_connect out;
+	int ret;
+
+	reset();
+	memset(&out, SENTINEL, sizeof(out));
+	ret = txrdma_ep_accept(ctx_get(), p, &out);
+	if (!TAP_CHECK_INT(ret, want) || !TAP_CHECK_INT(k.calls, 0) ||
+	    !TAP_CHECK(untouched(&out, sizeof(out))))
+		tap_diag("  case: %s", what);
+}
+
+static void test_bad_args(void)
+{
+	static const struct {
+		__u32 units;
+		__u64 off;
+		__u32 service;
+		const char *what;
+	} bad[] = {
+		{ 0, 0, 1, "0 units" },
+		{ 8, 0, 1, "8 units: below the minimum" },
+		{ 48, 0, 1, "48 units: not a power of two" },
+		{ 4095, 0, 1, "4095 units" },
+		{ 2 * TXRDMA_RX_MAX_UNITS, 0, 1, "above the maximum" },
+		{ 0x80000000u, 0, 1, "2^31 units" },
+		{ 4096, 32, 1, "offset 32: not 64-byte aligned" },
+		{ 4096, 1, 1, "offset 1" },
+		{ 4096, (1ULL << 40) + 8, 1, "large offset, misaligned" },
+		{ 4096, 0, 0, "service 0" },
+	};
+	char longname[100];
+	struct txrdma_ep_connect out;
+	struct txrdma_ep_params p;
+	unsigned int i;
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+
+	connect_bad("db-a", NULL, -EINVAL, "NULL params");
+	connect_bad(NULL, &good, -EINVAL, "NULL peer");
+	connect_bad("", &good, -EINVAL, "empty peer");
+	connect_bad("abcdefghijklmnopqrstuvwxyz012345", &good, -ENAMETOOLONG,
+		    "peer of 32 characters: no room for the NUL");
+	connect_bad(longname, &good, -ENAMETOOLONG, "peer of 99 characters");
+	reset();
+	TAP_CHECK_INT(txrdma_ep_connect(NULL, "db-a", &good, &out), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_connect(ctx_get(), "db-a", &good, NULL),
+		      -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_accept(NULL, &good, &out), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_accept(ctx_get(), &good, NULL), -EINVAL);
+	TAP_CHECK_INT(k.calls, 0);
+	accept_bad(NULL, -EINVAL, "accept: NULL params");
+	for (i = 0; i < TAP_ARRAY_SIZE(bad); i++) {
+		p = good;
+		p.rx_units = bad[i].units;
+		p.rx_off = bad[i].off;
+		p.service = bad[i].service;
+		connect_bad("db-a", &p, -EINVAL, bad[i].what);
+		accept_bad(&p, -EINVAL, bad[i].what);
+	}
+}
+
+static void test_accept(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ep_connect out;
+
+	reset();
+	memset(&out, SENTINEL, sizeof(out));
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &good, &out), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_ACCEPT);
+	TAP_CHECK(sent_ok(&k.conn, &good));
+	TAP_CHECK(all_zero(k.conn.peer, sizeof(k.conn.peer)));
+	TAP_CHECK_STR((const char *)out.peer, "db-b");
+	TAP_CHECK_INT(out.id, 5);
+	TAP_CHECK_INT(out.peer_ep, 9);
+	TAP_CHECK_INT(out.qp_num, 0x1234);
+	TAP_CHECK_INT(out.max_msg, 65504);
+
+	/* a peer name without NUL from the kernel is cut, not overrun */
+	reset();
+	k.accept_peer = "0123456789abcdef0123456789ABCDEF";
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &good, &out), 0);
+	TAP_CHECK_STR((const char *)out.peer,
+		      "0123456789abcdef0123456789ABCDE");
+
+	/* errors returned, once, output untouched */
+	reset();
+	k.err = ETIMEDOUT;
+	memset(&out, SENTINEL, sizeof(out));
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &good, &out), -ETIMEDOUT);
+	TAP_CHECK(untouched(&out, sizeof(out)));
+	reset();
+	k.err = EINTR;
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &good, &out), -EINTR);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(untouched(&out, sizeof(out)));
+}
+
+static void test_destroy(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+
+	reset();
+	memset(&k.info, 0xa5, sizeof(k.info));
+	TAP_CHECK_INT(txrdma_ep_destroy(ctx, 5), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_DESTROY);
+	TAP_CHECK_INT(k.info.id, 5);
+	TAP_CHECK(!k.info.flags && !k.info.peer_id && !k.info.qp_num &&
+		  !k.info.error && !k.info.resv0 && !k.info.resv[0] &&
+		  !k.info.resv[1]);
+	k.err = ENOENT;
+	TAP_CHECK_INT(txrdma_ep_destroy(ctx, 6), -ENOENT);
+	TAP_CHECK_INT(k.info.id, 6);
+	reset();
+	TAP_CHECK_INT(txrdma_ep_destroy(NULL, 5), -EINVAL);
+	TAP_CHECK_INT(k.calls, 0);
+}
+
+static const struct tap_test tests[] = {
+	TAP_TEST(test_listen, "ep_listen sends the service, reserved fields 0; errors returned"),
+	TAP_TEST(test_connect, "ep_connect sends peer and params, returns the kernel's answer"),
+	TAP_TEST(test_connect_errors, "ep_connect: the kernel's errors returned once (EINTR too), output untouched"),
+	TAP_TEST(test_bad_args, "connect/accept: NULL, empty or too long peer, bad ring, service 0 refused before the ioctl"),
+	TAP_TEST(test_accept, "ep_accept: params sent, peer name returned NUL-terminated; errors"),
+	TAP_TEST(test_destroy, "ep_destroy sends the id in txrdma_ep_info, reserved fields 0"),
+};
+
+int main(void)
+{
+	int ret = TAP_MAIN(tests);
+
+	txrdma_close(the_ctx);
+	return ret;
+}
