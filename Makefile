@@ -53,6 +53,7 @@ bench: all
 	$(MAKE) -C tools/bench
 	tools/vm/txrdma-vm run --timeout 600 -- tools/bench/reg_cost.sh
 	tools/vm/txrdma-vm run -n 2 --timeout 900 -- tools/bench/pool_take.sh
+	tools/vm/txrdma-vm run --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
 	tools/bench/ring_ipm.sh
 
 # host-side, no VM: the ring fast path of libtxrdma under callgrind

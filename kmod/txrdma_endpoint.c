@@ -143,6 +143,31 @@ struct txrdma_ep *txrdma_ep_get_id(u32 id)
 }
 
 /*
+ * Add what @ep counted since the last fold to its tenant's retired
+ * totals.  Called under txrdma_eps_lock where the endpoint is unlisted,
+ * so that a sum over the tenant (txrdma_eps_tenant_traffic()) sees its
+ * counters either live or retired, never neither; and again when it is
+ * freed, for what it counted while closing.
+ */
+static void txrdma_ep_fold_stats(struct txrdma_ep *ep)
+{
+	struct txrdma_tenant *t = ep->tenant;
+	u64 *now = txrdma_ep_stats_v(&ep->stats);
+	u64 *seen = txrdma_ep_stats_v(&ep->folded);
+	u64 *sum = txrdma_ep_stats_v(&t->retired);
+	unsigned int i;
+
+	spin_lock_bh(&ep->lock);
+	spin_lock(&t->lock);	/* ep->lock, then t->lock: as the poller */
+	for (i = 0; i < TXRDMA_EP_NR_STATS; i++) {
+		sum[i] += now[i] - seen[i];
+		seen[i] = now[i];
+	}
+	spin_unlock(&t->lock);
+	spin_unlock_bh(&ep->lock);
+}
+
+/*
  * The endpoint leaves its file: its QP goes back to the pool (a plain
  * endpoint whose QP is healthy) or is closed (a pair: the other side
  * learns of it by the disconnect), its quota is returned at once, and
@@ -163,6 +188,8 @@ static void txrdma_ep_free(struct txrdma_ep *ep)
 			txrdma_quota_uncharge(&t->quota, r,
 					      txrdma_ep_charge[r]);
 	spin_unlock_bh(&t->lock);
+	/* closed: nothing counts any more; the tenant keeps the totals */
+	txrdma_ep_fold_stats(ep);
 	txrdma_ep_put(ep);
 }
 
@@ -241,6 +268,7 @@ void txrdma_ep_discard(struct txrdma_ep *ep)
 		xa_erase(&txrdma_eps, ep->id);
 		list_del_init(&ep->node);
 		list_del_init(&ep->file_node);
+		txrdma_ep_fold_stats(ep);
 	} else if (ep->id) {
 		/* destroyed by the file's owner meanwhile */
 		ep = NULL;
@@ -316,6 +344,7 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 			xa_erase(&txrdma_eps, req.id);
 			list_del(&ep->node);
 			list_del(&ep->file_node);
+			txrdma_ep_fold_stats(ep);
 		} else {
 			ep = NULL;
 		}
@@ -407,6 +436,7 @@ long txrdma_ioctl_ep_destroy(struct txrdma_file *tf, void __user *uarg)
 		xa_erase(&txrdma_eps, ep->id);
 		list_del(&ep->node);
 		list_del(&ep->file_node);
+		txrdma_ep_fold_stats(ep);
 	}
 	mutex_unlock(&txrdma_eps_lock);
 	if (!ep)
@@ -426,6 +456,7 @@ void txrdma_eps_file_release(struct txrdma_file *tf)
 		xa_erase(&txrdma_eps, ep->id);
 		list_del(&ep->node);
 		list_move_tail(&ep->file_node, &dead);
+		txrdma_ep_fold_stats(ep);
 	}
 	mutex_unlock(&txrdma_eps_lock);
 	list_for_each_entry_safe(ep, tmp, &dead, file_node)
@@ -458,6 +489,114 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 			txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
 		}
 		spin_unlock_bh(&peer->lock);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+}
+
+/* Caller holds txrdma_eps_lock: what netlink reports of @ep. */
+static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
+				  struct txrdma_ep_snap *s)
+{
+	u64 *now = txrdma_ep_stats_v(&ep->stats);
+	u64 *seen = txrdma_ep_stats_v(&ep->folded);
+	u64 *out = txrdma_ep_stats_v(&s->stats);
+	unsigned int i;
+
+	s->id = ep->id;
+	strscpy(s->tenant, ep->tenant->name, sizeof(s->tenant));
+	strscpy(s->peer, ep->peer->name, sizeof(s->peer));
+	spin_lock_bh(&ep->peer->lock);
+	s->qp_num = ep->qp_num;
+	s->error = ep->error;
+	spin_unlock_bh(&ep->peer->lock);
+	spin_lock_bh(&ep->lock);
+	s->dstate = ep->dstate;
+	s->service = ep->service;
+	s->peer_ep = ep->peer_ep;
+	/* a listed endpoint has folded nothing: this is all of it */
+	for (i = 0; i < TXRDMA_EP_NR_STATS; i++)
+		out[i] = now[i] - seen[i];
+	spin_unlock_bh(&ep->lock);
+}
+
+/**
+ * txrdma_ep_snap_id() - describe a published endpoint, of any file
+ * @id: its id
+ * @s: filled in
+ *
+ * Return: 0, or -ENOENT if there is no such endpoint.
+ */
+int txrdma_ep_snap_id(u32 id, struct txrdma_ep_snap *s)
+{
+	struct txrdma_ep *ep;
+
+	mutex_lock(&txrdma_eps_lock);
+	ep = xa_load(&txrdma_eps, id);
+	if (ep)
+		txrdma_ep_snap_locked(ep, s);
+	mutex_unlock(&txrdma_eps_lock);
+	return ep ? 0 : -ENOENT;
+}
+
+/**
+ * txrdma_eps_walk() - describe published endpoints in the order of ids
+ * @start: the lowest id to visit
+ * @fn: called with each endpoint's description under txrdma_eps_lock
+ *	(so it must not take it); 0 goes on, anything else stops the walk
+ * @arg: for @fn
+ *
+ * Return: what @fn returned last, or 0 if the walk went to the end.
+ */
+int txrdma_eps_walk(u32 start,
+		    int (*fn)(const struct txrdma_ep_snap *s, void *arg),
+		    void *arg)
+{
+	struct txrdma_ep_snap s;
+	struct txrdma_ep *ep;
+	unsigned long id;
+	int ret = 0;
+
+	mutex_lock(&txrdma_eps_lock);
+	xa_for_each_start(&txrdma_eps, id, ep, start) {
+		txrdma_ep_snap_locked(ep, &s);
+		ret = fn(&s, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	return ret;
+}
+
+/**
+ * txrdma_eps_tenant_traffic() - the counters of a tenant's endpoints
+ * @t: the tenant
+ * @sum: filled in: those of its endpoints that are gone, plus those of
+ *	its listed endpoints now
+ *
+ * An endpoint moves from listed to retired under txrdma_eps_lock,
+ * which this holds, so two calls never see a total go backwards.
+ */
+void txrdma_eps_tenant_traffic(struct txrdma_tenant *t,
+			       struct txrdma_ep_stats *sum)
+{
+	u64 *out = txrdma_ep_stats_v(sum);
+	struct txrdma_ep *ep;
+	u64 *now, *seen;
+	unsigned int i;
+
+	mutex_lock(&txrdma_eps_lock);
+	spin_lock_bh(&t->lock);
+	*sum = t->retired;
+	spin_unlock_bh(&t->lock);
+	list_for_each_entry(ep, &txrdma_eps_list, node) {
+		if (ep->tenant != t)
+			continue;
+		now = txrdma_ep_stats_v(&ep->stats);
+		seen = txrdma_ep_stats_v(&ep->folded);
+		spin_lock_bh(&ep->lock);
+		for (i = 0; i < TXRDMA_EP_NR_STATS; i++)
+			out[i] += now[i] - seen[i];
+		spin_unlock_bh(&ep->lock);
 	}
 	mutex_unlock(&txrdma_eps_lock);
 }

@@ -79,12 +79,46 @@ struct txrdma_msg_slot {
 
 /**
  * struct txrdma_ep_stats - counters of one endpoint (netlink)
+ *
+ * Only u64 members: txrdma_ep_stats_v() walks them as an array.
  */
 struct txrdma_ep_stats {
 	u64 tx_msgs, tx_bytes, rx_msgs, rx_bytes;
 	u64 credit_stalls, credit_updates, slot_stalls, throttled;
 	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
+};
+
+#define TXRDMA_EP_NR_STATS	(sizeof(struct txrdma_ep_stats) / sizeof(u64))
+
+static inline u64 *txrdma_ep_stats_v(struct txrdma_ep_stats *s)
+{
+	BUILD_BUG_ON(sizeof(*s) % sizeof(u64));
+	return (u64 *)s;
+}
+
+/**
+ * struct txrdma_ep_snap - what netlink reports of one endpoint
+ * @id: endpoint id
+ * @service: service of the pair, 0 for a plain endpoint
+ * @peer_ep: the other side's endpoint id, 0 if none
+ * @qp_num: its QP's number, 0 once the QP is gone
+ * @error: 0, or why it carries no more traffic
+ * @dstate: enum txrdma_ep_dstate
+ * @tenant: its tenant's name
+ * @peer: its peer's name
+ * @stats: its counters
+ */
+struct txrdma_ep_snap {
+	u32 id;
+	u32 service;
+	u32 peer_ep;
+	u32 qp_num;
+	int error;
+	u8 dstate;
+	char tenant[TXRDMA_TENANT_NAME_MAX];
+	char peer[TXRDMA_PEER_NAME_MAX];
+	struct txrdma_ep_stats stats;
 };
 
 /**
@@ -132,6 +166,8 @@ struct txrdma_ep_stats {
  * @blocked: a SEND waits for credits or slots (the poller skips the
  *	ring until a completion or update kicks it)
  * @stats: counters
+ * @folded: the part of @stats already added to the tenant's retired
+ *	totals (@lock); zero while the endpoint is listed
  * @imports: regions the other side exported to us (@lock)
  * @nimports: entries in @imports
  * @exports: our regions exported to the other side, referenced until
@@ -183,6 +219,7 @@ struct txrdma_ep {
 	u64 hdrs_dma;
 	bool blocked;
 	struct txrdma_ep_stats stats;
+	struct txrdma_ep_stats folded;
 	struct txrdma_import imports[TXRDMA_EP_MAX_EXPORTS];
 	u32 nimports;
 	struct txrdma_region *exports[TXRDMA_EP_MAX_EXPORTS];
@@ -205,6 +242,24 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 				struct txrdma_peer *peer,
 				struct txrdma_tenant *t);
 void txrdma_ep_discard(struct txrdma_ep *ep);
+int txrdma_ep_snap_id(u32 id, struct txrdma_ep_snap *s);
+int txrdma_eps_walk(u32 start,
+		    int (*fn)(const struct txrdma_ep_snap *s, void *arg),
+		    void *arg);
+void txrdma_eps_tenant_traffic(struct txrdma_tenant *t,
+			       struct txrdma_ep_stats *sum);
+
+/* txrdma_ep_nl.c: TXRDMA_CMD_EP_GET */
+struct genl_info;
+struct netlink_callback;
+struct nla_policy;
+struct sk_buff;
+int txrdma_nl_put_stats(struct sk_buff *skb, int nest_attr,
+			const struct txrdma_ep_stats *st);
+int txrdma_nl_ep_get_doit(struct sk_buff *skb, struct genl_info *info);
+int txrdma_nl_ep_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+extern const struct nla_policy txrdma_ep_get_policy[];
+#define TXRDMA_EP_GET_MAXATTR	TXRDMA_A_EP_TENANT
 
 /* txrdma_msg.c: endpoint pairs and SEND */
 struct txrdma_ctrl_ep;

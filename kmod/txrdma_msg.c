@@ -279,7 +279,13 @@ static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the QP's end is reported elsewhere */
 	spin_lock_bh(&ep->lock);
-	if (!ep->conn || ep->dstate != TXRDMA_EP_CONNECTED)
+	/*
+	 * A connector may see the acceptor's first frames before its
+	 * EP_ACCEPT (another QP): they are checked and published all the
+	 * same, and the ACCEPT must then name the same endpoint.
+	 */
+	if (!ep->conn || (ep->dstate != TXRDMA_EP_CONNECTED &&
+			  ep->dstate != TXRDMA_EP_CONNECTING))
 		goto out;
 	if (txrdma_msg_post_recv(ep))
 		ep->stats.err_qp++;
@@ -322,6 +328,8 @@ static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = -EPROTO;
 		goto fail;
 	}
+	if (ep->dstate == TXRDMA_EP_CONNECTING && !ep->peer_ep)
+		ep->peer_ep = f.src_ep;
 	if (f.dst_ep != ep->id || f.src_ep != ep->peer_ep ||
 	    f.epoch != ep->epoch) {
 		ep->stats.err_proto++;
@@ -926,6 +934,9 @@ static int txrdma_msg_check(const struct txrdma_ep_connect *req, bool accept)
 /* Both sides agree on the pair: the peer's ring and our credits. */
 static int txrdma_msg_pair(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *e)
 {
+	/* frames that came first named the endpoint: it must be this one */
+	if (ep->peer_ep && ep->peer_ep != e->src_ep)
+		return -EPROTO;
 	ep->peer_ep = e->src_ep;
 	ep->peer_addr = e->ring_addr;
 	ep->peer_rkey = e->ring_rkey;

@@ -14,6 +14,7 @@
 #include <rdma/ib_cache.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 #include "txrdma_tenant.h"
 
@@ -411,6 +412,13 @@ static const struct genl_ops txrdma_genl_ops[] = {
 		.policy		= txrdma_peer_get_policy,
 		.maxattr	= TXRDMA_PEER_GET_MAXATTR,
 		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= TXRDMA_CMD_EP_GET,
+		.doit		= txrdma_nl_ep_get_doit,
+		.dumpit		= txrdma_nl_ep_get_dumpit,
+		.policy		= txrdma_ep_get_policy,
+		.maxattr	= TXRDMA_EP_GET_MAXATTR,
 	},
 };
 

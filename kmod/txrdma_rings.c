@@ -203,12 +203,28 @@ static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
 	return smp_load_acquire(&tf->ring);
 }
 
-/* The doorbell: the process saw TXRDMA_SQ_F_NEED_WAKEUP. */
+/*
+ * The doorbell: the process saw TXRDMA_SQ_F_NEED_WAKEUP.  The poller is
+ * asleep, so the submissions (and credits owed) are served right here,
+ * in the caller's context, as io_uring does without SQPOLL: a message
+ * sent to an idle host costs no thread wake-up.  The poller is kicked
+ * only for what this pass could not finish (a budget's worth, or SQEs
+ * that wait for credits or tokens).
+ */
 long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 {
-	if (!txrdma_file_ring(tf))
+	struct txrdma_ring *ring = txrdma_file_ring(tf);
+	bool more;
+
+	if (!ring)
 		return -ENXIO;
-	txrdma_poller_kick();
+	mutex_lock(&ring->lock);
+	txrdma_msg_ring_credits(ring);
+	txrdma_ring_process(ring);
+	more = txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
+	mutex_unlock(&ring->lock);
+	if (more)
+		txrdma_poller_kick();
 	return 0;
 }
 

@@ -237,13 +237,15 @@ static const int txrdma_refused_attrs[] = {
 	TXRDMA_A_LIMIT_OPS_RATE,
 };
 
-/* Caller holds txrdma_tenants_lock. */
+/* Caller holds txrdma_tenants_lock (it nests outside txrdma_eps_lock). */
 static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 			      u32 portid, u32 seq, int flags)
 {
 	u64 limits[7], usage[3], refused[5];
+	struct txrdma_ep_stats traffic;
 	void *hdr;
 
+	txrdma_eps_tenant_traffic(t, &traffic);
 	spin_lock_bh(&t->lock);
 	limits[0] = t->quota.limit[TXRDMA_RES_QPS];
 	limits[1] = t->quota.limit[TXRDMA_RES_ENDPOINTS];
@@ -277,7 +279,8 @@ static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_USAGE, txrdma_limit_attrs,
 			    usage, 3) ||
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_REFUSED, txrdma_refused_attrs,
-			    refused, 5)) {
+			    refused, 5) ||
+	    txrdma_nl_put_stats(skb, TXRDMA_A_TENANT_TRAFFIC, &traffic)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -9,6 +9,7 @@
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 
+#include "txrdma_endpoint.h"
 #include "txrdma_quota.h"
 #include "txrdma_tbucket.h"
 
@@ -28,12 +29,14 @@
  * @cgroup_path: the cgroup v2 directory as the admin gave it
  * @cgrp: that cgroup, referenced for the tenant's lifetime
  * @prio: enum txrdma_prio
- * @lock: protects @quota, @bw, @ops and the throttle counters
+ * @lock: protects @quota, @bw, @ops, the throttle counters and @retired
  * @quota: countable resources (QPs, endpoints, pinned bytes)
  * @bw: bandwidth bucket, bytes; rate TXRDMA_TB_UNLIMITED when unlimited
  * @ops: operation bucket
  * @throttled_bw: requests that had to wait for @bw
  * @throttled_ops: requests that had to wait for @ops
+ * @retired: counters of its endpoints that are gone (their live ones
+ *	are summed by txrdma_eps_tenant_traffic())
  */
 struct txrdma_tenant {
 	struct list_head node;
@@ -46,12 +49,13 @@ struct txrdma_tenant {
 	char *cgroup_path;
 	struct cgroup *cgrp;
 	u8 prio;
-	spinlock_t lock;	/* quota, buckets, throttle counters */
+	spinlock_t lock;	/* quota, buckets, counters */
 	struct txrdma_quota quota;
 	struct txrdma_tb bw;
 	struct txrdma_tb ops;
 	u64 throttled_bw;
 	u64 throttled_ops;
+	struct txrdma_ep_stats retired;
 };
 
 void txrdma_tenants_exit(void);

@@ -17,8 +17,9 @@ PKGS=(
 	# guests and what runs in them
 	qemu-system-x86 busybox-static cpio iproute2 util-linux jq
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	# benchmarks: instructions per message of the ring fast path
-	valgrind
+	# benchmarks: instructions per message of the ring fast path; TCP
+	# ping-pong beside txrdma (msg_bench.sh)
+	valgrind sockperf
 )
 
 missing=()

@@ -125,6 +125,10 @@ static const char peer_help[] =
 "       tx, rx: BFD min tx and rx intervals in microseconds; mult: detect\n"
 "       multiplier 1..255; port: the peer's rdma_cm port (default 7388)\n";
 
+static const char ep_help[] =
+"where  ID is an endpoint id (just that one), NAME a tenant (only its\n"
+"       endpoints); processes make endpoints through /dev/txrdma\n";
+
 void txa_usage(FILE *out, enum txa_help_topic topic)
 {
 	if (topic == TXA_HELP_ALL)
@@ -132,7 +136,7 @@ void txa_usage(FILE *out, enum txa_help_topic topic)
 "Usage: " TXA_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 "       " TXA_PROG " -V | --version\n"
 "       " TXA_PROG " -h | --help | help\n"
-"where  OBJECT := { dev | tenant | peer | monitor }\n"
+"where  OBJECT := { dev | tenant | peer | ep | monitor }\n"
 "       OPTIONS := { -j[son] | -p[retty] }\n"
 "\n");
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_DEV)
@@ -161,6 +165,13 @@ TXA_PROG " peer [ show [ NAME ] ]\n"
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
 	if (topic == TXA_HELP_PEER)
 		fputs(peer_help, out);
+	if (topic == TXA_HELP_ALL || topic == TXA_HELP_EP)
+		fprintf(out, "%s"
+TXA_PROG " ep [ show [ id ID ] [ tenant NAME ] ]\n"
+"       " TXA_PROG " ep help\n",
+			topic == TXA_HELP_ALL ? "       " : "Usage: ");
+	if (topic == TXA_HELP_EP)
+		fputs(ep_help, out);
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_MONITOR)
 		fprintf(out, "%s"
 TXA_PROG " monitor [ count N ]\n"
@@ -169,6 +180,7 @@ TXA_PROG " monitor [ count N ]\n"
 	if (topic == TXA_HELP_ALL) {
 		fputs(limits_help, out);
 		fputs(peer_help, out);
+		fputs(ep_help, out);
 	}
 	if (topic == TXA_HELP_ALL)
 		fprintf(out,
@@ -769,6 +781,75 @@ static int parse_peer(int argc, char **argv, struct txa_args *a, FILE *err)
 			   argv[0]);
 }
 
+/* ---- ep ------------------------------------------------------------- */
+
+static int parse_ep_show(int argc, char **argv, struct txa_args *a,
+			 FILE *err)
+{
+	static const char *const attrs[] = { "id", "tenant", NULL };
+	struct txa_ep_args *e = &a->ep;
+	unsigned int seen = 0;
+	uint64_t v;
+	int k;
+
+	a->cmd = TXA_CMD_EP_SHOW;
+	while (argc > 0) {
+		k = txa_lookup(argv[0], attrs);
+		if (k < 0)
+			return usage_error(err, TXA_HELP_EP,
+					   "ep show: unknown attribute \"%s\"",
+					   argv[0]);
+		if (argc < 2)
+			return usage_error(err, TXA_HELP_EP,
+					   "ep show: \"%s\" needs a value",
+					   attrs[k]);
+		if (seen & (1U << k))
+			return usage_error(err, TXA_HELP_EP,
+					   "ep show: \"%s\" given twice",
+					   attrs[k]);
+		seen |= 1U << k;
+		if (k == 0) {
+			if (txa_parse_range(argv[1], 1, UINT32_MAX, &v))
+				return usage_error(err, TXA_HELP_EP,
+						   "ep show: id: \"%s\" is not an endpoint id (1 to 4294967295)",
+						   argv[1]);
+			e->has_id = true;
+			e->id = (uint32_t)v;
+		} else {
+			if (!*argv[1] ||
+			    strlen(argv[1]) >= TXRDMA_TENANT_NAME_MAX)
+				return usage_error(err, TXA_HELP_EP,
+						   "ep show: tenant: invalid tenant name \"%s\" (1 to %d bytes)",
+						   argv[1],
+						   TXRDMA_TENANT_NAME_MAX - 1);
+			e->tenant = argv[1];
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	return TXA_EXIT_OK;
+}
+
+static int parse_ep(int argc, char **argv, struct txa_args *a, FILE *err)
+{
+	static const char *const cmds[] = { "show", "list", "help", NULL };
+
+	a->cmd = TXA_CMD_EP_SHOW;
+	if (argc == 0)
+		return TXA_EXIT_OK;
+	switch (txa_lookup(argv[0], cmds)) {
+	case 0:
+	case 1:
+		return parse_ep_show(argc - 1, argv + 1, a, err);
+	case 2:
+		a->cmd = TXA_CMD_HELP;
+		a->help_topic = TXA_HELP_EP;
+		return TXA_EXIT_OK;
+	}
+	return usage_error(err, TXA_HELP_EP, "ep: unknown command \"%s\"",
+			   argv[0]);
+}
+
 static int parse_monitor(int argc, char **argv, struct txa_args *a,
 			 FILE *err)
 {
@@ -805,7 +886,7 @@ static int parse_monitor(int argc, char **argv, struct txa_args *a,
 static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 {
 	static const char *const topics[] = { "dev", "monitor", "tenant",
-					      "peer", NULL };
+					      "peer", "ep", NULL };
 
 	a->cmd = TXA_CMD_HELP;
 	a->help_topic = TXA_HELP_ALL;
@@ -824,6 +905,9 @@ static int parse_help(int argc, char **argv, struct txa_args *a, FILE *err)
 	case 3:
 		a->help_topic = TXA_HELP_PEER;
 		return TXA_EXIT_OK;
+	case 4:
+		a->help_topic = TXA_HELP_EP;
+		return TXA_EXIT_OK;
 	}
 	return usage_error(err, TXA_HELP_ALL, "help: unknown topic \"%s\"",
 			   argv[0]);
@@ -839,7 +923,7 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const objects[] = { "dev", "monitor", "help",
-					       "tenant", "peer", NULL };
+					       "tenant", "peer", "ep", NULL };
 	char shortopt[3] = "-?";
 	int c;
 
@@ -894,6 +978,8 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 		return parse_tenant(argc - 1, argv + 1, a, err);
 	case 4:
 		return parse_peer(argc - 1, argv + 1, a, err);
+	case 5:
+		return parse_ep(argc - 1, argv + 1, a, err);
 	}
 	return usage_error(err, TXA_HELP_ALL, "unknown object \"%s\"",
 			   argv[0]);

@@ -34,6 +34,7 @@ enum txa_cmd {
 	TXA_CMD_PEER_ADD,
 	TXA_CMD_PEER_SET,
 	TXA_CMD_PEER_DEL,
+	TXA_CMD_EP_SHOW,	/* ep: filters of struct txa_ep_args */
 };
 
 enum txa_help_topic {
@@ -42,6 +43,7 @@ enum txa_help_topic {
 	TXA_HELP_MONITOR,
 	TXA_HELP_TENANT,
 	TXA_HELP_PEER,
+	TXA_HELP_EP,
 };
 
 /* tenant add/set/del/show NAME ... */
@@ -80,6 +82,13 @@ struct txa_peer_args {
 	bool admin_up;			/* set: state up|down */
 };
 
+/* ep show [ id ID ] [ tenant NAME ] */
+struct txa_ep_args {
+	bool has_id;
+	uint32_t id;			/* 1..2^32-1 */
+	const char *tenant;		/* NULL: every tenant's */
+};
+
 struct txa_args {
 	bool json;
 	bool pretty;
@@ -90,6 +99,7 @@ struct txa_args {
 	uint64_t count;		/* monitor: stop after this many, 0 = never */
 	struct txa_tenant_args tenant;
 	struct txa_peer_args peer;
+	struct txa_ep_args ep;
 };
 
 /*

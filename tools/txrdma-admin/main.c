@@ -9,6 +9,7 @@
  *	txrdma-admin tenant { add | set | del } NAME ...
  *	txrdma-admin [-j] [-p] peer show [NAME]
  *	txrdma-admin peer { add | set | del } NAME ...
+ *	txrdma-admin [-j] [-p] ep show [id ID] [tenant NAME]
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "args.h"
 #include "dev.h"
+#include "ep.h"
 #include "monitor.h"
 #include "peer.h"
 #include "tenant.h"
@@ -77,6 +79,9 @@ int main(int argc, char **argv)
 	case TXA_CMD_PEER_SET:
 	case TXA_CMD_PEER_DEL:
 		ret = txa_cmd_peer(&a);
+		break;
+	case TXA_CMD_EP_SHOW:
+		ret = txa_cmd_ep(&a);
 		break;
 	default:
 		txa_usage(stderr, TXA_HELP_ALL);

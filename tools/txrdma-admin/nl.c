@@ -59,6 +59,8 @@ static const char *const attr_names[] = {
 	[TXRDMA_A_LIMIT_BW_BURST]	= "limit_bw_burst",
 	[TXRDMA_A_LIMIT_OPS_RATE]	= "limit_ops_rate",
 	[TXRDMA_A_LIMIT_OPS_BURST]	= "limit_ops_burst",
+	[TXRDMA_A_EP_ID]		= "ep_id",
+	[TXRDMA_A_EP_TENANT]		= "ep_tenant",
 };
 
 const char *txa_attr_name(unsigned int type)

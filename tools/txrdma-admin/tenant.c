@@ -30,6 +30,7 @@ static struct nla_policy tenant_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_TENANT_LIMITS]	= { .type = NLA_NESTED },
 	[TXRDMA_A_TENANT_USAGE]		= { .type = NLA_NESTED },
 	[TXRDMA_A_TENANT_REFUSED]	= { .type = NLA_NESTED },
+	[TXRDMA_A_TENANT_TRAFFIC]	= { .type = NLA_NESTED },
 };
 
 static struct nla_policy limit_policy[TXRDMA_A_MAX + 1] = {
@@ -101,6 +102,11 @@ int txa_tenant_parse(const struct nlmsghdr *nlh, struct txa_tenant *t)
 	    parse_limits(tb[TXRDMA_A_TENANT_REFUSED], t->refused,
 			 &t->refused_have))
 		return -EINVAL;
+	if (tb[TXRDMA_A_TENANT_TRAFFIC]) {
+		if (txa_stats_parse(tb[TXRDMA_A_TENANT_TRAFFIC], &t->traffic))
+			return -EINVAL;
+		t->have |= TXA_TEN_HAVE_TRAFFIC;
+	}
 	if (tb[TXRDMA_A_TENANT_CGROUP]) {
 		t->cgroup = strdup(nla_get_string(tb[TXRDMA_A_TENANT_CGROUP]));
 		if (!t->cgroup)
@@ -206,6 +212,12 @@ void txa_tenant_print_plain(FILE *out, const struct txa_tenant *t)
 		     &first);
 	if (!first)
 		fputc('\n', out);
+
+	if ((t->have & TXA_TEN_HAVE_TRAFFIC) && t->traffic.have) {
+		fputs("    traffic ", out);
+		txa_stats_print_plain(out, &t->traffic);
+		fputc('\n', out);
+	}
 }
 
 static void json_kv_limit(struct json_writer *w, const char *key, uint64_t v)
@@ -264,6 +276,10 @@ void txa_tenant_print_json(struct json_writer *w, const struct txa_tenant *t)
 		if (has(t->refused_have, TXA_LIM_OPS_RATE))
 			json_kv_u64(w, "ops", t->refused[TXA_LIM_OPS_RATE]);
 		json_obj_end(w);
+	}
+	if (t->have & TXA_TEN_HAVE_TRAFFIC) {
+		json_key(w, "traffic");
+		txa_stats_print_json(w, &t->traffic);
 	}
 	json_obj_end(w);
 }

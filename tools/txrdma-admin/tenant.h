@@ -14,6 +14,7 @@
 #include <linux/txrdma.h>
 
 #include "args.h"
+#include "ep.h"
 #include "json.h"
 #include "limits.h"
 
@@ -23,6 +24,7 @@ enum {
 	TXA_TEN_HAVE_ID		= 1 << 1,
 	TXA_TEN_HAVE_CGROUP	= 1 << 2,
 	TXA_TEN_HAVE_PRIO	= 1 << 3,
+	TXA_TEN_HAVE_TRAFFIC	= 1 << 4,
 };
 
 /* A tenant as a TENANT_GET reply describes it. */
@@ -38,6 +40,7 @@ struct txa_tenant {
 	uint64_t limits[TXA_LIM_NR];
 	uint64_t usage[TXA_LIM_NR];	/* qps, endpoints, pinned */
 	uint64_t refused[TXA_LIM_NR];	/* qps, endpoints, pinned; bw/ops rate: throttled */
+	struct txa_stats traffic;	/* its endpoints', past and present */
 };
 
 /*

@@ -316,6 +316,9 @@ enum txrdma_cmd {
 	TXRDMA_CMD_PEER_SET,		/* CAP_NET_ADMIN */
 	TXRDMA_CMD_PEER_DEL,		/* CAP_NET_ADMIN */
 	TXRDMA_CMD_PEER_STATE_NTF,	/* event: liveness state changed */
+	TXRDMA_CMD_EP_GET,		/* do (by EP_ID) and dump (EP_TENANT,
+					 * EP_ID filter it)
+					 */
 
 	__TXRDMA_CMD_MAX,
 	TXRDMA_CMD_MAX = __TXRDMA_CMD_MAX - 1
@@ -412,6 +415,47 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_STALLS,		/* u64: this host's probe timer ran
 					 * more than 2 ms late (silence excused) */
 	TXRDMA_A_PEER_STALL_MAX_NS,	/* u64: the latest it ran */
+	TXRDMA_A_EP_ID,			/* u32: endpoint id */
+	TXRDMA_A_EP_TENANT,		/* string: its tenant's name */
+	TXRDMA_A_EP_PEER,		/* string: its peer's name */
+	TXRDMA_A_EP_STATE,		/* u8: enum txrdma_ep_state */
+	TXRDMA_A_EP_SERVICE,		/* u32: service of the pair, 0: none */
+	TXRDMA_A_EP_PEER_EP,		/* u32: the other side's id, 0: none */
+	TXRDMA_A_EP_QPN,		/* u32: its QP's number, 0 once gone */
+	TXRDMA_A_EP_ERROR,		/* s32: 0, or why it carries no more
+					 * traffic (negative errno)
+					 */
+	TXRDMA_A_EP_STATS,		/* nest of TXRDMA_A_STAT_* */
+	TXRDMA_A_STAT_TX_MSGS,		/* u64: SENDs completed */
+	TXRDMA_A_STAT_TX_BYTES,		/* u64: their payload bytes */
+	TXRDMA_A_STAT_RX_MSGS,		/* u64: messages received (checked) */
+	TXRDMA_A_STAT_RX_BYTES,		/* u64: their payload bytes */
+	TXRDMA_A_STAT_RW_OPS,		/* u64: READs and WRITEs completed */
+	TXRDMA_A_STAT_RW_BYTES,		/* u64: their bytes */
+	TXRDMA_A_STAT_CREDIT_STALLS,	/* u64: SENDs held back: no credits */
+	TXRDMA_A_STAT_CREDIT_UPDATES,	/* u64: explicit credit updates sent */
+	TXRDMA_A_STAT_SLOT_STALLS,	/* u64: operations held back: no send
+					 * slot (TXRDMA_EP_SLOTS in flight)
+					 */
+	TXRDMA_A_STAT_THROTTLED,	/* u64: operations that waited for the
+					 * tenant's bw or ops bucket
+					 */
+	TXRDMA_A_STAT_ERR_CRC,		/* u64: frames refused: bad CRC */
+	TXRDMA_A_STAT_ERR_SEQ,		/* u64: frames refused: out of sequence */
+	TXRDMA_A_STAT_ERR_PROTO,	/* u64: frames or credit updates
+					 * refused: any other check
+					 */
+	TXRDMA_A_STAT_ERR_QP,		/* u64: work requests that failed on
+					 * the QP (post or completion)
+					 */
+	TXRDMA_A_STAT_ERR_SQE,		/* u64: ring state from the process
+					 * that was ignored (e.g. a released
+					 * head out of range)
+					 */
+	TXRDMA_A_TENANT_TRAFFIC,	/* nest as EP_STATS: the sum over the
+					 * tenant's endpoints, present and past
+					 * (never goes backwards)
+					 */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
@@ -450,6 +494,15 @@ enum txrdma_peer_diag {
 	TXRDMA_PEER_DIAG_DETECT_EXPIRED	= 1,
 	TXRDMA_PEER_DIAG_NEIGHBOR_DOWN	= 3,
 	TXRDMA_PEER_DIAG_ADMIN_DOWN	= 7,
+};
+
+/* Endpoint states (TXRDMA_A_EP_STATE). */
+enum txrdma_ep_state {
+	TXRDMA_EP_STATE_PLAIN		= 0,	/* TXRDMA_IOC_EP_CREATE: no pair */
+	TXRDMA_EP_STATE_CONNECTING	= 1,	/* pairing: waiting for the answer */
+	TXRDMA_EP_STATE_CONNECTED	= 2,	/* paired: carries traffic */
+	TXRDMA_EP_STATE_REJECTED	= 3,	/* the other side refused the pair */
+	TXRDMA_EP_STATE_CLOSED		= 4,	/* closed or failed (EP_ERROR) */
 };
 
 /* Who opens connections: the side with the lower source address. */

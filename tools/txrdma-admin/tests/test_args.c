@@ -662,6 +662,60 @@ static void test_peer_set_del_show(void)
 	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
 }
 
+/* @line fails with exit 2, @msg in the message, the ep usage after it */
+static void check_ep_usage(const char *line, const char *msg)
+{
+	struct txa_args a;
+
+	if (!TAP_CHECK_INT(parse(line, &a), TXA_EXIT_USAGE))
+		tap_diag("  accepted \"%s\"", line);
+	if (!TAP_CHECK(err_has(msg)))
+		tap_diag("  \"%s\": %s", line, errbuf ? errbuf : "(null)");
+	TAP_CHECK(err_has("Usage: txrdma-admin ep"));
+}
+
+static void test_ep_show(void)
+{
+	struct txa_args a;
+
+	TAP_CHECK_INT(parse("ep", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_EP_SHOW);
+	TAP_CHECK(!a.ep.has_id && !a.ep.tenant);
+	TAP_CHECK_INT(parse("ep show", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_EP_SHOW);
+	TAP_CHECK_INT(parse("ep list", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_EP_SHOW);
+	TAP_CHECK_INT(parse("-j ep show id 3", &a), 0);
+	TAP_CHECK(a.json && a.ep.has_id && a.ep.id == 3 && !a.ep.tenant);
+	TAP_CHECK_INT(parse("ep show tenant db1", &a), 0);
+	TAP_CHECK(!a.ep.has_id && a.ep.tenant && !strcmp(a.ep.tenant, "db1"));
+	TAP_CHECK_INT(parse("e s t db1 i 4294967295", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_EP_SHOW);
+	TAP_CHECK(a.ep.has_id && a.ep.id == UINT32_MAX);
+	TAP_CHECK_STR(a.ep.tenant, "db1");
+
+	check_ep_usage("ep show id 0",
+		       "ep show: id: \"0\" is not an endpoint id (1 to 4294967295)");
+	check_ep_usage("ep show id 4294967296", "ep show: id: \"4294967296\"");
+	check_ep_usage("ep show id -1", "ep show: id: \"-1\"");
+	check_ep_usage("ep show id x", "ep show: id: \"x\"");
+	check_ep_usage("ep show id", "ep show: \"id\" needs a value");
+	check_ep_usage("ep show id 1 id 2", "ep show: \"id\" given twice");
+	check_ep_usage("ep show tenant", "ep show: \"tenant\" needs a value");
+	check_ep_usage("ep show tenant xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		       "ep show: tenant: invalid tenant name");
+	check_ep_usage("ep show peer g1", "ep show: unknown attribute \"peer\"");
+	check_ep_usage("ep frob", "ep: unknown command \"frob\"");
+
+	TAP_CHECK_INT(parse("ep help", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_HELP);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_EP);
+	TAP_CHECK_INT(parse("help ep", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_EP);
+	TAP_CHECK_INT(parse("help e", &a), 0);
+	TAP_CHECK_INT(a.help_topic, TXA_HELP_EP);
+}
+
 static void test_usage_text(void)
 {
 	char *buf = NULL;
@@ -670,13 +724,22 @@ static void test_usage_text(void)
 
 	txa_usage(f, TXA_HELP_ALL);
 	fclose(f);
-	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | peer | monitor }"));
+	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | peer | ep | monitor }"));
 	TAP_CHECK(strstr(buf, "tenant add NAME cgroup PATH [ LIMITS ]"));
 	TAP_CHECK(strstr(buf, "where  LIMITS :="));
 	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]"));
 	TAP_CHECK(strstr(buf, "peer set NAME [ PEER_ATTRS ] [ state { up | down } ]"));
 	TAP_CHECK(strstr(buf, "where  PEER_ATTRS := [ pool MIN[:MAX] ] [ tx USEC ] [ rx USEC ] [ mult N ]"));
 	TAP_CHECK(strstr(buf, "a tenant or a peer needs CAP_NET_ADMIN"));
+	TAP_CHECK(strstr(buf, "ep [ show [ id ID ] [ tenant NAME ] ]"));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	txa_usage(f, TXA_HELP_EP);
+	fclose(f);
+	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin ep [ show [ id ID ] [ tenant NAME ] ]\n", 58));
+	TAP_CHECK(!strstr(buf, "LIMITS"));
 	free(buf);
 
 	buf = NULL;
@@ -718,6 +781,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_peer_add, "args: peer add, every attribute, abbreviations, range edges"),
 	TAP_TEST(test_peer_add_errors, "args: peer add usage errors (exit 2), IPv6, ranges, pool"),
 	TAP_TEST(test_peer_pool_parse, "args: pool MIN[:MAX] parsing"),
+	TAP_TEST(test_ep_show, "args: ep show [id ID] [tenant NAME], usage errors"),
 	TAP_TEST(test_peer_set_del_show, "args: peer set/del/show/help"),
 	TAP_TEST(test_usage_text, "args: help text names tenant, peer, LIMITS and PEER_ATTRS"),
 };

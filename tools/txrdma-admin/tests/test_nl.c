@@ -18,6 +18,7 @@
 
 #include "tap.h"
 #include "../dev.h"
+#include "../ep.h"
 #include "../monitor.h"
 #include "../nl.h"
 #include "../peer.h"
@@ -2073,6 +2074,329 @@ static void test_monitor_peer_loop(void)
 	cleanup_bufs();
 }
 
+/* ---- endpoints ------------------------------------------------------ */
+
+struct fep {
+	uint32_t id;
+	const char *tenant, *peer;
+	uint8_t state;
+	uint32_t service, peer_ep, qpn;
+	int32_t error;
+	uint64_t st[TXA_ST_NR];
+};
+
+static const struct fep fep_a = {
+	3, "db1", "nodeB", TXRDMA_EP_STATE_CONNECTED, 7, 5, 20, 0,
+	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0 },
+};
+
+static const struct fep fep_b = {
+	9, "db2", "nodeC", TXRDMA_EP_STATE_CLOSED, 8, 2, 0, -ECONNRESET,
+	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+};
+
+static const struct fep *feps[2] = { &fep_a, &fep_b };
+
+static void put_stats(struct nl_msg *m, int type, const uint64_t *st)
+{
+	struct nlattr *nest = nla_nest_start(m, type | NLA_F_NESTED);
+	unsigned int i;
+
+	for (i = 0; i < TXA_ST_NR; i++)
+		put_u64(m, TXRDMA_A_STAT_TX_MSGS + i, st[i]);
+	nla_nest_end(m, nest);
+}
+
+static void put_ep(struct nl_msg *m, const struct fep *e)
+{
+	nla_put_u32(m, TXRDMA_A_EP_ID, e->id);
+	nla_put_string(m, TXRDMA_A_EP_TENANT, e->tenant);
+	nla_put_string(m, TXRDMA_A_EP_PEER, e->peer);
+	nla_put_u8(m, TXRDMA_A_EP_STATE, e->state);
+	nla_put_u32(m, TXRDMA_A_EP_SERVICE, e->service);
+	nla_put_u32(m, TXRDMA_A_EP_PEER_EP, e->peer_ep);
+	nla_put_u32(m, TXRDMA_A_EP_QPN, e->qpn);
+	nla_put_s32(m, TXRDMA_A_EP_ERROR, e->error);
+	put_stats(m, TXRDMA_A_EP_STATS, e->st);
+}
+
+/* dump (filtered by EP_TENANT as the module does), or do by EP_ID */
+static void handle_ep_get(const struct nlmsghdr *req)
+{
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	const char *tenant = NULL;
+	struct nl_msg *m;
+	unsigned int i;
+
+	if (fake.errno_to_send) {
+		queue_error(fake.errno_to_send, fake.extack, true);
+		return;
+	}
+	genlmsg_parse((struct nlmsghdr *)req, 0, tb, TXRDMA_A_MAX, NULL);
+	if (tb[TXRDMA_A_EP_TENANT])
+		tenant = nla_get_string(tb[TXRDMA_A_EP_TENANT]);
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		for (i = 0; i < fake.ndevs; i++) {
+			if (tenant && strcmp(tenant, feps[i]->tenant))
+				continue;
+			m = genl_reply(TXRDMA_CMD_EP_GET, NLM_F_MULTI);
+			put_ep(m, feps[i]);
+			queue_append(m, true);	/* one per datagram */
+		}
+		queue_done(0);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		if (tb[TXRDMA_A_EP_ID] &&
+		    nla_get_u32(tb[TXRDMA_A_EP_ID]) == feps[i]->id) {
+			m = genl_reply(TXRDMA_CMD_EP_GET, 0);
+			put_ep(m, feps[i]);
+			queue_append(m, true);
+			queue_error(0, NULL, true);
+			return;
+		}
+	}
+	queue_error(ENOENT, "no such endpoint", true);
+}
+
+static int run_ep(const struct txa_ep_args *e, bool json, bool pretty)
+{
+	struct txa_args a = { .cmd = TXA_CMD_EP_SHOW, .json = json,
+			      .pretty = pretty, .enabled = -1, .ep = *e };
+	int ret;
+
+	nl.what = "ep show";
+	ret = txa_ep_show(&nl, &a, out);
+	fflush(out);
+	fflush(nl.err);
+	return ret;
+}
+
+static const char ep_a_plain[] =
+"ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
+"    tx 1000 msgs 64000 bytes  rx 998 msgs 63872 bytes  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0\n";
+
+static const char ep_b_plain[] =
+"ep 9 tenant db2 peer nodeC service 8 peer_ep 2 qpn 0 state closed error ECONNRESET\n"
+"    tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n";
+
+static const char ep_a_json[] =
+"{\"id\":3,\"tenant\":\"db1\",\"peer\":\"nodeB\",\"state\":\"connected\","
+"\"service\":7,\"peer_ep\":5,\"qpn\":20,\"error\":0,"
+"\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
+"\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
+"\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
+"\"err_qp\":0,\"err_sqe\":0}}";
+
+static const char ep_b_json[] =
+"{\"id\":9,\"tenant\":\"db2\",\"peer\":\"nodeC\",\"state\":\"closed\","
+"\"service\":8,\"peer_ep\":2,\"qpn\":0,\"error\":-104,\"error_name\":\"ECONNRESET\","
+"\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
+"\"rw_ops\":5,\"rw_bytes\":6,\"credit_stalls\":7,\"credit_updates\":8,"
+"\"slot_stalls\":9,\"throttled\":10,\"err_crc\":11,\"err_seq\":12,\"err_proto\":13,"
+"\"err_qp\":14,\"err_sqe\":15}}";
+
+static void test_ep_dump(void)
+{
+	struct txa_ep_args none = { 0 }, ten = { .tenant = "db2" };
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	char want[2048];
+
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&none, false, false), TXA_EXIT_OK);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_DUMP);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_EP_GET);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_EP_ID] && !tb[TXRDMA_A_EP_TENANT]);
+	teardown();
+	snprintf(want, sizeof(want), "%s%s", ep_a_plain, ep_b_plain);
+	TAP_CHECK_STR(outbuf, want);
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&none, true, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "[%s,%s]\n", ep_a_json, ep_b_json);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&none, true, true), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK(strstr(outbuf, "\n        \"stats\": {\n            \"tx_msgs\": 1000,"));
+	cleanup_bufs();
+
+	/* the tenant filter is the module's: sent with the dump */
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&ten, true, false), TXA_EXIT_OK);
+	TAP_CHECK(fake.req->nlmsg_flags & NLM_F_DUMP);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_EP_TENANT] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_EP_TENANT]), "db2"));
+	teardown();
+	snprintf(want, sizeof(want), "[%s]\n", ep_b_json);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	setup(handle_ep_get);
+	fake.ndevs = 0;
+	TAP_CHECK_INT(run_ep(&none, true, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[]\n");
+	cleanup_bufs();
+
+	setup(handle_ep_get);
+	fake.ndevs = 0;
+	TAP_CHECK_INT(run_ep(&none, false, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	cleanup_bufs();
+}
+
+static void test_ep_show_do(void)
+{
+	struct txa_ep_args e = { .has_id = true, .id = 3 };
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&e, false, false), TXA_EXIT_OK);
+	TAP_CHECK(!(fake.req->nlmsg_flags & NLM_F_DUMP));
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_EP_ID] && nla_len(tb[TXRDMA_A_EP_ID]) == 4 &&
+		  nla_get_u32(tb[TXRDMA_A_EP_ID]) == 3);
+	TAP_CHECK(!tb[TXRDMA_A_EP_TENANT]);
+	teardown();
+	TAP_CHECK_STR(outbuf, ep_a_plain);
+	cleanup_bufs();
+
+	e.id = 99999;
+	setup(handle_ep_get);
+	TAP_CHECK_INT(run_ep(&e, true, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: ep show: no such endpoint (No such file or directory)\n");
+	cleanup_bufs();
+
+	/* without an extack message the tool names the endpoint */
+	setup(handle_ep_get);
+	fake.errno_to_send = ENOENT;
+	TAP_CHECK_INT(run_ep(&e, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: ep show: no endpoint 99999 (No such file or directory)\n");
+	cleanup_bufs();
+
+	e.tenant = "db1";
+	setup(handle_ep_get);
+	fake.errno_to_send = ENOENT;
+	TAP_CHECK_INT(run_ep(&e, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: ep show: no endpoint 99999 in tenant \"db1\" (No such file or directory)\n");
+	cleanup_bufs();
+
+	/* a module from before EP_GET */
+	setup(handle_ep_get);
+	fake.errno_to_send = EOPNOTSUPP;
+	TAP_CHECK_INT(run_ep(&e, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: ep show: the loaded txrdma module does not support this command (Operation not supported)\n");
+	cleanup_bufs();
+}
+
+/* a stats nest with a 4-byte counter, then an endpoint with just an id */
+static void handle_ep_odd(const struct nlmsghdr *req)
+{
+	struct nlattr *nest;
+	struct nl_msg *m;
+
+	(void)req;
+	m = genl_reply(TXRDMA_CMD_EP_GET, NLM_F_MULTI);
+	nla_put_u32(m, TXRDMA_A_EP_ID, 1);
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	nla_put_u32(m, TXRDMA_A_STAT_TX_MSGS, 1);
+	nla_nest_end(m, nest);
+	queue_append(m, true);
+	m = genl_reply(TXRDMA_CMD_EP_GET, NLM_F_MULTI);
+	nla_put_u32(m, TXRDMA_A_EP_ID, 2);
+	nla_put_u8(m, TXRDMA_A_EP_STATE, 77);
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_ERR_QP, 6);
+	put_u64(m, TXRDMA_A_STAT_TX_BYTES, 64);
+	nla_nest_end(m, nest);
+	nla_put_u32(m, TXRDMA_A_MAX + 5, 1);	/* from a newer module */
+	queue_append(m, false);
+	queue_done(0);
+}
+
+static void test_ep_malformed(void)
+{
+	struct txa_ep_args none = { 0 };
+	char buf[TXA_ERRNO_STRLEN];
+
+	setup(handle_ep_odd);
+	TAP_CHECK_INT(run_ep(&none, false, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "ep 2 state unknown(77)\n"
+		      "    tx 64 bytes  errors qp 6\n");
+	TAP_CHECK_STR(errbuf, "txrdma-admin: ep show: skipped a malformed reply from the kernel\n");
+	cleanup_bufs();
+
+	setup(handle_ep_odd);
+	TAP_CHECK_INT(run_ep(&none, true, false), TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(outbuf, "[{\"id\":2,\"state\":\"unknown(77)\","
+		      "\"stats\":{\"tx_bytes\":64,\"err_qp\":6}}]\n");
+	cleanup_bufs();
+
+	TAP_CHECK_STR(txa_errno_str(-ENOTCONN, buf, sizeof(buf)), "ENOTCONN");
+	TAP_CHECK_STR(txa_errno_str(-EPERM, buf, sizeof(buf)), "EPERM");
+	TAP_CHECK_STR(txa_errno_str(-4095, buf, sizeof(buf)), "-4095");
+	TAP_CHECK_STR(txa_ep_state_str(TXRDMA_EP_STATE_PLAIN, buf, sizeof(buf)),
+		      "plain");
+}
+
+/* tenant a with the traffic of its endpoints */
+static void handle_tenant_traffic(const struct nlmsghdr *req)
+{
+	struct nl_msg *m;
+
+	(void)req;
+	m = genl_reply(TXRDMA_CMD_TENANT_GET, NLM_F_MULTI);
+	put_tenant_reply(m, &ten_a);
+	put_stats(m, TXRDMA_A_TENANT_TRAFFIC, fep_b.st);
+	queue_append(m, true);
+	queue_done(0);
+}
+
+static void test_tenant_traffic(void)
+{
+	char want[2048];
+
+	setup(handle_tenant_traffic);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, false, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK_STR(outbuf,
+"a: id 1 cgroup /db/a prio normal\n"
+"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0\n"
+"    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
+"    traffic tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n");
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	setup(handle_tenant_traffic);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, false), TXA_EXIT_OK);
+	teardown();
+	/* the same keys as an endpoint's "stats" */
+	snprintf(want, sizeof(want), "[%.*s,\"traffic\":%s]\n",
+		 (int)strlen(tenant_a_json) - 1, tenant_a_json,
+		 strstr(ep_b_json, "\"stats\":") + strlen("\"stats\":"));
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_show_dump_plain, "dev show: dump, plain output"),
 	TAP_TEST(test_show_dump_json, "dev show: dump, JSON output"),
@@ -2111,6 +2435,10 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, warning ACK"),
 	TAP_TEST(test_peer_event, "monitor: PEER_STATE_NTF parsed, plain and JSON"),
 	TAP_TEST(test_monitor_peer_loop, "monitor: peer and dev events, seq gap, malformed, count"),
+	TAP_TEST(test_ep_dump, "ep show: dump of two endpoints, plain, JSON, pretty, tenant filter, empty"),
+	TAP_TEST(test_ep_show_do, "ep show id ID: do request with a u32 id, errors"),
+	TAP_TEST(test_ep_malformed, "ep show: bad counter size skipped, sparse one printed, names"),
+	TAP_TEST(test_tenant_traffic, "tenant show: the traffic of its endpoints, plain and JSON"),
 };
 
 int main(void)

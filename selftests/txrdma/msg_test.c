@@ -1,0 +1,1649 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Endpoint pairs and SEND between two hosts, through libtxrdma: the
+ * "msg" suite of run_vm_tests.py, where msg_guest.sh runs this program
+ * in two guests that added each other as peers.  One process serves
+ * (TXRDMA_MSG_ROLE=server), the other connects (TXRDMA_MSG_ROLE=client);
+ * TXRDMA_MSG_PEER names the other guest as a peer.  Both run the same
+ * tests in the same order.  Each test is one case on a service number of
+ * its own; the server learns the rest from the client's first message
+ * (a "hello": case, seed, counts, sizes), reads until the client's
+ * "done" (sent once all the client's SENDs completed) and answers with a
+ * summary of what it received.  A case ends when the client destroys
+ * its endpoint: the server's ring then reports -ECONNRESET.  Nothing
+ * sleeps to synchronise the two; timeouts only bound failures (a client
+ * that connects before the server listens is refused and tries again).
+ *
+ *  stream  100,000 messages client -> server, sizes drawn log-uniformly
+ *	    from 1 B to 64 KiB (fixed seed, printed; edge sizes first),
+ *	    payload: the message's number in its first 8 bytes, then a
+ *	    pattern of (number, byte index); at the same time 20,000 the
+ *	    other way.  Each receiver checks every message: complete,
+ *	    byte-exact, in order, none lost or duplicated, and its frame
+ *	    header (endpoints, length, seq +1 per frame); each sender one
+ *	    CQE per SQE (user_data = message number) with res == len.  The
+ *	    server's summary (count, bytes, order-sensitive checksum,
+ *	    errors) must match what the client sent.
+ *  slow_receiver
+ *	    the server's ring has 256 units; it waits 200 ms after the
+ *	    first message before it reads and pauses every 100 messages;
+ *	    the client posts 1,000 messages (many rings' worth) in one
+ *	    batch.  No error CQE, all arrive intact, and the receiver
+ *	    never holds more than its ring's units unreleased.
+ *  bad_input
+ *	    SQEs naming an unknown endpoint, an unknown region, another
+ *	    tenant's region (-ENOENT), memory past the region (-EFAULT), a
+ *	    length over max_msg (-EMSGSIZE); listen, accept and connect
+ *	    with wrong arguments (through the library and raw ioctls: the
+ *	    kernel's own checks), without rings (-ENXIO), to a service
+ *	    nobody serves (-ECONNREFUSED), accept without listen
+ *	    (-EINVAL), listen twice (-EADDRINUSE).  Then the pair still
+ *	    carries messages up to max_msg, and no frame of the refused
+ *	    SQEs reached the server (its frame seq is unbroken from 0).
+ *  close   the client destroys its endpoint while the server has SENDs
+ *	    waiting for credits in the client's ring (64 units, none
+ *	    released): the server's ring reports -ECONNRESET after the
+ *	    client's hello; the SENDs placed are the first ones and fit the
+ *	    client's ring, the waiting ones and a new one
+ *	    complete with errors, EP_INFO reports -ECONNRESET; on both
+ *	    sides the tenant's qps, endpoints and pinned bytes go up by
+ *	    the pair and come back to their values before the case (zero:
+ *	    the cases before left nothing behind either).
+ *
+ * Before main() the process makes tenant msg-t (cgroup /txrdma-msg,
+ * generous limits) and moves itself in, so every test child runs in it;
+ * tenant msg-o (/txrdma-msg-o) owns the "other tenant's" region.  Both
+ * are deleted at exit.
+ *
+ * Environment: TXRDMA_MSG_ROLE, TXRDMA_MSG_PEER (without them every test
+ * skips); client only: TXRDMA_MSG_SEED, TXRDMA_MSG_COUNT (100000),
+ * TXRDMA_MSG_REV_COUNT (20000).
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <txrdma.h>
+
+#include "kselftest_harness.h"
+#include "nlmini.h"
+#include "tenant_util.h"
+
+/* ---- the tenants ------------------------------------------------------ */
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_MSG		CG_ROOT "/txrdma-msg"
+#define CG_OTHER	CG_ROOT "/txrdma-msg-o"
+#define TENANT		"msg-t"
+#define TENANT_OTHER	"msg-o"
+
+static int tenant_status = -EAGAIN;
+static char tenant_error[512];
+
+static int tenant_new(struct nlmini *nl, const char *name, const char *cg)
+{
+	const uint64_t limits[] = {
+		TXRDMA_A_LIMIT_QPS, 64,
+		TXRDMA_A_LIMIT_ENDPOINTS, 64,
+		TXRDMA_A_LIMIT_PINNED_BYTES, 1ULL << 30,
+		0,
+	};
+	int ret = tenant_op(nl, TXRDMA_CMD_TENANT_NEW, name, cg, -1, limits);
+
+	if (ret)
+		snprintf(tenant_error, sizeof(tenant_error),
+			 "tenant %s on %s: %s (%s)", name, cg, strerror(-ret),
+			 nl->extack);
+	return ret;
+}
+
+static void tenants_down(void)
+{
+	struct nlmini nl;
+
+	cg_enter(CG_ROOT);
+	if (!nlmini_open(&nl)) {
+		tenant_del_force(&nl, TENANT);
+		tenant_del_force(&nl, TENANT_OTHER);
+		nlmini_close(&nl);
+	}
+	rmdir(CG_MSG);
+	rmdir(CG_OTHER);
+}
+
+__attribute__((constructor)) static void tenants_up(void)
+{
+	struct nlmini nl;
+
+	tenants_down();		/* leftovers of a run that crashed */
+	mkdir(CG_MSG, 0755);
+	mkdir(CG_OTHER, 0755);
+	tenant_status = nlmini_open(&nl);
+	if (tenant_status) {
+		snprintf(tenant_error, sizeof(tenant_error),
+			 "netlink family txrdma: %s", strerror(-tenant_status));
+		return;
+	}
+	tenant_status = tenant_new(&nl, TENANT, "/txrdma-msg");
+	if (!tenant_status)
+		tenant_status = tenant_new(&nl, TENANT_OTHER, "/txrdma-msg-o");
+	nlmini_close(&nl);
+	if (!tenant_status) {
+		tenant_status = cg_enter(CG_MSG);
+		if (tenant_status)
+			snprintf(tenant_error, sizeof(tenant_error),
+				 "cannot enter %s: %s", CG_MSG,
+				 strerror(-tenant_status));
+	}
+}
+
+/* only the harness's parent exits through here; test children _exit */
+__attribute__((destructor)) static void tenants_fini(void)
+{
+	tenants_down();
+}
+
+/* what tenant msg-t has in use */
+struct usage {
+	int64_t qps, eps, pinned;
+};
+
+static int usage_get(struct usage *u)
+{
+	struct nlmini nl;
+	struct tenant t;
+	int ret;
+
+	ret = nlmini_open(&nl);
+	if (ret)
+		return ret;
+	ret = get_tenant(&nl, TENANT, &t);
+	nlmini_close(&nl);
+	if (ret)
+		return ret;
+	u->qps = t.usage[TENANT_LIM(TXRDMA_A_LIMIT_QPS)];
+	u->eps = t.usage[TENANT_LIM(TXRDMA_A_LIMIT_ENDPOINTS)];
+	u->pinned = t.usage[TENANT_LIM(TXRDMA_A_LIMIT_PINNED_BYTES)];
+	return 0;
+}
+
+/* ---- time -------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the slow receiver's slowness, and the pace of bounded retries */
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * Poll (bounded) until the tenant's qps and endpoints (and with
+ * @pinned its pinned bytes too) are those of @want; @got: the last read.
+ */
+static bool usage_wait(const struct usage *want, bool pinned, double secs,
+		       struct usage *got)
+{
+	double end = now_s() + secs;
+
+	for (;;) {
+		if (!usage_get(got) && got->qps == want->qps &&
+		    got->eps == want->eps &&
+		    (!pinned || got->pinned == want->pinned))
+			return true;
+		if (now_s() > end)
+			return false;
+		msleep(20);
+	}
+}
+
+/*
+ * The baseline of the close case: no process of the tenant holds
+ * anything (the cases before closed all they had, and their processes
+ * exited).  Waits (bounded) for it, so that what the case before gives
+ * back late is not taken for this case's leak; false if it never came.
+ */
+static bool usage_idle(struct usage *got)
+{
+	const struct usage zero = { 0, 0, 0 };
+
+	return usage_wait(&zero, true, 10, got);
+}
+
+/* ---- cases and their services --------------------------------------- */
+
+enum {
+	CASE_STREAM = 1,
+	CASE_SLOW,
+	CASE_BAD,
+	CASE_CLOSE,
+};
+
+#define SVC(kase)	(0x6d730000u + (kase))	/* "ms" + case */
+#define SVC_NONE	0x6d7300f0u	/* nobody ever listens here */
+#define SVC_NOT_LISTENED 0x6d7300f1u
+#define SVC_TWICE	0x6d7300f2u
+
+/* failure bounds, seconds */
+#define ACCEPT_S	240	/* the client may still be in a case before */
+#define CONNECT_S	300	/* the server may still be in a case before */
+#define STREAM_S	1000
+#define CASE_S		120
+#define CQE_S		10
+
+/* ---- a process's side of a pair ---------------------------------------- */
+
+#define HUGE		TXRDMA_REGION_HUGE_SIZE
+#define CTL_SLOT	1024	/* control messages, in the ring's page */
+#define CTL_SLOTS	4
+#define CTL_OFF		(HUGE - CTL_SLOTS * CTL_SLOT)
+#define SLOTS_OFF	HUGE	/* payload slots: the pages after */
+
+/* user_data: kind in the top byte */
+#define UD_STREAM	(1ULL << 56)
+#define UD_CTL		(2ULL << 56)
+#define UD_ONE		(3ULL << 56)
+#define UD_KIND(ud)	((ud) & (0xffULL << 56))
+#define UD_INDEX(ud)	((ud) & ((1ULL << 56) - 1))
+
+struct txstream;
+
+struct side {
+	struct txrdma_ctx *ctx;
+	struct txrdma_sq sq;
+	struct txrdma_cq cq;
+	struct txrdma_region reg;
+	struct txrdma_rx rx;
+	uint32_t rx_units;
+	struct txrdma_ep_connect ep;
+	bool connected;
+	uint32_t nslots, slot_size;
+	/* receiving: frame headers */
+	uint32_t rx_frames;	/* the next frame's seq */
+	uint32_t bad_hdr;
+	char hdr_err[200];
+	uint32_t max_ready;	/* most units published and not released */
+	int rx_err;		/* what the ring ended with, 0 while open */
+	/* completions */
+	struct txstream *tx;	/* the stream whose CQEs come back */
+	uint32_t ctl_posted, ctl_done, ctl_bad;
+	uint32_t one_seen;	/* single SQEs (UD_ONE) completed */
+	struct txrdma_cqe one;	/* the last of them */
+	uint32_t recv_cqes;	/* TXRDMA_CQE_F_RECV entries */
+	uint32_t stray_cqes;
+};
+
+static uint32_t frame_units(uint32_t len)
+{
+	return (TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_UNIT - 1) /
+	       TXRDMA_FRAME_UNIT;
+}
+
+/*
+ * Open /dev/txrdma with rings of @sq_entries and a region holding the
+ * receive ring of @rx_units at offset 0 and @nslots payload slots of
+ * @slot_size after its first 2 MiB page.
+ */
+static void side_open(struct __test_metadata *_metadata, struct side *s,
+		      unsigned int sq_entries, uint32_t rx_units,
+		      uint32_t nslots, uint32_t slot_size)
+{
+	uint64_t slots = (uint64_t)nslots * slot_size;
+
+	memset(s, 0, sizeof(*s));
+	s->rx_units = rx_units;
+	s->nslots = nslots;
+	s->slot_size = slot_size;
+	ASSERT_EQ(0, txrdma_open(&s->ctx, 0));
+	ASSERT_EQ(0, txrdma_rings_setup(s->ctx, sq_entries, 0, &s->sq,
+					&s->cq));
+	ASSERT_NE(0, txrdma_rx_area_size(rx_units));
+	ASSERT_LE(txrdma_rx_area_size(rx_units), (size_t)CTL_OFF);
+	ASSERT_EQ(0, txrdma_region_create(s->ctx, HUGE + (slots + HUGE - 1) /
+					  HUGE * HUGE, 0, &s->reg));
+}
+
+/* destroy the endpoint (if any) and the region, close the device */
+static void side_close(struct side *s)
+{
+	if (s->connected)
+		txrdma_ep_destroy(s->ctx, s->ep.id);
+	s->connected = false;
+	if (s->reg.id)
+		txrdma_region_destroy(s->ctx, &s->reg);
+	txrdma_close(s->ctx);
+	s->ctx = NULL;
+}
+
+static struct txrdma_ep_params side_params(const struct side *s, uint32_t svc)
+{
+	return (struct txrdma_ep_params){
+		.service = svc,
+		.rx_region = s->reg.id,
+		.rx_units = s->rx_units,
+		.rx_off = 0,
+		.timeout_ms = 10000,
+	};
+}
+
+static void side_rx_init(struct __test_metadata *_metadata, struct side *s)
+{
+	s->connected = true;
+	ASSERT_NE(0, s->ep.id);
+	ASSERT_LT(0, s->ep.max_msg);
+	ASSERT_EQ(0, txrdma_rx_init(&s->rx, s->ctx, &s->sq, s->reg.addr,
+				    s->rx_units));
+}
+
+/*
+ * Connect to @svc of the peer.  The server may not listen yet (it may
+ * still be in the case before): -ECONNREFUSED, and -EAGAIN (no ready
+ * QP this instant) or -ETIMEDOUT, are tried again until @secs passed.
+ */
+static void side_connect(struct __test_metadata *_metadata, struct side *s,
+			 const char *peer, uint32_t svc, double secs)
+{
+	struct txrdma_ep_params p = side_params(s, svc);
+	double end = now_s() + secs;
+	int ret, tries = 0;
+
+	for (;;) {
+		ret = txrdma_ep_connect(s->ctx, peer, &p, &s->ep);
+		tries++;
+		if (!ret || (ret != -ECONNREFUSED && ret != -EAGAIN &&
+			     ret != -ETIMEDOUT) || now_s() > end)
+			break;
+		msleep(50);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("connect to %s service %#x: %s (%d tries)",
+				 peer, svc, strerror(-ret), tries);
+	side_rx_init(_metadata, s);
+}
+
+/* Listen on @svc and accept the client's connection (peer @peer). */
+static void side_accept(struct __test_metadata *_metadata, struct side *s,
+			const char *peer, uint32_t svc, double secs)
+{
+	struct txrdma_ep_params p = side_params(s, svc);
+	double end = now_s() + secs;
+	int ret;
+
+	ASSERT_EQ(0, txrdma_ep_listen(s->ctx, svc));
+	do
+		ret = txrdma_ep_accept(s->ctx, &p, &s->ep);
+	while (ret == -ETIMEDOUT && now_s() < end);
+	ASSERT_EQ(0, ret) TH_LOG("accept on service %#x: %s", svc,
+				 strerror(-ret));
+	EXPECT_STREQ(peer, (char *)s->ep.peer);
+	side_rx_init(_metadata, s);
+}
+
+/* the kernel's error word of our receive ring: 0 or a positive errno */
+static uint32_t rx_error_word(const struct side *s)
+{
+	return __atomic_load_n((uint32_t *)((char *)s->reg.addr +
+					    TXRDMA_RX_OFF_ERROR),
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Nothing to do: wake the poller if it sleeps, wait 1 ms for news. */
+static void idle(struct side *s)
+{
+	struct pollfd pfd = { .fd = txrdma_fd(s->ctx), .events = POLLIN };
+
+	if (txrdma_sq_needs_wakeup(&s->sq))
+		txrdma_rings_enter(s->ctx);
+	poll(&pfd, 1, 1);
+}
+
+/* ---- payloads ------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* what decides a stream's messages */
+struct gen {
+	uint64_t seed;
+	uint32_t count;
+	uint32_t max_len;
+};
+
+/*
+ * Length of message @i: the edge sizes first, then log-uniform in
+ * [1, max_len] (floor of (max_len + 1)^u, u uniform in [0, 1)).
+ */
+static uint32_t gen_len(const struct gen *g, uint32_t i)
+{
+	const uint32_t edge[] = {
+		g->max_len, 1, 7, 8, 9, 63, 64, 65, g->max_len - 1,
+	};
+	double u;
+	uint32_t len;
+
+	if (i < sizeof(edge) / sizeof(edge[0]))
+		len = edge[i];
+	else {
+		u = (mix64(g->seed ^ mix64(i)) >> 11) * 0x1p-53;
+		len = (uint32_t)exp2(u * log2(g->max_len + 1.0));
+	}
+	return len < 1 ? 1 : len > g->max_len ? g->max_len : len;
+}
+
+/*
+ * Message @seq of a stream keyed @key: bytes 0-7 hold seq (LE) when the
+ * message has them, the rest (all of a shorter one) 64-bit words
+ * mix64(base + word index).  The digest sums the message's words (the
+ * last zero-padded) times odd weights.
+ */
+static uint64_t pat_base(uint64_t key, uint64_t seq)
+{
+	return mix64(key ^ (seq * 0xd6e8feb86659fd93ULL));
+}
+
+static uint64_t fill(uint8_t *p, uint64_t key, uint64_t seq, uint32_t len)
+{
+	uint64_t base = pat_base(key, seq), w, d = 0;
+	uint32_t j, n = len / 8, r = len % 8;
+
+	for (j = 0; j < n; j++) {
+		w = j ? mix64(base + j) : seq;
+		d += w * (2 * j + 1);
+		w = htole64(w);
+		memcpy(p + 8 * j, &w, 8);
+	}
+	if (r) {
+		w = mix64(base + n) & ((1ULL << 8 * r) - 1);
+		d += w * (2 * n + 1);
+		w = htole64(w);
+		memcpy(p + 8 * n, &w, r);
+	}
+	return d;
+}
+
+/*
+ * Compare @len received bytes with message @seq; the digest of what was
+ * received goes to *@d.  Returns the first differing byte, or -1.
+ */
+static long check(const uint8_t *p, uint64_t key, uint64_t seq, uint32_t len,
+		  uint64_t *d)
+{
+	uint64_t base = pat_base(key, seq), w, want;
+	uint32_t j, n = len / 8, r = len % 8;
+	long bad = -1;
+
+	*d = 0;
+	for (j = 0; j < n; j++) {
+		memcpy(&w, p + 8 * j, 8);
+		w = le64toh(w);
+		want = j ? mix64(base + j) : seq;
+		*d += w * (2 * j + 1);
+		if (w != want && bad < 0)
+			bad = 8 * j + __builtin_ctzll(w ^ want) / 8;
+	}
+	if (r) {
+		w = 0;
+		memcpy(&w, p + 8 * n, r);
+		w = le64toh(w);
+		want = mix64(base + n) & ((1ULL << 8 * r) - 1);
+		*d += w * (2 * n + 1);
+		if (w != want && bad < 0)
+			bad = 8 * n + __builtin_ctzll(w ^ want) / 8;
+	}
+	return bad;
+}
+
+/* the stream checksum: order- and content-sensitive */
+static uint64_t hash_step(uint64_t h, uint64_t digest, uint32_t len)
+{
+	return mix64(h ^ digest ^ ((uint64_t)len << 40));
+}
+
+#define KEY_FWD		0x636c69656e74ULL	/* client -> server */
+#define KEY_REV		0x736572766572ULL	/* server -> client */
+
+/* ---- control messages: hello and summary ---------------------------- */
+
+#define CTL_MAGIC	0x31676d73616d6474ULL	/* "tdmamsg1" */
+
+enum { CTL_HELLO = 1, CTL_DONE = 2, CTL_SUMMARY = 3 };
+
+struct ctl {
+	uint64_t magic;
+	uint32_t type;
+	uint32_t kase;
+	/*
+	 * hello: what the client sends, what the server sends back; done:
+	 * the client's last message of the case, sent once all its SENDs
+	 * completed, so that the server ends on it, not on a count (a lost
+	 * message fails the case at once)
+	 */
+	uint64_t seed;
+	uint32_t count, max_len;
+	uint32_t rev_count, rev_max_len;
+	uint32_t pause_ms;	/* slow receiver: before it reads */
+	uint32_t pause_every;	/* and 20 ms after every so many */
+	/* summary: what the server received, and its own sending */
+	uint32_t n, lost, dup, bad_len, bad_data, bad_hdr;
+	uint32_t max_ready, rx_units;
+	uint32_t rev_done, rev_bad;
+	uint64_t bytes, hash;
+};
+
+_Static_assert(sizeof(struct ctl) <= CTL_SLOT, "ctl fits its slot");
+
+static bool is_ctl(const void *p, uint32_t len)
+{
+	uint64_t m;
+
+	if (len != sizeof(struct ctl))
+		return false;
+	memcpy(&m, p, 8);
+	return m == CTL_MAGIC;
+}
+
+/* Post a control message (at most CTL_SLOTS in flight). */
+static void ctl_send(struct __test_metadata *_metadata, struct side *s,
+		     const struct ctl *m)
+{
+	uint64_t off = CTL_OFF + (s->ctl_posted % CTL_SLOTS) * CTL_SLOT;
+	struct txrdma_sqe *sqe;
+
+	ASSERT_LT(s->ctl_posted - s->ctl_done, (uint32_t)CTL_SLOTS);
+	memcpy((char *)s->reg.addr + off, m, sizeof(*m));
+	sqe = txrdma_get_sqe(&s->sq);
+	ASSERT_NE(NULL, sqe);
+	txrdma_prep_send(sqe, s->ep.id, s->reg.id, off, sizeof(*m),
+			 UD_CTL | s->ctl_posted++);
+	ASSERT_LE(0, txrdma_submit(s->ctx, &s->sq));
+}
+
+/* ---- sending a stream ---------------------------------------------------- */
+
+struct txstream {
+	struct gen g;
+	uint64_t key;
+	uint32_t posted, completed;
+	uint32_t low;		/* every message below has its CQE */
+	uint8_t *seen;		/* CQEs per message */
+	int32_t *res;		/* the first CQE's res per message */
+	uint32_t bad_res, dup, unknown;
+	char err[200];
+	uint64_t bytes, hash, units;
+};
+
+static void tx_init(struct __test_metadata *_metadata, struct txstream *t,
+		    const struct gen *g, uint64_t key)
+{
+	memset(t, 0, sizeof(*t));
+	t->g = *g;
+	t->key = key;
+	t->seen = calloc(g->count + 1, 1);
+	t->res = calloc(g->count + 1, sizeof(*t->res));
+	ASSERT_TRUE(t->seen && t->res);
+}
+
+static void tx_free(struct txstream *t)
+{
+	free(t->seen);
+	free(t->res);
+	t->seen = NULL;
+	t->res = NULL;
+}
+
+/*
+ * Post what the SQ and the payload slots allow (message i uses slot
+ * i % nslots, free once every message up to i - nslots completed).
+ */
+static uint32_t tx_post(struct __test_metadata *_metadata, struct side *s,
+			struct txstream *t)
+{
+	uint32_t n = 0;
+
+	while (t->posted < t->g.count && t->posted - t->low < s->nslots) {
+		struct txrdma_sqe *sqe = txrdma_get_sqe(&s->sq);
+		uint32_t i = t->posted, len = gen_len(&t->g, i);
+		uint64_t off = SLOTS_OFF + (uint64_t)(i % s->nslots) *
+					   s->slot_size;
+
+		if (!sqe)
+			break;
+		t->hash = hash_step(t->hash, fill((uint8_t *)s->reg.addr + off,
+						  t->key, i, len), len);
+		t->bytes += len;
+		t->units += frame_units(len);
+		txrdma_prep_send(sqe, s->ep.id, s->reg.id, off, len,
+				 UD_STREAM | i);
+		t->posted++;
+		n++;
+	}
+	if (n)
+		ASSERT_LE(0, txrdma_submit(s->ctx, &s->sq));
+	return n;
+}
+
+static void tx_cqe(struct side *s, struct txstream *t,
+		   const struct txrdma_cqe *c)
+{
+	uint64_t i = UD_INDEX(c->user_data);
+
+	if (i >= t->posted) {
+		t->unknown++;
+		return;
+	}
+	if (t->seen[i]) {
+		t->dup++;
+		if (t->seen[i] < 255)
+			t->seen[i]++;
+		return;
+	}
+	t->seen[i] = 1;
+	t->res[i] = c->res;
+	t->completed++;
+	if (c->res != (int32_t)gen_len(&t->g, i) || c->ep != s->ep.id ||
+	    c->opcode != TXRDMA_OP_SEND) {
+		if (!t->bad_res++)
+			snprintf(t->err, sizeof(t->err),
+				 "message %lu (%u bytes): CQE res %d ep %u opcode %u",
+				 (unsigned long)i, gen_len(&t->g, i), c->res,
+				 c->ep, c->opcode);
+	}
+	while (t->low < t->posted && t->seen[t->low])
+		t->low++;
+}
+
+/* Reap every CQE there is; returns how many. */
+static uint32_t reap(struct side *s)
+{
+	struct txrdma_cqe *c[64];
+	uint32_t n, i, total = 0;
+
+	while ((n = txrdma_peek_batch_cqe(&s->cq, c, 64))) {
+		for (i = 0; i < n; i++) {
+			uint64_t kind = UD_KIND(c[i]->user_data);
+
+			if (c[i]->flags & TXRDMA_CQE_F_RECV)
+				s->recv_cqes++;
+			else if (kind == UD_STREAM && s->tx)
+				tx_cqe(s, s->tx, c[i]);
+			else if (kind == UD_CTL) {
+				s->ctl_done++;
+				s->ctl_bad += c[i]->res != (int32_t)sizeof(struct ctl);
+			} else if (kind == UD_ONE) {
+				s->one = *c[i];
+				s->one_seen++;
+			} else {
+				s->stray_cqes++;
+			}
+		}
+		txrdma_cq_advance(&s->cq, n);
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * One SEND SQE as given; wait (bounded) for its CQE.  Returns its res,
+ * or INT32_MIN when none came.
+ */
+static int32_t send_one(struct side *s, uint32_t ep, uint32_t region,
+			uint64_t off, uint32_t len)
+{
+	uint32_t seen = s->one_seen;
+	double end = now_s() + CQE_S;
+	struct txrdma_sqe *sqe;
+
+	reap(s);
+	sqe = txrdma_get_sqe(&s->sq);
+	if (!sqe)
+		return INT32_MIN;
+	txrdma_prep_send(sqe, ep, region, off, len, UD_ONE | seen);
+	if (txrdma_submit(s->ctx, &s->sq) < 0)
+		return INT32_MIN;
+	while (now_s() < end) {
+		reap(s);
+		if (s->one_seen != seen)
+			return s->one.res;
+		idle(s);
+	}
+	return INT32_MIN;
+}
+
+/* ---- receiving -------------------------------------------------------- */
+
+/*
+ * txrdma_rx_peek() with the frame header checked: a message, from the
+ * peer's endpoint to ours, of the length peeked, seq one more than the
+ * frame before (from 0).  Also records the most units ever unreleased.
+ */
+static int rx_take(struct side *s, const uint8_t **p, uint32_t *len)
+{
+	const struct txrdma_frame_hdr *h;
+	uint32_t ready = txrdma_rx_ready(&s->rx), seq;
+	int ret;
+
+	if (ready > s->max_ready)
+		s->max_ready = ready;
+	ret = txrdma_rx_peek(&s->rx, (const void **)p, len);
+	if (ret < 0)
+		s->rx_err = ret;
+	if (ret != 1)
+		return ret;
+	h = txrdma_rx_hdr(&s->rx);
+	if (!h) {
+		if (!s->bad_hdr++)
+			snprintf(s->hdr_err, sizeof(s->hdr_err),
+				 "frame %u: no header", s->rx_frames);
+		s->rx_frames++;
+		return 1;
+	}
+	seq = le32toh(h->seq);
+	if (h->type != TXRDMA_FRAME_MSG ||
+	    le32toh(h->src_ep) != s->ep.peer_ep ||
+	    le32toh(h->dst_ep) != s->ep.id || le32toh(h->len) != *len ||
+	    seq != s->rx_frames) {
+		if (!s->bad_hdr++)
+			snprintf(s->hdr_err, sizeof(s->hdr_err),
+				 "frame %u: type %u src_ep %u (peer %u) dst_ep %u (ours %u) len %u (peeked %u) seq %u",
+				 s->rx_frames, h->type, le32toh(h->src_ep),
+				 s->ep.peer_ep, le32toh(h->dst_ep), s->ep.id,
+				 le32toh(h->len), *len, seq);
+	}
+	s->rx_frames = seq + 1;
+	return 1;
+}
+
+/* Release the message taken: its units go back to the sender. */
+static void rx_done(struct side *s)
+{
+	txrdma_rx_release(&s->rx);
+}
+
+/* what a receiver of a stream found */
+struct rxstream {
+	struct gen g;
+	uint64_t key;
+	uint32_t n;		/* messages of the stream received */
+	uint32_t next;		/* the number expected next */
+	uint32_t lost, dup, bad_len, bad_data;
+	char err[200];
+	uint64_t bytes, hash;
+};
+
+static void rxs_init(struct rxstream *r, const struct gen *g, uint64_t key)
+{
+	memset(r, 0, sizeof(*r));
+	r->g = *g;
+	r->key = key;
+}
+
+static void rxs_msg(struct rxstream *r, const uint8_t *p, uint32_t len)
+{
+	uint32_t seq = r->next, want;
+	uint64_t d;
+	long bad;
+
+	if (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		w = le64toh(w);
+		if (w != r->next) {
+			if (w > r->next && w < r->g.count)
+				r->lost += w - r->next;
+			else
+				r->dup++;
+			if (!r->err[0])
+				snprintf(r->err, sizeof(r->err),
+					 "message %u (%u bytes) says it is number %llu",
+					 r->next, len, (unsigned long long)w);
+			if (w < r->g.count)
+				seq = w;
+		}
+	}
+	want = gen_len(&r->g, seq);
+	bad = check(p, r->key, seq, len, &d);
+	if (len != want) {
+		if (!r->bad_len++ && !r->err[0])
+			snprintf(r->err, sizeof(r->err),
+				 "message %u: %u bytes, sent %u", seq, len,
+				 want);
+	} else if (bad >= 0) {
+		if (!r->bad_data++ && !r->err[0])
+			snprintf(r->err, sizeof(r->err),
+				 "message %u (%u bytes): byte %ld differs",
+				 seq, len, bad);
+	}
+	r->hash = hash_step(r->hash, d, len);
+	r->bytes += len;
+	r->n++;
+	r->next = seq + 1;
+}
+
+/* Wait (bounded) for the client's hello of case @kase. */
+static void wait_hello(struct __test_metadata *_metadata, struct side *s,
+		       uint32_t kase, struct ctl *h)
+{
+	double end = now_s() + CASE_S;
+	const uint8_t *p;
+	uint32_t len;
+	int ret;
+
+	while ((ret = rx_take(s, &p, &len)) == 0 && now_s() < end) {
+		reap(s);
+		idle(s);
+	}
+	ASSERT_EQ(1, ret) TH_LOG("no hello from the client: %d", ret);
+	ASSERT_TRUE(is_ctl(p, len)) TH_LOG("first message: %u bytes", len);
+	memcpy(h, p, sizeof(*h));
+	rx_done(s);
+	ASSERT_EQ(CTL_HELLO, h->type);
+	ASSERT_EQ(kase, h->kase);
+}
+
+/*
+ * The end of a case on the server: the client destroys its endpoint
+ * when it has what it needs, and our ring says so once every frame
+ * before was read.  Returns what the ring ended with; messages that
+ * still came are counted in *@extra.
+ */
+static int wait_reset(struct side *s, double secs, uint32_t *extra)
+{
+	double end = now_s() + secs;
+	const uint8_t *p;
+	uint32_t len;
+	int ret;
+
+	while (now_s() < end) {
+		reap(s);
+		ret = rx_take(s, &p, &len);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			(*extra)++;
+			rx_done(s);
+			continue;
+		}
+		idle(s);
+	}
+	return 0;
+}
+
+/* ---- the fixture ----------------------------------------------------------- */
+
+FIXTURE(msg) {
+	bool skip;
+	bool server;
+	const char *peer;
+	uint64_t seed;
+	uint32_t count, rev_count;
+};
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : dflt;
+}
+
+FIXTURE_SETUP(msg)
+{
+	const char *role = getenv("TXRDMA_MSG_ROLE");
+	struct txrdma_ctx *ctx;
+	__u64 feat;
+
+	self->peer = getenv("TXRDMA_MSG_PEER");
+	if (!role || !self->peer || !*self->peer) {
+		self->skip = true;
+		SKIP(return, "two hosts: TXRDMA_MSG_ROLE=server|client and TXRDMA_MSG_PEER=<the other's peer name> (msg_guest.sh)");
+	}
+	ASSERT_TRUE(!strcmp(role, "server") || !strcmp(role, "client"))
+		TH_LOG("TXRDMA_MSG_ROLE=%s", role);
+	self->server = !strcmp(role, "server");
+	ASSERT_EQ(0, tenant_status) TH_LOG("%s", tenant_error);
+	ASSERT_EQ(0, txrdma_open(&ctx, 0));
+	feat = txrdma_features(ctx);
+	txrdma_close(ctx);
+	if (!(feat & TXRDMA_FEAT_MESSAGES)) {
+		self->skip = true;
+		SKIP(return, "the module has no endpoint pairs (features %#llx)",
+		     (unsigned long long)feat);
+	}
+	self->seed = env_u64("TXRDMA_MSG_SEED", 0x20261130);
+	self->count = env_u64("TXRDMA_MSG_COUNT", 100000);
+	self->rev_count = env_u64("TXRDMA_MSG_REV_COUNT", 20000);
+}
+
+FIXTURE_TEARDOWN(msg)
+{
+}
+
+#define NEED_PAIR() do { if (self->skip) return; } while (0)
+
+/* ---- server: the stream, slow receiver and bad input cases ------------- */
+
+/*
+ * Accept on the case's service with a ring of @rx_units, read the hello,
+ * then receive the client's stream (pausing as the hello says) while
+ * sending the stream it asks for back; report a summary; wait for the
+ * client's reset.  Everything it saw is asserted here too.
+ */
+static void server_case(struct __test_metadata *_metadata,
+			FIXTURE_DATA(msg) *self, uint32_t kase,
+			uint32_t rx_units, uint32_t nslots, uint32_t slot_size,
+			double secs)
+{
+	struct txstream tx;
+	struct rxstream rx;
+	struct side s;
+	struct ctl h, sum;
+	uint32_t extra = 0, unexpected = 0, since_pause = 0;
+	bool done = false;
+	double t0, end, dt;
+	int ret = 0;
+
+	side_open(_metadata, &s, 256, rx_units, nslots, slot_size);
+	side_accept(_metadata, &s, self->peer, SVC(kase), ACCEPT_S);
+	wait_hello(_metadata, &s, kase, &h);
+	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
+	ASSERT_LE(h.rev_max_len, slot_size);
+	TH_LOG("case %u: %u messages of 1..%u bytes to receive, seed %#llx; %u of 1..%u to send; ring %u units",
+	       kase, h.count, h.max_len, (unsigned long long)h.seed,
+	       h.rev_count, h.rev_max_len, rx_units);
+	rxs_init(&rx, &(struct gen){ h.seed, h.count, h.max_len }, KEY_FWD);
+	tx_init(_metadata, &tx,
+		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len },
+		KEY_REV);
+	s.tx = &tx;
+	if (h.pause_ms)
+		msleep(h.pause_ms);	/* slow: the client's SENDs wait */
+	t0 = now_s();
+	end = t0 + secs;
+	while (now_s() < end && (!done || tx.completed < tx.g.count)) {
+		const uint8_t *p;
+		uint32_t len, progress;
+
+		progress = tx_post(_metadata, &s, &tx) + reap(&s);
+		while (!done && (ret = rx_take(&s, &p, &len)) == 1) {
+			if (!is_ctl(p, len))
+				rxs_msg(&rx, p, len);
+			else if (((const struct ctl *)p)->type == CTL_DONE)
+				done = true;
+			else
+				unexpected++;
+			rx_done(&s);
+			progress++;
+			if (h.pause_every && ++since_pause == h.pause_every) {
+				since_pause = 0;
+				msleep(20);
+			}
+		}
+		if (ret < 0)
+			break;
+		if (!progress)
+			idle(&s);
+	}
+	dt = now_s() - t0;
+	TH_LOG("received %u messages, %llu bytes in %.1f s (%.1f MB/s); sent %u of %u; most units unreleased %u of %u; RECV CQEs %u",
+	       rx.n, (unsigned long long)rx.bytes, dt,
+	       rx.bytes / 1e6 / (dt > 0 ? dt : 1), tx.completed, tx.g.count,
+	       s.max_ready, rx_units, s.recv_cqes);
+
+	sum = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_SUMMARY, .kase = kase,
+		.n = rx.n, .lost = rx.lost, .dup = rx.dup,
+		.bad_len = rx.bad_len, .bad_data = rx.bad_data,
+		.bad_hdr = s.bad_hdr, .max_ready = s.max_ready,
+		.rx_units = rx_units, .rev_done = tx.completed,
+		.rev_bad = tx.bad_res + tx.dup + tx.unknown,
+		.bytes = rx.bytes, .hash = rx.hash,
+	};
+	if (!s.rx_err)
+		ctl_send(_metadata, &s, &sum);
+	ret = wait_reset(&s, CASE_S, &extra);
+
+	EXPECT_TRUE(done) TH_LOG("no end of the stream from the client");
+	EXPECT_EQ(-ECONNRESET, ret) TH_LOG("the ring ended with %d", ret);
+	EXPECT_EQ(ECONNRESET, rx_error_word(&s));
+	EXPECT_EQ(h.count, rx.n);
+	EXPECT_EQ(0, rx.lost + rx.dup + rx.bad_len + rx.bad_data)
+		TH_LOG("%u lost, %u duplicated or out of order, %u of a wrong length, %u with wrong bytes; first: %s",
+		       rx.lost, rx.dup, rx.bad_len, rx.bad_data, rx.err);
+	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%u frame headers wrong; first: %s",
+				       s.bad_hdr, s.hdr_err);
+	/* hello, the stream, done: one frame each */
+	EXPECT_EQ(h.count + 2, s.rx_frames);
+	EXPECT_EQ(0, unexpected + extra);
+	EXPECT_LE(s.max_ready, rx_units);
+	EXPECT_EQ(tx.g.count, tx.completed);
+	EXPECT_EQ(0, tx.bad_res) TH_LOG("%s", tx.err);
+	EXPECT_EQ(0, tx.dup + tx.unknown);
+	EXPECT_EQ(s.ctl_posted, s.ctl_done);
+	EXPECT_EQ(0, s.ctl_bad);
+	EXPECT_EQ(0, s.stray_cqes);
+	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
+	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
+	tx_free(&tx);
+	side_close(&s);
+}
+
+/* ---- client side ---------------------------------------------------------- */
+
+/*
+ * Send the hello and @count messages of 1..@max_len bytes, receive
+ * @rev_count (of 1..@rev_max_len) and the server's summary; check
+ * everything; destroy the endpoint (the end of the case for the server).
+ * With @all_at_once, all the messages go in one batch (SQ and slots
+ * hold them all).
+ */
+static void client_run(struct __test_metadata *_metadata, struct side *s,
+		       struct ctl *hello, bool all_at_once, double secs)
+{
+	struct gen fwd = { hello->seed, hello->count, hello->max_len };
+	struct gen rev = { hello->seed ^ KEY_REV, hello->rev_count,
+			   hello->rev_max_len };
+	struct ctl sum = { 0 }, done = { .magic = CTL_MAGIC, .type = CTL_DONE,
+				     .kase = hello->kase };
+	struct txstream tx;
+	struct rxstream rx;
+	uint32_t sums = 0, n;
+	bool done_sent = false;
+	double t0, end, dt;
+	int ret = 0;
+
+	ASSERT_LE(hello->max_len, s->ep.max_msg);
+	ASSERT_LE(hello->max_len, s->slot_size);
+	tx_init(_metadata, &tx, &fwd, KEY_FWD);
+	rxs_init(&rx, &rev, KEY_REV);
+	s->tx = &tx;
+	ctl_send(_metadata, s, hello);
+	t0 = now_s();
+	end = t0 + secs;
+	if (all_at_once) {
+		n = tx_post(_metadata, s, &tx);
+		ASSERT_EQ(hello->count, n) TH_LOG("posted %u in one batch", n);
+	}
+	while (now_s() < end) {
+		const uint8_t *p;
+		uint32_t len, progress;
+
+		progress = tx_post(_metadata, s, &tx) + reap(s);
+		while ((ret = rx_take(s, &p, &len)) == 1) {
+			if (is_ctl(p, len)) {
+				memcpy(&sum, p, sizeof(sum));
+				sums++;
+			} else {
+				rxs_msg(&rx, p, len);
+			}
+			rx_done(s);
+			progress++;
+		}
+		if (ret < 0 || (sums && done_sent &&
+				s->ctl_done == s->ctl_posted))
+			break;
+		if (!done_sent && tx.completed == tx.g.count) {
+			ctl_send(_metadata, s, &done);
+			done_sent = true;
+			progress++;
+		}
+		if (!progress)
+			idle(s);
+	}
+	dt = now_s() - t0;
+	TH_LOG("sent %u messages, %llu bytes (%llu frame units) in %.1f s (%.1f MB/s); received %u of %u back; RECV CQEs %u",
+	       tx.completed, (unsigned long long)tx.bytes,
+	       (unsigned long long)tx.units, dt,
+	       tx.bytes / 1e6 / (dt > 0 ? dt : 1), rx.n, rev.count,
+	       s->recv_cqes);
+
+	/* our SENDs: one CQE each, res == len */
+	EXPECT_EQ(0, ret) TH_LOG("our ring failed: %d", ret);
+	EXPECT_TRUE(done_sent);
+	EXPECT_EQ(fwd.count, tx.posted);
+	EXPECT_EQ(fwd.count, tx.completed);
+	EXPECT_EQ(0, tx.bad_res) TH_LOG("%u SEND CQEs wrong; first: %s",
+					tx.bad_res, tx.err);
+	EXPECT_EQ(0, tx.dup) TH_LOG("CQEs for the same SQE twice");
+	EXPECT_EQ(0, tx.unknown) TH_LOG("CQEs for SQEs never posted");
+	EXPECT_EQ(s->ctl_posted, s->ctl_done);
+	EXPECT_EQ(0, s->ctl_bad);
+	EXPECT_EQ(0, s->stray_cqes);
+	/* what came back: the server's stream, then its summary */
+	EXPECT_EQ(rev.count, rx.n);
+	EXPECT_EQ(0, rx.lost + rx.dup + rx.bad_len + rx.bad_data)
+		TH_LOG("%u lost, %u duplicated or out of order, %u of a wrong length, %u with wrong bytes; first: %s",
+		       rx.lost, rx.dup, rx.bad_len, rx.bad_data, rx.err);
+	EXPECT_EQ(0, s->bad_hdr) TH_LOG("%s", s->hdr_err);
+	EXPECT_EQ(rev.count + 1, s->rx_frames);
+	EXPECT_LE(s->max_ready, s->rx_units);
+	ASSERT_EQ(1, sums) TH_LOG("no summary from the server");
+	/* what the server says it received */
+	EXPECT_EQ(CTL_SUMMARY, sum.type);
+	EXPECT_EQ(hello->kase, sum.kase);
+	EXPECT_EQ(fwd.count, sum.n);
+	EXPECT_EQ(tx.bytes, sum.bytes);
+	EXPECT_EQ(tx.hash, sum.hash) TH_LOG("the server's checksum differs");
+	EXPECT_EQ(0, sum.lost + sum.dup + sum.bad_len + sum.bad_data)
+		TH_LOG("server: %u lost, %u duplicated, %u wrong length, %u wrong bytes",
+		       sum.lost, sum.dup, sum.bad_len, sum.bad_data);
+	EXPECT_EQ(0, sum.bad_hdr);
+	EXPECT_LE(sum.max_ready, sum.rx_units);
+	EXPECT_EQ(rev.count, sum.rev_done);
+	EXPECT_EQ(0, sum.rev_bad);
+	EXPECT_EQ(0, rx_error_word(s));
+	EXPECT_EQ(0, txrdma_cq_overflow(&s->cq));
+	EXPECT_EQ(0, txrdma_sq_dropped(&s->sq));
+	*hello = sum;		/* for the caller's own checks */
+	tx_free(&tx);
+	/* the end of the case for the server */
+	EXPECT_EQ(0, txrdma_ep_destroy(s->ctx, s->ep.id));
+	s->connected = false;
+}
+
+/* ---- a: the stream ------------------------------------------------------- */
+
+TEST_F_TIMEOUT(msg, stream, STREAM_S + 300)
+{
+	struct side s;
+	struct ctl h;
+
+	NEED_PAIR();
+	if (self->server) {
+		server_case(_metadata, self, CASE_STREAM, 8192, 128, 64 << 10,
+			    STREAM_S);
+		return;
+	}
+	side_open(_metadata, &s, 256, 4096, 128, 64 << 10);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_STREAM), CONNECT_S);
+	/* the server's 8192 units take the largest message */
+	EXPECT_EQ(TXRDMA_FRAME_MAX_PAYLOAD, s.ep.max_msg);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_STREAM,
+		.seed = self->seed,
+		.count = self->count, .max_len = TXRDMA_FRAME_MAX_PAYLOAD,
+		.rev_count = self->rev_count,
+		.rev_max_len = TXRDMA_FRAME_MAX_PAYLOAD,
+	};
+	TH_LOG("seed %#llx: %u messages of 1..%u bytes (log-uniform) to %s, %u back",
+	       (unsigned long long)h.seed, h.count, h.max_len, self->peer,
+	       h.rev_count);
+	client_run(_metadata, &s, &h, false, STREAM_S);
+	side_close(&s);
+}
+
+/* ---- b: a slow receiver ---------------------------------------------------- */
+
+#define SLOW_UNITS	256
+#define SLOW_COUNT	1000
+
+TEST_F_TIMEOUT(msg, slow_receiver, CONNECT_S + CASE_S * 3)
+{
+	struct side s;
+	struct ctl h;
+
+	NEED_PAIR();
+	if (self->server) {
+		server_case(_metadata, self, CASE_SLOW, SLOW_UNITS, 4, 4096,
+			    CASE_S);
+		return;
+	}
+	side_open(_metadata, &s, 1024, 1024, 1024, 8192);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_SLOW), CONNECT_S);
+	/* a frame fits the server's ring */
+	ASSERT_LE(s.ep.max_msg + TXRDMA_FRAME_HDR_LEN,
+		  (uint32_t)SLOW_UNITS * TXRDMA_FRAME_UNIT);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_SLOW,
+		.seed = self->seed ^ CASE_SLOW,
+		.count = SLOW_COUNT, .max_len = s.ep.max_msg,
+		.pause_ms = 200, .pause_every = 100,
+	};
+	client_run(_metadata, &s, &h, true, CASE_S);
+	/* it was many rings' worth, and the receiver never held more */
+	EXPECT_EQ(SLOW_UNITS, h.rx_units);
+	EXPECT_LE(h.max_ready, h.rx_units);
+	TH_LOG("the server held at most %u of its %u units unreleased",
+	       h.max_ready, h.rx_units);
+	side_close(&s);
+}
+
+/* ---- c: bad input ---------------------------------------------------------- */
+
+/*
+ * A process of tenant msg-o makes a region and keeps it until @hold is
+ * closed; its id goes to *@id.
+ */
+static pid_t other_tenant_region(struct __test_metadata *_metadata,
+				 uint32_t *id, int *hold)
+{
+	int up[2], down[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct txrdma_ctx *ctx;
+		struct txrdma_region r;
+		uint32_t v = 0;
+		char c;
+
+		close(up[0]);
+		close(down[1]);
+		if (!cg_enter(CG_OTHER) && !txrdma_open(&ctx, 0) &&
+		    !txrdma_region_create(ctx, HUGE, 0, &r))
+			v = r.id;
+		if (write(up[1], &v, sizeof(v)) != sizeof(v))
+			_exit(1);
+		/* until the test closes its end */
+		while (read(down[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	*hold = down[1];
+	ASSERT_EQ((ssize_t)sizeof(*id), read(up[0], id, sizeof(*id)));
+	close(up[0]);
+	ASSERT_NE(0, *id) TH_LOG("tenant msg-o could not make a region");
+	return pid;
+}
+
+/* a raw CONNECT/ACCEPT request that is right but for what a test spoils */
+static void raw_req(struct txrdma_ep_connect *r, const char *peer,
+		    uint32_t svc, const struct side *s)
+{
+	memset(r, 0, sizeof(*r));
+	if (peer)
+		snprintf((char *)r->peer, sizeof(r->peer), "%s", peer);
+	r->service = svc;
+	r->rx_region = s->reg.id;
+	r->rx_units = 64;
+	r->timeout_ms = 2000;
+}
+
+static int raw_ioctl(const struct side *s, unsigned long cmd, void *arg)
+{
+	return ioctl(txrdma_fd(s->ctx), cmd, arg) ? -errno : 0;
+}
+
+/* receive rings that are wrong, with what is wrong */
+static const struct bad_ring {
+	const char *what;
+	uint32_t units;
+	uint64_t off;
+	bool from_end;		/* off counts back from the region's end */
+	uint32_t flags;
+} bad_rings[] = {
+	{ "units not a power of two", 100, 0, false, 0 },
+	{ "units 0", 0, 0, false, 0 },
+	{ "units below the minimum", TXRDMA_RX_MIN_UNITS / 2, 0, false, 0 },
+	{ "units above the maximum", TXRDMA_RX_MAX_UNITS * 2, 0, false, 0 },
+	{ "offset not 64-byte aligned", 64, 32, false, 0 },
+	{ "area past the region's end", 16, 64, true, 0 },
+	{ "area at the region's end", 16, 0, true, 0 },
+	{ "area across a page of the region", 64, HUGE - 1024, false, 0 },
+	{ "unknown flag", 64, 0, false, 1u << 7 },
+};
+
+static void client_bad(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(msg) *self)
+{
+	struct txrdma_ep_connect r, out;
+	struct txrdma_ep_listen l;
+	struct txrdma_region_info ri;
+	struct txrdma_region reg2;
+	struct txrdma_ctx *ctx2;
+	struct txrdma_ep_params p;
+	struct side s;
+	struct ctl h;
+	uint32_t other_id = 0, max;
+	int hold = -1, st;
+	pid_t pid;
+
+	side_open(_metadata, &s, 64, 1024, 4, 64 << 10);
+
+	/* listen: service 0, flags, reserved fields; twice; accept without */
+	EXPECT_EQ(-EINVAL, txrdma_ep_listen(s.ctx, 0));
+	l = (struct txrdma_ep_listen){ .service = SVC_TWICE, .flags = 1 };
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_LISTEN, &l));
+	l = (struct txrdma_ep_listen){ .service = SVC_TWICE, .resv[1] = 1 };
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_LISTEN, &l));
+	EXPECT_EQ(0, txrdma_ep_listen(s.ctx, SVC_TWICE));
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_listen(s.ctx, SVC_TWICE));
+	p = side_params(&s, SVC_NOT_LISTENED);
+	p.timeout_ms = 1000;
+	EXPECT_EQ(-EINVAL, txrdma_ep_accept(s.ctx, &p, &out));
+	raw_req(&r, NULL, SVC_NOT_LISTENED, &s);
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
+	/* accept on a service we listen on, with a wrong ring or a name */
+	raw_req(&r, NULL, SVC_TWICE, &s);
+	r.rx_units = 100;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
+	raw_req(&r, self->peer, SVC_TWICE, &s);
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
+
+	/* connect and accept without rings */
+	ASSERT_EQ(0, txrdma_open(&ctx2, 0));
+	ASSERT_EQ(0, txrdma_region_create(ctx2, HUGE, 0, &reg2));
+	p = (struct txrdma_ep_params){ .service = SVC_NONE,
+		.rx_region = reg2.id, .rx_units = 64, .timeout_ms = 2000 };
+	EXPECT_EQ(-ENXIO, txrdma_ep_connect(ctx2, self->peer, &p, &out));
+	raw_req(&r, NULL, SVC_NONE, &s);
+	r.rx_region = reg2.id;
+	EXPECT_EQ(-ENXIO, ioctl(txrdma_fd(ctx2), TXRDMA_IOC_EP_ACCEPT, &r) ?
+			  -errno : 0);
+	txrdma_region_destroy(ctx2, &reg2);
+	txrdma_close(ctx2);
+
+	/* wrong receive rings: the kernel's checks, and the library's */
+	for (size_t i = 0; i < sizeof(bad_rings) / sizeof(bad_rings[0]); i++) {
+		const struct bad_ring *b = &bad_rings[i];
+		uint64_t off = b->from_end ? s.reg.size - b->off : b->off;
+
+		raw_req(&r, self->peer, SVC_NONE, &s);
+		r.rx_units = b->units;
+		r.rx_off = off;
+		r.flags = b->flags;
+		EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r))
+			TH_LOG("connect, %s", b->what);
+		p = (struct txrdma_ep_params){ .service = SVC_NONE,
+			.flags = b->flags, .rx_region = s.reg.id,
+			.rx_units = b->units, .rx_off = off,
+			.timeout_ms = 2000 };
+		EXPECT_EQ(-EINVAL, txrdma_ep_connect(s.ctx, self->peer, &p,
+						     &out))
+			TH_LOG("library connect, %s", b->what);
+	}
+	/* reserved and output fields, names */
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.resv0 = 1;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.resv[1] = 1;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.id = 5;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, 0, &s);
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, NULL, SVC_NONE, &s);
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	memset(r.peer, 'a', sizeof(r.peer));	/* no NUL */
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+
+	/* a service nobody serves on the peer */
+	p = side_params(&s, SVC_NONE);
+	EXPECT_EQ(-ECONNREFUSED, txrdma_ep_connect(s.ctx, self->peer, &p,
+						   &out));
+
+	/* the pair: bad SQEs on it, each completing with its error */
+	pid = other_tenant_region(_metadata, &other_id, &hold);
+	memset(&ri, 0, sizeof(ri));
+	ri.id = other_id;
+	EXPECT_EQ(-EACCES, raw_ioctl(&s, TXRDMA_IOC_REGION_INFO, &ri))
+		TH_LOG("region %u should be tenant msg-o's", other_id);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_BAD), CONNECT_S);
+	/* the server's ring of 256 units: max_msg is below 64 KiB */
+	max = s.ep.max_msg;
+	ASSERT_LE(max + TXRDMA_FRAME_HDR_LEN,
+		  (uint32_t)SLOW_UNITS * TXRDMA_FRAME_UNIT);
+	ASSERT_LE(max + 1, s.slot_size);
+	EXPECT_EQ(-ENOENT, send_one(&s, s.ep.id + 0x10000, s.reg.id,
+				    SLOTS_OFF, 64));
+	EXPECT_EQ(s.ep.id + 0x10000, s.one.ep);
+	EXPECT_EQ(TXRDMA_OP_SEND, s.one.opcode);
+	EXPECT_EQ(-ENOENT, send_one(&s, 0, s.reg.id, SLOTS_OFF, 64));
+	EXPECT_EQ(-ENOENT, send_one(&s, s.ep.id, 0x7fff0000, 0, 64))
+		TH_LOG("unknown region");
+	EXPECT_EQ(-ENOENT, send_one(&s, s.ep.id, other_id, 0, 64))
+		TH_LOG("the other tenant's region %u", other_id);
+	EXPECT_EQ(-EFAULT, send_one(&s, s.ep.id, s.reg.id, s.reg.size - 8, 64))
+		TH_LOG("off + len past the region");
+	EXPECT_EQ(-EFAULT, send_one(&s, s.ep.id, s.reg.id, s.reg.size, 1))
+		TH_LOG("off at the region's end");
+	EXPECT_EQ(-EFAULT, send_one(&s, s.ep.id, s.reg.id, ~0ULL - 7, 16))
+		TH_LOG("off + len wrapping");
+	EXPECT_EQ(-EMSGSIZE, send_one(&s, s.ep.id, s.reg.id, SLOTS_OFF,
+				      max + 1))
+		TH_LOG("len max_msg + 1 = %u", max + 1);
+	EXPECT_EQ(-EMSGSIZE, send_one(&s, s.ep.id, s.reg.id, SLOTS_OFF,
+				      TXRDMA_FRAME_MAX_PAYLOAD + 1))
+		TH_LOG("len 64 KiB + 1");
+	close(hold);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+
+	/*
+	 * The pair works after all that: the edge sizes up to max_msg,
+	 * checked byte by byte by the server, whose frame seq is unbroken
+	 * from 0 (no refused SQE placed a frame).
+	 */
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_BAD,
+		.seed = self->seed ^ CASE_BAD, .count = 9, .max_len = max,
+	};
+	client_run(_metadata, &s, &h, false, CASE_S);
+	side_close(&s);
+}
+
+TEST_F_TIMEOUT(msg, bad_input, CONNECT_S + CASE_S * 3)
+{
+	NEED_PAIR();
+	if (self->server)
+		server_case(_metadata, self, CASE_BAD, SLOW_UNITS, 4, 64 << 10,
+			    CASE_S);
+	else
+		client_bad(_metadata, self);
+}
+
+/* ---- d: close while connected ---------------------------------------- */
+
+#define CLOSE_UNITS	64	/* the client's ring */
+#define CLOSE_SENDS	200	/* at least one unit each: more than it holds */
+
+static void client_close(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(msg) *self)
+{
+	struct usage u0, u;
+	struct txrdma_ep_info ei;
+	struct rxstream rx;
+	struct side s;
+	struct ctl h;
+	const uint8_t *p;
+	uint32_t len;
+	double end;
+	int ret;
+
+	EXPECT_TRUE(usage_idle(&u0))
+		TH_LOG("before the case: qps %lld endpoints %lld pinned %lld (left by the cases before?)",
+		       (long long)u0.qps, (long long)u0.eps,
+		       (long long)u0.pinned);
+	side_open(_metadata, &s, 64, CLOSE_UNITS, 4, 4096);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_CLOSE), CONNECT_S);
+	ASSERT_EQ(0, usage_get(&u));
+	EXPECT_EQ(u0.qps + 1, u.qps);
+	EXPECT_EQ(u0.eps + 1, u.eps);
+	/* the server sends more than our ring holds; we read none of it */
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_CLOSE,
+		.seed = self->seed ^ CASE_CLOSE,
+		.rev_count = CLOSE_SENDS, .rev_max_len = 256,
+	};
+	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
+	ctl_send(_metadata, &s, &h);
+	rxs_init(&rx, &(struct gen){ h.seed ^ KEY_REV, h.rev_count,
+				    h.rev_max_len }, KEY_REV);
+	end = now_s() + CASE_S;
+	while ((ret = rx_take(&s, &p, &len)) == 0 && now_s() < end) {
+		reap(&s);
+		idle(&s);
+	}
+	ASSERT_EQ(1, ret) TH_LOG("nothing from the server: %d", ret);
+	rxs_msg(&rx, p, len);	/* held, not released */
+	EXPECT_EQ(0, rx.lost + rx.dup + rx.bad_len + rx.bad_data)
+		TH_LOG("%s", rx.err);
+	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%s", s.hdr_err);
+	/* the hello was placed (the server answered): its CQE comes */
+	end = now_s() + CQE_S;
+	while (!reap(&s) && !s.ctl_done && now_s() < end)
+		idle(&s);
+	EXPECT_EQ(1, s.ctl_done);
+	EXPECT_EQ(0, s.ctl_bad);
+
+	/* close while the server's SENDs wait for our ring */
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, s.ep.id));
+	s.connected = false;
+	memset(&ei, 0, sizeof(ei));
+	ei.id = s.ep.id;
+	EXPECT_EQ(-ENOENT, raw_ioctl(&s, TXRDMA_IOC_EP_INFO, &ei));
+	EXPECT_EQ(-ENOENT, txrdma_ep_destroy(s.ctx, s.ep.id));
+	EXPECT_TRUE(usage_wait(&u0, false, 10, &u))
+		TH_LOG("after destroy: qps %lld endpoints %lld, before %lld %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u0.qps,
+		       (long long)u0.eps);
+	side_close(&s);
+	EXPECT_TRUE(usage_wait(&u0, true, 10, &u))
+		TH_LOG("after close: qps %lld endpoints %lld pinned %lld, before %lld %lld %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u.pinned,
+		       (long long)u0.qps, (long long)u0.eps,
+		       (long long)u0.pinned);
+}
+
+static void server_close(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(msg) *self)
+{
+	struct usage u0, u;
+	struct txrdma_ep_info ei;
+	struct txstream tx;
+	struct side s;
+	struct ctl h;
+	uint32_t extra = 0, ok = 0, failed = 0, units = 0, prefix = 1, i;
+	int32_t res;
+	double end;
+	int ret = 0;
+
+	EXPECT_TRUE(usage_idle(&u0))
+		TH_LOG("before the case: qps %lld endpoints %lld pinned %lld (left by the cases before?)",
+		       (long long)u0.qps, (long long)u0.eps,
+		       (long long)u0.pinned);
+	side_open(_metadata, &s, 256, 1024, CLOSE_SENDS, 4096);
+	side_accept(_metadata, &s, self->peer, SVC(CASE_CLOSE), ACCEPT_S);
+	ASSERT_EQ(0, usage_get(&u));
+	EXPECT_EQ(u0.qps + 1, u.qps);
+	EXPECT_EQ(u0.eps + 1, u.eps);
+	wait_hello(_metadata, &s, CASE_CLOSE, &h);
+	ASSERT_EQ(CLOSE_SENDS, h.rev_count);
+	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
+	/* all in one batch: the client's ring takes a few, the rest wait */
+	tx_init(_metadata, &tx,
+		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len },
+		KEY_REV);
+	s.tx = &tx;
+	ASSERT_EQ(CLOSE_SENDS, tx_post(_metadata, &s, &tx));
+	ASSERT_LT(CLOSE_UNITS, tx.units);
+	/* the client destroys its end: the frames we had, then the reset */
+	end = now_s() + CASE_S;
+	while (now_s() < end && (ret == 0 || tx.completed < tx.g.count)) {
+		uint32_t progress = reap(&s);
+		const uint8_t *p;
+		uint32_t len;
+
+		if (ret == 0) {
+			ret = rx_take(&s, &p, &len);
+			if (ret == 1) {
+				extra++;
+				rx_done(&s);
+				progress++;
+				ret = 0;
+			}
+		}
+		if (!progress)
+			idle(&s);
+	}
+	EXPECT_EQ(-ECONNRESET, ret) TH_LOG("the ring ended with %d", ret);
+	EXPECT_EQ(ECONNRESET, rx_error_word(&s));
+	EXPECT_EQ(0, extra);
+	/* every SEND completed once: placed ones a prefix, the rest failed */
+	EXPECT_EQ(tx.g.count, tx.completed);
+	EXPECT_EQ(0, tx.dup + tx.unknown);
+	for (i = 0; i < tx.completed && i < tx.g.count; i++) {
+		res = tx.res[i];
+		if (res == (int32_t)gen_len(&tx.g, i)) {
+			ok++;
+			units += frame_units(res);
+			prefix &= ok == i + 1;
+		} else if (res == -ECONNRESET || res == -ENOTCONN ||
+			   res == -ECANCELED) {
+			failed++;
+		} else {
+			TH_LOG("SEND %u: res %d", i, res);
+		}
+	}
+	TH_LOG("%u SENDs placed (%u units of the client's %u) before the reset, %u failed",
+	       ok, units, CLOSE_UNITS, failed);
+	EXPECT_EQ(tx.g.count, ok + failed);
+	EXPECT_TRUE(prefix) TH_LOG("the SENDs placed are not the first ones");
+	EXPECT_LE(units, CLOSE_UNITS);
+	EXPECT_LT(0, failed);
+	/* a new SEND on the dead pair */
+	res = send_one(&s, s.ep.id, s.reg.id, SLOTS_OFF, 64);
+	EXPECT_TRUE(res == -ECONNRESET || res == -ENOTCONN)
+		TH_LOG("SEND after the reset: %d", res);
+	memset(&ei, 0, sizeof(ei));
+	ei.id = s.ep.id;
+	EXPECT_EQ(0, raw_ioctl(&s, TXRDMA_IOC_EP_INFO, &ei));
+	EXPECT_EQ(-ECONNRESET, ei.error);
+	EXPECT_EQ(0, s.stray_cqes);
+	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
+	/* our failed endpoint: charged until destroyed */
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, s.ep.id));
+	s.connected = false;
+	EXPECT_TRUE(usage_wait(&u0, false, 10, &u))
+		TH_LOG("after destroy: qps %lld endpoints %lld, before %lld %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u0.qps,
+		       (long long)u0.eps);
+	tx_free(&tx);
+	side_close(&s);
+	EXPECT_TRUE(usage_wait(&u0, true, 10, &u))
+		TH_LOG("after close: qps %lld endpoints %lld pinned %lld, before %lld %lld %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u.pinned,
+		       (long long)u0.qps, (long long)u0.eps,
+		       (long long)u0.pinned);
+}
+
+TEST_F_TIMEOUT(msg, close, CONNECT_S + CASE_S * 3)
+{
+	NEED_PAIR();
+	if (self->server)
+		server_close(_metadata, self);
+	else
+		client_close(_metadata, self);
+}
+
+TEST_HARNESS_MAIN
