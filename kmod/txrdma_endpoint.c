@@ -46,6 +46,9 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 		return;
 	ep->conn = NULL;
 	ep->qp_num = 0;
+	/* a pair whose QP broke or was closed by the other side is reset */
+	if (ep->dstate != TXRDMA_EP_PLAIN && error == -EIO)
+		error = -ECONNRESET;
 	WRITE_ONCE(ep->error, error);
 	c->ep = NULL;
 	if (ep->dstate != TXRDMA_EP_PLAIN)

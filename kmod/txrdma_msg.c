@@ -175,9 +175,6 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error)
 {
 	spin_lock(&ep->lock);
-	/* a QP that broke under a pair is a reset of the pair */
-	if (error == -EIO)
-		error = -ECONNRESET;
 	txrdma_msg_fail_locked(ep, error);
 	spin_unlock(&ep->lock);
 }

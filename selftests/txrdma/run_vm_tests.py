@@ -14,6 +14,9 @@ Suites:
             connects endpoint pairs and SENDs (msg_guest.sh, msg_test):
             100,000 messages checked byte by byte with 20,000 the other
             way, a slow receiver, bad input, a close while connected
+  msgkill - 2 guests; guest 0 streams SENDs to guest 1, the host kills
+            guest 1 (SIGKILL) mid-stream; guest 0 checks its error
+            completions, the Down and its tenant's counts
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -119,6 +122,29 @@ def suite_msg(args):
         c.start()
         results = c.wait()
     return report("msg", results)
+
+
+def suite_msgkill(args):
+    """Guest 0 streams SENDs to guest 1; once 2000 are done the host
+    kills guest 1's QEMU (SIGKILL) and guest 0 checks its error
+    completions, the Down and its tenant's counts (msgkill_guest.sh)."""
+    killed = "killed by the test (msgkill suite)"
+    cmds = ["selftests/txrdma/msgkill_guest.sh client 1",
+            "selftests/txrdma/msgkill_guest.sh server 0"]
+    err = None
+    with txrdmavm.Cluster(2, cmds, timeout=args.timeout) as c:
+        c.start()
+        try:
+            c.wait_file(0, "streaming", 300)
+            c.kill(1, killed, hard=True)
+        except (TimeoutError, RuntimeError, OSError) as e:
+            err = str(e)
+        results = c.wait()
+    for r in results:
+        if r.guest == 1 and r.error == killed:
+            r.error = None
+            r.status = 0
+    return report("msgkill", results, err)
 
 
 def suite_smp(args):
@@ -304,12 +330,13 @@ def suite_soak(args):
 
 
 SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
-          "msg": suite_msg, "peers": suite_peers, "soak": suite_soak}
+          "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
+          "soak": suite_soak}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
 # which these suites count as failures; see testing.rst
-DEFAULT_SUITES = ["single", "link", "smp", "msg"]
+DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill"]
 
 
 def main():
