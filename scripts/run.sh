@@ -14,6 +14,9 @@
 #     (endpoints) in microseconds
 #   - the data path rings of a tenant process: NOPs through libtxrdma
 #     and the kernel's poller, and how rarely it needs a system call
+#   - messages between the guests: an endpoint pair of the tenant's
+#     processes, ping-pong and message rate (tools/bench/msg_pingpong),
+#     the endpoints' and the tenant's counters (txrdma-admin)
 #   - RDMA traffic between the guests over rdma_cm (rping)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -54,7 +57,9 @@ N=300 tools/bench/reg_cost.sh 2>&1 | sed "s/^/   /"
 other=$((1 - g))
 echo "== guest $g: the other guest as a peer: pooled RC QPs, BFD liveness"
 txrdma-admin monitor > "$TXRDMA_OUT/events.txt" &
-txrdma-admin peer add "g$other" addr "$(txrdma_peer_addr "$other")" pool 4:8
+# 500 ms detection: two TCG guests busy with messages stall for tens of ms
+txrdma-admin peer add "g$other" addr "$(txrdma_peer_addr "$other")" pool 4:8 \
+	tx 50000 rx 50000 mult 10
 peer_full() {
 	[ "$(txrdma-admin -j peer show "g$other" | jq ".[0] | .state == \"up\" and .pool.ready >= 4")" = true ]
 }
@@ -69,6 +74,28 @@ sed "s/^/   /" "$TXRDMA_OUT/events.txt"
 
 echo "== guest $g: data path rings of a tenant process (NOPs: the machinery only)"
 in_db tools/bench/ring_nop -n 20000 | sed "s/^/   /"
+
+echo "== guest $g: messages between the guests (endpoint pair, SEND into the peer ring)"
+if [ "$g" = 1 ]; then
+	in_db tools/bench/msg_pingpong -s 7 > "$TXRDMA_OUT/msg-server.log" 2>&1 &
+	srv=$!
+	txrdma_wait_until 60 grep -q "server listening" "$TXRDMA_OUT/msg-server.log"
+	txrdma_signal msg-ready
+	txrdma_wait_file msg-done 300
+	kill $srv 2>/dev/null || true
+	echo "   served guest 0; server log:"
+	sed "s/^/   /" "$TXRDMA_OUT/msg-server.log"
+else
+	txrdma_wait_file msg-ready 120
+	echo "   ping-pong, 64 B and 4 KiB (RTT, and one-way = RTT/2):"
+	in_db tools/bench/msg_pingpong -c g1 -S 7 -m 64 -n 2000 | sed "s/^/   /"
+	in_db tools/bench/msg_pingpong -c g1 -S 7 -m 4096 -n 1000 | sed "s/^/   /"
+	echo "   message rate, 1 KiB, 64 in flight:"
+	in_db tools/bench/msg_pingpong -c g1 -S 7 -m 1024 -n 20000 -r | sed "s/^/   /"
+	txrdma-admin ep show | sed "s/^/   /"
+	txrdma-admin tenant show db | sed "s/^/   /"
+	txrdma_signal msg-done
+fi
 
 if [ "$g" = 0 ]; then
 	rping -s -a "$(txrdma_my_addr 1)" -C 5 -v > "$TXRDMA_OUT/rping.log" 2>&1 &
