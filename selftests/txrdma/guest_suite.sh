@@ -7,7 +7,7 @@
 # counts as a failure.
 DIR=$(cd "$(dirname "$0")" && pwd)
 cd "$DIR" || exit 1
-TESTS=${TXRDMA_TESTS:-"probe_test netlink_test tenant_test tenant.sh region_test lib_region_test ep_test ring_test lib_ring_test region_dev.sh region_admin.sh region_stress dev_show.sh peer_admin.sh load_cycles.sh"}
+TESTS=${TXRDMA_TESTS:-"probe_test netlink_test tenant_test tenant.sh region_test lib_region_test ep_test ring_test lib_ring_test ep_stats.sh region_dev.sh region_admin.sh region_stress dev_show.sh peer_admin.sh load_cycles.sh"}
 # region_stress also deletes and re-adds the first rxe device
 TXRDMA_STRESS_DEV=$(rdma -j link show | jq -r '.[0] | "\(.ifname):\(.netdev)"')
 export TXRDMA_STRESS_DEV

@@ -214,7 +214,8 @@ TEST(setup_refuses_bad_input)
 	EXPECT_LE(p.cq_off.cqes + 256 * sizeof(struct txrdma_cqe), p.mmap_len);
 	EXPECT_LE(p.sq_off.sqes + 128 * sizeof(struct txrdma_sqe),
 		  p.cq_off.cqes);
-	EXPECT_EQ(1u << TXRDMA_OP_NOP | 1u << TXRDMA_OP_SEND, p.ops);
+	EXPECT_EQ(1u << TXRDMA_OP_NOP | 1u << TXRDMA_OP_SEND |
+		  1u << TXRDMA_OP_READ | 1u << TXRDMA_OP_WRITE, p.ops);
 	memset(&p, 0, sizeof(p));
 	p.sq_entries = 8;
 	EXPECT_EQ(-1, ioctl(fd, TXRDMA_IOC_RING_SETUP, &p));
