@@ -66,6 +66,7 @@ struct txrdma_import {
  * @len: payload bytes
  * @kind: the SQE's opcode (enum txrdma_op), or TXRDMA_SLOT_CREDIT
  * @no_cqe: the SQE asked for no CQE on success
+ * @busy: posted and not completed yet (ep->lock)
  */
 struct txrdma_msg_slot {
 	struct ib_cqe cqe;
@@ -75,6 +76,7 @@ struct txrdma_msg_slot {
 	u32 len;
 	u8 kind;
 	bool no_cqe;
+	bool busy;
 };
 
 /**

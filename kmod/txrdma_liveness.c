@@ -129,6 +129,37 @@ static void txrdma_ctrl_broken_locked(struct txrdma_conn *c)
 		txrdma_peer_conn_done(c->peer, c, TXRDMA_CONN_ERROR);
 }
 
+/*
+ * Caller holds peer->lock: send the message built in send slot @s of
+ * control QP @c.  Return: 0, or -EIO when the post failed (the QP is
+ * reported broken).
+ */
+static int txrdma_ctrl_post_locked(struct txrdma_conn *c,
+				   struct txrdma_ctrl_slot *s)
+{
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+
+	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
+				      DMA_TO_DEVICE);
+	sge = (struct ib_sge) {
+		.addr	= s->dma,
+		.length	= TXRDMA_CTRL_LEN,
+		.lkey	= c->dev->reg.pd->local_dma_lkey,
+	};
+	wr.wr_cqe = &s->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	if (ib_post_send(c->id->qp, &wr, NULL)) {
+		txrdma_ctrl_broken_locked(c);
+		return -EIO;
+	}
+	__set_bit(s->index, &c->tx_busy);
+	return 0;
+}
+
 /**
  * txrdma_ctrl_send_locked() - build the next probe and send it
  * @peer: peer; caller holds peer->lock
@@ -144,8 +175,6 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 	struct txrdma_ctrl_msg m = { .type = TXRDMA_CTRL_PROBE };
 	struct txrdma_conn *c = peer->ctrl;
 	struct txrdma_ctrl_slot *s;
-	struct ib_sge sge;
-	struct ib_send_wr wr = {};
 	unsigned int i;
 
 	txrdma_bfd_build_tx(&peer->bfd, &m.bfd, now_ns, get_random_u32());
@@ -163,25 +192,8 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 					U32_MAX);
 		peer->echo_ns = 0;	/* one sample per probe received */
 	}
-	if (txrdma_ctrl_encode(&m, s->buf))
+	if (txrdma_ctrl_encode(&m, s->buf) || txrdma_ctrl_post_locked(c, s))
 		goto skipped;
-	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
-				      DMA_TO_DEVICE);
-	sge = (struct ib_sge) {
-		.addr	= s->dma,
-		.length	= TXRDMA_CTRL_LEN,
-		.lkey	= c->dev->reg.pd->local_dma_lkey,
-	};
-	wr.wr_cqe = &s->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	if (ib_post_send(c->id->qp, &wr, NULL)) {
-		txrdma_ctrl_broken_locked(c);
-		goto skipped;
-	}
-	__set_bit(i, &c->tx_busy);
 	return;
 
 skipped:
@@ -202,9 +214,7 @@ int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
 			const struct txrdma_ctrl_ep *e)
 {
 	struct txrdma_ctrl_slot *s;
-	struct ib_send_wr wr = {};
 	struct txrdma_conn *c;
-	struct ib_sge sge;
 	unsigned int i;
 	u16 want;
 	int ret;
@@ -221,27 +231,8 @@ int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
 	s = &c->slots[i];
 	want = min_t(u32, txrdma_pool_want(&peer->pool), U16_MAX);
 	ret = txrdma_ctrl_ep_encode(e, want, s->buf);
-	if (ret)
-		goto out;
-	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
-				      DMA_TO_DEVICE);
-	sge = (struct ib_sge) {
-		.addr	= s->dma,
-		.length	= TXRDMA_CTRL_LEN,
-		.lkey	= c->dev->reg.pd->local_dma_lkey,
-	};
-	wr.wr_cqe = &s->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(c->id->qp, &wr, NULL);
-	if (ret) {
-		txrdma_ctrl_broken_locked(c);
-		ret = -EIO;
-		goto out;
-	}
-	__set_bit(i, &c->tx_busy);
+	if (!ret)
+		ret = txrdma_ctrl_post_locked(c, s);
 out:
 	spin_unlock_bh(&peer->lock);
 	return ret;

@@ -114,6 +114,23 @@ static u32 *txrdma_rx_word(struct txrdma_ep *ep, u32 off)
 	return (u32 *)(ep->rx_base + off);
 }
 
+/* Caller holds ep->lock and ep->nfree > 0: a send slot, marked busy. */
+static struct txrdma_msg_slot *txrdma_slot_get(struct txrdma_ep *ep)
+{
+	struct txrdma_msg_slot *s = &ep->slots[ep->free[--ep->nfree]];
+
+	s->busy = true;
+	return s;
+}
+
+/* Caller holds ep->lock: the slot is free again. */
+static void txrdma_slot_put(struct txrdma_ep *ep, struct txrdma_msg_slot *s)
+{
+	s->busy = false;
+	s->region = NULL;
+	ep->free[ep->nfree++] = s - ep->slots;
+}
+
 /* ------------------------------------------------------------------ */
 /* Completions into the process's ring                                 */
 
@@ -128,15 +145,13 @@ static void txrdma_msg_slot_done(struct txrdma_ep *ep,
 			txrdma_ring_complete(ring, s->user_data, res, ep->id,
 					     s->kind, s->no_cqe && res >= 0);
 		txrdma_region_put_async(s->region);
-		s->region = NULL;
 	}
-	ep->free[ep->nfree++] = s - ep->slots;
+	txrdma_slot_put(ep, s);
 }
 
 /* Caller holds ep->lock: the endpoint fails; @error is negative. */
 static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 {
-	unsigned long busy[BITS_TO_LONGS(TXRDMA_EP_SLOTS)] = {};
 	unsigned int i;
 
 	if (ep->dstate == TXRDMA_EP_CONNECTING) {
@@ -150,11 +165,9 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 		WRITE_ONCE(ep->error, error);
 	if (!ep->slots)
 		return;
-	bitmap_fill(busy, TXRDMA_EP_SLOTS);
-	for (i = 0; i < ep->nfree; i++)
-		__clear_bit(ep->free[i], busy);
-	for_each_set_bit(i, busy, TXRDMA_EP_SLOTS)
-		txrdma_msg_slot_done(ep, &ep->slots[i], error);
+	for (i = 0; i < TXRDMA_EP_SLOTS; i++)
+		if (ep->slots[i].busy)
+			txrdma_msg_slot_done(ep, &ep->slots[i], error);
 	if (ep->rx_base && !READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
 		/* after the last tail store: the process reads frames first */
 		smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR),
@@ -187,15 +200,10 @@ static void txrdma_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct txrdma_msg_slot *s = container_of(wc->wr_cqe,
 						 struct txrdma_msg_slot, cqe);
 	struct txrdma_ep *ep = s->ep;
-	unsigned int i;
-	bool busy = true;
 
 	spin_lock_bh(&ep->lock);
 	/* a detach already completed every slot of the dead QP */
-	for (i = 0; i < ep->nfree; i++)
-		if (ep->free[i] == s - ep->slots)
-			busy = false;
-	if (!busy || !ep->conn) {
+	if (!s->busy || !ep->conn) {
 		spin_unlock_bh(&ep->lock);
 		return;
 	}
@@ -237,7 +245,7 @@ static void txrdma_msg_send_credit(struct txrdma_ep *ep)
 
 	if (!ep->nfree || !ep->conn)
 		return;
-	s = &ep->slots[ep->free[--ep->nfree]];
+	s = txrdma_slot_get(ep);
 	s->kind = TXRDMA_SLOT_CREDIT;
 	s->len = 0;
 	wr.wr.wr_cqe = &s->cqe;
@@ -248,7 +256,7 @@ static void txrdma_msg_send_credit(struct txrdma_ep *ep)
 	wr.remote_addr = ep->peer_addr;
 	wr.rkey = ep->peer_rkey;
 	if (ib_post_send(ep->conn->id->qp, &wr.wr, NULL)) {
-		ep->free[ep->nfree++] = s - ep->slots;
+		txrdma_slot_put(ep, s);
 		return;
 	}
 	ep->stats.credit_updates++;
@@ -393,6 +401,25 @@ out:
 }
 
 /*
+ * Caller holds ep->lock: post @wr for slot @s of an SQE of @ring, with a
+ * CQ slot reserved for its completion.  Return: TXRDMA_EXEC_ASYNC, or
+ * -ECONNRESET when the QP refused it (its end reaches us as a detach);
+ * the slot and the reservation are given back then, and the caller
+ * drops its region reference.
+ */
+static int txrdma_msg_post(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			   struct txrdma_msg_slot *s, struct ib_rdma_wr *wr)
+{
+	txrdma_ring_reserve(ring);
+	if (!ib_post_send(ep->conn->id->qp, &wr->wr, NULL))
+		return TXRDMA_EXEC_ASYNC;
+	txrdma_ring_unreserve(ring);
+	txrdma_slot_put(ep, s);
+	ep->stats.err_qp++;
+	return -ECONNRESET;
+}
+
+/*
  * Caller holds ep->lock: take one operation and @len bytes from the
  * tenant's buckets.  Return: 0 (taken) or TXRDMA_EXEC_BLOCKED, with
  * ring->wake_ns set to when they will allow it; a wait is counted once
@@ -457,8 +484,8 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge[2];
 	struct txrdma_ep *ep;
+	u64 addr, hdr_dma;
 	u8 *hdr;
-	u64 addr;
 	u32 lkey, unit;
 	int ret;
 
@@ -504,7 +531,7 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		goto out_put;
 	}
 
-	s = &ep->slots[ep->free[--ep->nfree]];
+	s = txrdma_slot_get(ep);
 	s->kind = TXRDMA_OP_SEND;
 	s->region = r;
 	s->user_data = sqe->user_data;
@@ -532,11 +559,11 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		crc = txrdma_region_crc32c(r, sqe->local_off, sqe->len, crc);
 		txrdma_frame_crc_end(hdr, crc);
 	}
-	ib_dma_sync_single_for_device(ep->conn->id->device, ep->hdrs_dma,
-				      TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
-				      DMA_TO_DEVICE);
+	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	ib_dma_sync_single_for_device(ep->conn->id->device, hdr_dma,
+				      TXRDMA_FRAME_HDR_LEN, DMA_TO_DEVICE);
 	sge[0] = (struct ib_sge) {
-		.addr	= ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN,
+		.addr	= hdr_dma,
 		.length	= TXRDMA_FRAME_HDR_LEN,
 		.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
 	};
@@ -554,20 +581,12 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.remote_addr = ep->peer_addr + TXRDMA_RX_HDR_LEN +
 			 (u64)unit * TXRDMA_FRAME_UNIT;
 	wr.rkey = ep->peer_rkey;
-	txrdma_ring_reserve(ring);
-	ret = ib_post_send(ep->conn->id->qp, &wr.wr, NULL);
-	if (ret) {
-		/* the QP is broken; its end reaches us as a detach */
-		txrdma_ring_unreserve(ring);
-		s->region = NULL;
-		ep->free[ep->nfree++] = s - ep->slots;
-		ep->stats.err_qp++;
-		ret = -ECONNRESET;
+	ret = txrdma_msg_post(ep, ring, s, &wr);
+	if (ret != TXRDMA_EXEC_ASYNC)
 		goto out_put;
-	}
 	ep->tx_seq++;
 	spin_unlock_bh(&ep->lock);
-	return TXRDMA_EXEC_ASYNC;
+	return ret;
 
 out_put:
 	spin_unlock_bh(&ep->lock);
@@ -643,7 +662,7 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	ret = txrdma_msg_admit(ep, ring, sqe->len);
 	if (ret)
 		goto out_put;
-	s = &ep->slots[ep->free[--ep->nfree]];
+	s = txrdma_slot_get(ep);
 	s->kind = sqe->opcode;
 	s->region = r;
 	s->user_data = sqe->user_data;
@@ -661,18 +680,11 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.remote_addr = imp->addr + sqe->remote_off;
 	wr.rkey = imp->rkey;
-	txrdma_ring_reserve(ring);
-	ret = ib_post_send(ep->conn->id->qp, &wr.wr, NULL);
-	if (ret) {
-		txrdma_ring_unreserve(ring);
-		s->region = NULL;
-		ep->free[ep->nfree++] = s - ep->slots;
-		ep->stats.err_qp++;
-		ret = -ECONNRESET;
+	ret = txrdma_msg_post(ep, ring, s, &wr);
+	if (ret != TXRDMA_EXEC_ASYNC)
 		goto out_put;
-	}
 	spin_unlock_bh(&ep->lock);
-	return TXRDMA_EXEC_ASYNC;
+	return ret;
 
 out_put:
 	spin_unlock_bh(&ep->lock);

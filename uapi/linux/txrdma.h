@@ -219,7 +219,7 @@ struct txrdma_ep_listen {
 };
 
 /* txrdma_ep_connect.flags */
-#define TXRDMA_EP_F_DATA_CRC	(1U << 0)	/* CRC32C over payloads too */
+#define TXRDMA_EP_F_DATA_CRC	_BITUL(0)	/* CRC32C over payloads too */
 #define TXRDMA_EP_F_ALL		TXRDMA_EP_F_DATA_CRC
 
 struct txrdma_ep_connect {
@@ -249,8 +249,8 @@ struct txrdma_ep_connect {
  * even if it is destroyed; no other tenant, and no other pair, can
  * use it.
  */
-#define TXRDMA_EXPORT_READ	(1U << 0)
-#define TXRDMA_EXPORT_WRITE	(1U << 1)
+#define TXRDMA_EXPORT_READ	_BITUL(0)
+#define TXRDMA_EXPORT_WRITE	_BITUL(1)
 #define TXRDMA_EP_MAX_EXPORTS	16
 
 struct txrdma_ep_export {
@@ -412,8 +412,8 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_UPS,		/* u64: transitions to Up */
 	TXRDMA_A_PEER_DOWNS,		/* u64: transitions from Up */
 	TXRDMA_A_PEER_ADMIN_UP,		/* u8: 0 holds the session AdminDown */
-	TXRDMA_A_PEER_STALLS,		/* u64: this host's probe timer ran
-					 * more than 2 ms late (silence excused) */
+	/* u64: this host's probe timer ran more than 2 ms late (excused) */
+	TXRDMA_A_PEER_STALLS,
 	TXRDMA_A_PEER_STALL_MAX_NS,	/* u64: the latest it ran */
 	TXRDMA_A_EP_ID,			/* u32: endpoint id */
 	TXRDMA_A_EP_TENANT,		/* string: its tenant's name */

@@ -30,6 +30,7 @@
 #ifndef _UAPI_LINUX_TXRDMA_RING_H
 #define _UAPI_LINUX_TXRDMA_RING_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 /* ------------------------------------------------------------------ */
@@ -44,7 +45,7 @@ enum txrdma_op {
 };
 
 /* sqe->flags (16 bits: room for links, fences and batch semantics) */
-#define TXRDMA_SQE_F_NO_CQE	(1U << 0)	/* no CQE on success */
+#define TXRDMA_SQE_F_NO_CQE	_BITUL(0)	/* no CQE on success */
 #define TXRDMA_SQE_F_ALL	TXRDMA_SQE_F_NO_CQE
 
 /* sqe->prio: token-bucket class of the tenant; lower is served first */
@@ -82,7 +83,7 @@ struct txrdma_sqe {
  * receive ring tail moves (TXRDMA_RX_*) and the file polls readable.
  * TXRDMA_CQE_F_RECV is reserved for a CQE per message, not produced.
  */
-#define TXRDMA_CQE_F_RECV	(1U << 0)
+#define TXRDMA_CQE_F_RECV	_BITUL(0)
 
 /*
  * @res: bytes moved (>= 0) or a negative errno:
@@ -110,9 +111,10 @@ struct txrdma_cqe {
 /* Ring layout, returned by the kernel at setup.                       */
 
 /* *sq_flags, written by the kernel */
-#define TXRDMA_SQ_F_NEED_WAKEUP	(1U << 0)	/* poller asleep: ring the doorbell */
-#define TXRDMA_SQ_F_GARBAGE	(1U << 1)	/* saw an impossible SQ tail
-						 * or CQ head (sticky) */
+/* the poller is asleep: ring the doorbell */
+#define TXRDMA_SQ_F_NEED_WAKEUP	_BITUL(0)
+/* saw an impossible SQ tail or CQ head (sticky) */
+#define TXRDMA_SQ_F_GARBAGE	_BITUL(1)
 
 /*
  * Byte offsets, from the start of the mapping, of each field of the
@@ -145,7 +147,8 @@ struct txrdma_cq_offsets {
 /*
  * TXRDMA_IOC_RING_SETUP: one pair of rings per open file.  @sq_entries
  * (1..32768) is rounded up to a power of two; @cq_entries (at least the
- * SQ's, at most 32768) likewise, 0 meaning twice the SQ (capped).  mmap(NULL, @mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ * SQ's, at most 32768) likewise, 0 meaning twice the SQ (capped).
+ * mmap(NULL, @mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
  * @mmap_offset) maps both rings; the offsets say where everything is.
  * The kernel's poller consumes the SQ; when it has been idle it sets
  * TXRDMA_SQ_F_NEED_WAKEUP and sleeps, and TXRDMA_IOC_RING_ENTER wakes
@@ -155,8 +158,8 @@ struct txrdma_ring_setup {
 	__u32 sq_entries;	/* in: wanted; out: granted */
 	__u32 cq_entries;	/* in: wanted or 0; out: granted */
 	__u32 flags;		/* in: 0 */
-	__u32 ops;		/* out: bit (1 << TXRDMA_OP_*) per opcode
-				 * the kernel executes */
+	/* out: bit (1 << TXRDMA_OP_*) per opcode the kernel executes */
+	__u32 ops;
 	__u64 mmap_offset;	/* out */
 	__u64 mmap_len;		/* out */
 	struct txrdma_sq_offsets sq_off;	/* out */
@@ -188,9 +191,11 @@ struct txrdma_ring_setup {
 
 enum txrdma_frame_type {
 	TXRDMA_FRAME_MSG	= 1,	/* a message, payload follows */
-	TXRDMA_FRAME_PAD	= 2,	/* written by the receiving kernel where
-					 * the sender skipped the ring's end:
-					 * the process skips to unit 0 */
+	/*
+	 * written by the receiving kernel where the sender skipped the
+	 * ring's end: the process skips to unit 0
+	 */
+	TXRDMA_FRAME_PAD	= 2,
 };
 
 /*
@@ -220,11 +225,11 @@ enum txrdma_frame_type {
  * and cannot deadlock on a full ring): the low 31 bits are the
  * receiver's released-units counter, modulo 2^31.
  */
-#define TXRDMA_IMM_CREDIT	(1U << 31)
+#define TXRDMA_IMM_CREDIT	_BITUL(31)
 #define TXRDMA_IMM_VALUE	(TXRDMA_IMM_CREDIT - 1)
 
 /* frame->flags */
-#define TXRDMA_FRAME_F_DATA_CRC	(1U << 0)	/* crc covers the payload too */
+#define TXRDMA_FRAME_F_DATA_CRC	_BITUL(0)	/* crc covers the payload too */
 
 struct txrdma_frame_hdr {
 	__u8 type;		/* enum txrdma_frame_type */
@@ -235,8 +240,8 @@ struct txrdma_frame_hdr {
 	__le32 dst_ep;		/* receiver's endpoint id */
 	__le32 seq;		/* per (src_ep, dst_ep), from 0, +1 per frame */
 	__le32 len;		/* payload bytes */
-	__le32 consumed;	/* units of OUR receive ring the process has
-				 * released: the credit we return */
+	/* units of OUR receive ring the process has released: the credit */
+	__le32 consumed;
 	__le32 epoch;		/* the endpoint pair's incarnation */
 	__le32 crc;		/* CRC32C of bytes 0-27 (and the payload) */
 };
