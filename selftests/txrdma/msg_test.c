@@ -49,6 +49,27 @@
  *	    sides the tenant's qps, endpoints and pinned bytes go up by
  *	    the pair and come back to their values before the case (zero:
  *	    the cases before left nothing behind either).
+ *  onesided
+ *	    the server exports its region (READ|WRITE) to the pair, then
+ *	    says so with its id; the client READs 200 ranges (1 B..256 KiB)
+ *	    of a pattern, every byte checked, and WRITEs 200 ranges of its
+ *	    own, which the server checks byte by byte.  Refused: READ of a
+ *	    region not exported (-EPERM), past the export's end (-EFAULT),
+ *	    into tenant msg-o's region (-ENOENT); EXPORT of msg-o's region
+ *	    (ENOENT) or with access 0 (EINVAL).
+ *  throttle
+ *	    the client's tenant at 2 MiB/s (burst 64 KiB), 1,536 messages of
+ *	    4 KiB; then 1,000 ops/s (burst 10), 3,000 of 64 B: the rate
+ *	    after the first 10% (CQE of the last of those to the last CQE)
+ *	    within 5% of the limit, all arrive intact, the tenant's throttle
+ *	    counter went up; unlimited again after (also on failure).
+ *  fuzz    100,000 random SQEs written in place into the SQ (no NO_CQE):
+ *	    one CQE each, res >= 0 only for NOP (0) and SEND/READ/WRITE
+ *	    (len), the SQ's dropped counter == the CQEs with -EINVAL,
+ *	    -ENOENT, -EFAULT, -EMSGSIZE, -EPERM and no other error; every
+ *	    SEND that succeeded arrived; then the pair still carries
+ *	    messages byte-exact.  What succeeds writes only scratch pages,
+ *	    never a ring.
  *
  * Before main() the process makes tenant msg-t (cgroup /txrdma-msg,
  * generous limits) and moves itself in, so every test child runs in it;
@@ -155,6 +176,37 @@ __attribute__((destructor)) static void tenants_fini(void)
 	tenants_down();
 }
 
+/*
+ * Set the token buckets of tenant msg-t (TXRDMA_CMD_TENANT_SET): bytes
+ * and operations per second and their bursts (TXRDMA_UNLIMITED: none).
+ */
+static int tenant_rates(uint64_t bw, uint64_t bw_burst, uint64_t ops,
+			uint64_t ops_burst)
+{
+	const uint64_t limits[] = {
+		TXRDMA_A_LIMIT_BW_RATE, bw,
+		TXRDMA_A_LIMIT_BW_BURST, bw_burst,
+		TXRDMA_A_LIMIT_OPS_RATE, ops,
+		TXRDMA_A_LIMIT_OPS_BURST, ops_burst,
+		0,
+	};
+	struct nlmini nl;
+	int ret;
+
+	ret = nlmini_open(&nl);
+	if (ret)
+		return ret;
+	ret = tenant_op(&nl, TXRDMA_CMD_TENANT_SET, TENANT, NULL, -1, limits);
+	nlmini_close(&nl);
+	return ret;
+}
+
+static int tenant_unthrottle(void)
+{
+	return tenant_rates(TXRDMA_UNLIMITED, TXRDMA_UNLIMITED,
+			    TXRDMA_UNLIMITED, TXRDMA_UNLIMITED);
+}
+
 /* what tenant msg-t has in use */
 struct usage {
 	int64_t qps, eps, pinned;
@@ -238,6 +290,9 @@ enum {
 	CASE_SLOW,
 	CASE_BAD,
 	CASE_CLOSE,
+	CASE_ONESIDED,
+	CASE_THROTTLE,
+	CASE_FUZZ,
 };
 
 #define SVC(kase)	(0x6d730000u + (kase))	/* "ms" + case */
@@ -264,10 +319,12 @@ enum {
 #define UD_STREAM	(1ULL << 56)
 #define UD_CTL		(2ULL << 56)
 #define UD_ONE		(3ULL << 56)
+#define UD_FUZZ		(4ULL << 56)
 #define UD_KIND(ud)	((ud) & (0xffULL << 56))
 #define UD_INDEX(ud)	((ud) & ((1ULL << 56) - 1))
 
 struct txstream;
+struct fuzz;
 
 struct side {
 	struct txrdma_ctx *ctx;
@@ -292,6 +349,10 @@ struct side {
 	struct txrdma_cqe one;	/* the last of them */
 	uint32_t recv_cqes;	/* TXRDMA_CQE_F_RECV entries */
 	uint32_t stray_cqes;
+	/* throttle: CQE times of stream message tx_mark - 1 and of the last */
+	uint32_t tx_mark;
+	double t_mark, t_last;
+	struct fuzz *fz;	/* fuzz: the SQEs whose CQEs come back */
 };
 
 static uint32_t frame_units(uint32_t len)
@@ -432,6 +493,7 @@ struct gen {
 	uint64_t seed;
 	uint32_t count;
 	uint32_t max_len;
+	uint32_t fixed;		/* every message this long (0: drawn) */
 };
 
 /*
@@ -446,6 +508,8 @@ static uint32_t gen_len(const struct gen *g, uint32_t i)
 	double u;
 	uint32_t len;
 
+	if (g->fixed)
+		return g->fixed;
 	if (i < sizeof(edge) / sizeof(edge[0]))
 		len = edge[i];
 	else {
@@ -531,7 +595,7 @@ static uint64_t hash_step(uint64_t h, uint64_t digest, uint32_t len)
 
 #define CTL_MAGIC	0x31676d73616d6474ULL	/* "tdmamsg1" */
 
-enum { CTL_HELLO = 1, CTL_DONE = 2, CTL_SUMMARY = 3 };
+enum { CTL_HELLO = 1, CTL_DONE = 2, CTL_SUMMARY = 3, CTL_EXPORTED = 4 };
 
 struct ctl {
 	uint64_t magic;
@@ -553,6 +617,12 @@ struct ctl {
 	uint32_t max_ready, rx_units;
 	uint32_t rev_done, rev_bad;
 	uint64_t bytes, hash;
+	/* throttle: every message fixed_len bytes; exported: the region */
+	uint32_t fixed_len, region;
+	uint64_t region_size;
+	/* fuzz: what the server received before the marker */
+	uint32_t aux_n, aux_resv;
+	uint64_t aux_bytes;
 };
 
 _Static_assert(sizeof(struct ctl) <= CTL_SLOT, "ctl fits its slot");
@@ -665,6 +735,10 @@ static void tx_cqe(struct side *s, struct txstream *t,
 	t->seen[i] = 1;
 	t->res[i] = c->res;
 	t->completed++;
+	if (s->tx_mark && i + 1 == s->tx_mark)
+		s->t_mark = now_s();
+	if (t->completed == t->g.count)
+		s->t_last = now_s();
 	if (c->res != (int32_t)gen_len(&t->g, i) || c->ep != s->ep.id ||
 	    c->opcode != TXRDMA_OP_SEND) {
 		if (!t->bad_res++)
@@ -675,6 +749,69 @@ static void tx_cqe(struct side *s, struct txstream *t,
 	}
 	while (t->low < t->posted && t->seen[t->low])
 		t->low++;
+}
+
+/* ---- fuzz: random SQEs and what their CQEs say --------------------------- */
+
+#define FUZZ_COUNT	100000
+#define FUZZ_ERRS	256
+
+struct fuzz {
+	uint64_t seed;
+	uint32_t ep, own, other, rreg;	/* our endpoint and regions, the export */
+	uint64_t own_size, rsize;
+	uint32_t posted, completed;
+	uint8_t *op, *seen;		/* per SQE */
+	uint32_t *len, *epv;
+	uint32_t dup, unknown, bad_res, bad_id, other_err;
+	char err[200];
+	uint32_t ok[TXRDMA_OP_LAST];	/* res >= 0, per opcode */
+	uint32_t errs[FUZZ_ERRS];	/* per -res */
+	uint64_t send_bytes;
+};
+
+static void fuzz_cqe(struct fuzz *f, const struct txrdma_cqe *c)
+{
+	uint64_t i = UD_INDEX(c->user_data);
+	uint8_t op;
+
+	if (i >= f->posted) {
+		f->unknown++;
+		return;
+	}
+	if (f->seen[i]) {
+		f->dup++;
+		return;
+	}
+	f->seen[i] = 1;
+	f->completed++;
+	op = f->op[i];
+	if (c->opcode != op || c->ep != f->epv[i]) {
+		if (!f->bad_id++ && !f->err[0])
+			snprintf(f->err, sizeof(f->err),
+				 "SQE %lu: CQE opcode %u ep %u, SQE opcode %u ep %u",
+				 (unsigned long)i, c->opcode, c->ep, op,
+				 f->epv[i]);
+	}
+	if (c->res >= 0) {
+		/* NOP: 0; SEND, READ, WRITE: len; nothing else succeeds */
+		if (op >= TXRDMA_OP_LAST ||
+		    (uint32_t)c->res != (op == TXRDMA_OP_NOP ? 0 : f->len[i])) {
+			if (!f->bad_res++ && !f->err[0])
+				snprintf(f->err, sizeof(f->err),
+					 "SQE %lu: opcode %u len %u: res %d",
+					 (unsigned long)i, op, f->len[i],
+					 c->res);
+			return;
+		}
+		f->ok[op]++;
+		if (op == TXRDMA_OP_SEND)
+			f->send_bytes += f->len[i];
+	} else if (-c->res < FUZZ_ERRS) {
+		f->errs[-c->res]++;
+	} else {
+		f->other_err++;
+	}
 }
 
 /* Reap every CQE there is; returns how many. */
@@ -697,6 +834,8 @@ static uint32_t reap(struct side *s)
 			} else if (kind == UD_ONE) {
 				s->one = *c[i];
 				s->one_seen++;
+			} else if (kind == UD_FUZZ && s->fz) {
+				fuzz_cqe(s->fz, c[i]);
 			} else {
 				s->stray_cqes++;
 			}
@@ -899,6 +1038,8 @@ static int wait_reset(struct side *s, double secs, uint32_t *extra)
 FIXTURE(msg) {
 	bool skip;
 	bool server;
+	bool throttled;		/* our tenant's rates to restore */
+	uint64_t feat;
 	const char *peer;
 	uint64_t seed;
 	uint32_t count, rev_count;
@@ -929,6 +1070,7 @@ FIXTURE_SETUP(msg)
 	ASSERT_EQ(0, txrdma_open(&ctx, 0));
 	feat = txrdma_features(ctx);
 	txrdma_close(ctx);
+	self->feat = feat;
 	if (!(feat & TXRDMA_FEAT_MESSAGES)) {
 		self->skip = true;
 		SKIP(return, "the module has no endpoint pairs (features %#llx)",
@@ -941,6 +1083,10 @@ FIXTURE_SETUP(msg)
 
 FIXTURE_TEARDOWN(msg)
 {
+	/* a throttle case that failed half-way: unlimited again */
+	if (self->throttled && tenant_unthrottle())
+		TH_LOG("could not make tenant %s unlimited again", TENANT);
+	self->throttled = false;
 }
 
 #define NEED_PAIR() do { if (self->skip) return; } while (0)
@@ -975,9 +1121,10 @@ static void server_case(struct __test_metadata *_metadata,
 	TH_LOG("case %u: %u messages of 1..%u bytes to receive, seed %#llx; %u of 1..%u to send; ring %u units",
 	       kase, h.count, h.max_len, (unsigned long long)h.seed,
 	       h.rev_count, h.rev_max_len, rx_units);
-	rxs_init(&rx, &(struct gen){ h.seed, h.count, h.max_len }, KEY_FWD);
+	rxs_init(&rx, &(struct gen){ h.seed, h.count, h.max_len, h.fixed_len },
+		 KEY_FWD);
 	tx_init(_metadata, &tx,
-		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len },
+		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len, 0 },
 		KEY_REV);
 	s.tx = &tx;
 	if (h.pause_ms)
@@ -1064,9 +1211,10 @@ static void server_case(struct __test_metadata *_metadata,
 static void client_run(struct __test_metadata *_metadata, struct side *s,
 		       struct ctl *hello, bool all_at_once, double secs)
 {
-	struct gen fwd = { hello->seed, hello->count, hello->max_len };
+	struct gen fwd = { hello->seed, hello->count, hello->max_len,
+			   hello->fixed_len };
 	struct gen rev = { hello->seed ^ KEY_REV, hello->rev_count,
-			   hello->rev_max_len };
+			   hello->rev_max_len, 0 };
 	struct ctl sum = { 0 }, done = { .magic = CTL_MAGIC, .type = CTL_DONE,
 				     .kase = hello->kase };
 	struct txstream tx;
@@ -1501,7 +1649,7 @@ static void client_close(struct __test_metadata *_metadata,
 	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
 	ctl_send(_metadata, &s, &h);
 	rxs_init(&rx, &(struct gen){ h.seed ^ KEY_REV, h.rev_count,
-				    h.rev_max_len }, KEY_REV);
+				    h.rev_max_len, 0 }, KEY_REV);
 	end = now_s() + CASE_S;
 	while ((ret = rx_take(&s, &p, &len)) == 0 && now_s() < end) {
 		reap(&s);
@@ -1565,7 +1713,7 @@ static void server_close(struct __test_metadata *_metadata,
 	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
 	/* all in one batch: the client's ring takes a few, the rest wait */
 	tx_init(_metadata, &tx,
-		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len },
+		&(struct gen){ h.seed ^ KEY_REV, h.rev_count, h.rev_max_len, 0 },
 		KEY_REV);
 	s.tx = &tx;
 	ASSERT_EQ(CLOSE_SENDS, tx_post(_metadata, &s, &tx));
@@ -1647,6 +1795,756 @@ TEST_F_TIMEOUT(msg, close, CONNECT_S + CASE_S * 3)
 		server_close(_metadata, self);
 	else
 		client_close(_metadata, self);
+}
+
+/* ---- helpers of the one-sided, throttle and fuzz cases -------------------- */
+
+#define NEED_ONE_SIDED() do {						\
+	if (!(self->feat & TXRDMA_FEAT_ONE_SIDED))			\
+		SKIP(return, "the module has no READ/WRITE (features %#llx)", \
+		     (unsigned long long)self->feat);			\
+} while (0)
+
+/*
+ * One READ or WRITE SQE as given; wait (bounded) for its CQE.  Returns
+ * its res, or INT32_MIN when none came.
+ */
+static int32_t rw_one(struct side *s, enum txrdma_op op, uint32_t region,
+		      uint64_t off, uint32_t len, uint32_t rregion,
+		      uint64_t roff)
+{
+	uint32_t seen = s->one_seen;
+	double end = now_s() + CQE_S;
+	struct txrdma_sqe *sqe;
+
+	reap(s);
+	sqe = txrdma_get_sqe(&s->sq);
+	if (!sqe)
+		return INT32_MIN;
+	if (op == TXRDMA_OP_READ)
+		txrdma_prep_read(sqe, s->ep.id, region, off, len, rregion, roff,
+				 UD_ONE | seen);
+	else
+		txrdma_prep_write(sqe, s->ep.id, region, off, len, rregion,
+				  roff, UD_ONE | seen);
+	if (txrdma_submit(s->ctx, &s->sq) < 0)
+		return INT32_MIN;
+	while (now_s() < end) {
+		reap(s);
+		if (s->one_seen != seen)
+			return s->one.opcode == op ? s->one.res : INT32_MIN + 1;
+		idle(s);
+	}
+	return INT32_MIN;
+}
+
+/* TXRDMA_IOC_EP_EXPORT of @region to our pair: 0 or -errno */
+static int ep_export(const struct side *s, uint32_t region, uint32_t access)
+{
+	struct txrdma_ep_export e = {
+		.ep = s->ep.id, .region = region, .access = access,
+		.timeout_ms = 5000,
+	};
+
+	return raw_ioctl(s, TXRDMA_IOC_EP_EXPORT, &e);
+}
+
+/* Wait (bounded) for the peer's next message: a control message @type. */
+static void wait_ctl(struct __test_metadata *_metadata, struct side *s,
+		     uint32_t type, double secs, struct ctl *m)
+{
+	double end = now_s() + secs;
+	const uint8_t *p;
+	uint32_t len;
+	int ret;
+
+	while ((ret = rx_take(s, &p, &len)) == 0 && now_s() < end) {
+		reap(s);
+		idle(s);
+	}
+	ASSERT_EQ(1, ret) TH_LOG("no control message %u from the peer: %d",
+				 type, ret);
+	ASSERT_TRUE(is_ctl(p, len)) TH_LOG("waiting for control message %u: %u bytes",
+					   type, len);
+	memcpy(m, p, sizeof(*m));
+	rx_done(s);
+	ASSERT_EQ(type, m->type);
+}
+
+static uint64_t area_hash(const uint8_t *p, size_t len)
+{
+	uint64_t h = len, w;
+	size_t j;
+
+	for (j = 0; j + 8 <= len; j += 8) {
+		memcpy(&w, p + j, 8);
+		h = mix64(h ^ w);
+	}
+	return h;
+}
+
+/* ---- e: one-sided READ and WRITE on an export ------------------------------ */
+
+#define OS_AREA		(1U << 20)	/* the area read, and the one written */
+#define OS_OPS		200
+#define OS_MAX_LEN	(256U << 10)
+#define OS_RD_OFF	SLOTS_OFF		/* server: read by the client */
+#define OS_WR_OFF	(SLOTS_OFF + OS_AREA)	/* server: written by it */
+#define KEY_RD		0x726561640000ULL
+#define KEY_WR		0x777269746500ULL
+
+/* range @i of the READs or WRITEs keyed @seed: in [0, OS_AREA) */
+static void os_range(uint64_t seed, uint32_t i, uint64_t *off, uint32_t *len)
+{
+	struct gen g = { seed, OS_OPS, OS_MAX_LEN, 0 };
+
+	*len = gen_len(&g, i);	/* 256 KiB, 1, 7, 8, ... then log-uniform */
+	*off = mix64(seed ^ mix64(i) ^ 0x6f6666ULL) % (OS_AREA - *len + 1);
+}
+
+/* the written area as it must end: zero, but the ranges of the pattern */
+static void os_expect(uint8_t *area, const uint8_t *pat, uint64_t seed)
+{
+	uint64_t off;
+	uint32_t len, i;
+
+	memset(area, 0, OS_AREA);
+	for (i = 0; i < OS_OPS; i++) {
+		os_range(seed, i, &off, &len);
+		memcpy(area + off, pat + off, len);
+	}
+}
+
+static void server_onesided(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(msg) *self)
+{
+	struct side s;
+	struct ctl h, d, sum;
+	uint8_t *pat, *want, *area;
+	uint32_t other_id = 0, extra = 0, diff = 0, j;
+	long first = -1;
+	int hold = -1, st, ret;
+	uint64_t hash;
+	pid_t pid;
+
+	/* 4 MiB: ring and control slots, the area read, the area written */
+	side_open(_metadata, &s, 256, 1024, 2, OS_AREA);
+	ASSERT_LE(OS_WR_OFF + OS_AREA, s.reg.size);
+	pid = other_tenant_region(_metadata, &other_id, &hold);
+	side_accept(_metadata, &s, self->peer, SVC(CASE_ONESIDED), ACCEPT_S);
+	wait_hello(_metadata, &s, CASE_ONESIDED, &h);
+	fill((uint8_t *)s.reg.addr + OS_RD_OFF, h.seed ^ KEY_RD, 0, OS_AREA);
+
+	/* what may not be exported; then our region, and nothing else */
+	EXPECT_EQ(-ENOENT, ep_export(&s, other_id, TXRDMA_EXPORT_READ |
+						  TXRDMA_EXPORT_WRITE))
+		TH_LOG("export of tenant msg-o's region %u", other_id);
+	EXPECT_EQ(-EINVAL, ep_export(&s, s.reg.id, 0)) TH_LOG("access 0");
+	EXPECT_EQ(-EINVAL, ep_export(&s, s.reg.id, 1U << 2))
+		TH_LOG("unknown access bit");
+	ASSERT_EQ(0, ep_export(&s, s.reg.id, TXRDMA_EXPORT_READ |
+					     TXRDMA_EXPORT_WRITE));
+	close(hold);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ctl_send(_metadata, &s, &(struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_EXPORTED, .kase = CASE_ONESIDED,
+		.region = s.reg.id, .region_size = s.reg.size });
+
+	/* the client READs, WRITEs, then says done */
+	wait_ctl(_metadata, &s, CTL_DONE, CASE_S, &d);
+	pat = malloc(OS_AREA);
+	want = malloc(OS_AREA);
+	ASSERT_TRUE(pat && want);
+	fill(pat, h.seed ^ KEY_WR, 0, OS_AREA);
+	os_expect(want, pat, h.seed ^ KEY_WR);
+	area = (uint8_t *)s.reg.addr + OS_WR_OFF;
+	for (j = 0; j < OS_AREA; j++)
+		if (area[j] != want[j] && !diff++)
+			first = j;
+	hash = area_hash(area, OS_AREA);
+	TH_LOG("written area: %u bytes differ (first at %ld), hash %#llx, the client's %#llx",
+	       diff, first, (unsigned long long)hash,
+	       (unsigned long long)d.hash);
+	sum = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_SUMMARY, .kase = CASE_ONESIDED,
+		.bad_data = diff, .hash = hash,
+	};
+	ctl_send(_metadata, &s, &sum);
+	ret = wait_reset(&s, CASE_S, &extra);
+
+	EXPECT_EQ(0, diff);
+	EXPECT_EQ(d.hash, hash);
+	EXPECT_EQ(-ECONNRESET, ret) TH_LOG("the ring ended with %d", ret);
+	EXPECT_EQ(0, extra);
+	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%s", s.hdr_err);
+	EXPECT_EQ(s.ctl_posted, s.ctl_done);
+	EXPECT_EQ(0, s.ctl_bad);
+	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
+	free(pat);
+	free(want);
+	side_close(&s);
+}
+
+static void client_onesided(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(msg) *self)
+{
+	struct side s;
+	struct ctl h, x, sum;
+	uint8_t *rd_want, *wr_pat, *wr_want, *dst;
+	uint32_t other_id = 0, rreg, len, i, j, bad_res = 0, bad_bytes = 0;
+	uint64_t off, rsize, seed = self->seed ^ CASE_ONESIDED;
+	uint64_t rd_bytes = 0, wr_bytes = 0;
+	int hold = -1, st;
+	int32_t res;
+	double t0;
+	pid_t pid;
+
+	side_open(_metadata, &s, 256, 1024, 2, OS_AREA);
+	pid = other_tenant_region(_metadata, &other_id, &hold);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_ONESIDED), CONNECT_S);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_ONESIDED,
+		.seed = seed,
+	};
+	ctl_send(_metadata, &s, &h);
+	/* sent only once the export was stored here */
+	wait_ctl(_metadata, &s, CTL_EXPORTED, CASE_S, &x);
+	rreg = x.region;
+	rsize = x.region_size;
+	ASSERT_NE(0, rreg);
+	ASSERT_LE(OS_WR_OFF + OS_AREA, rsize);
+
+	/* what the export does not allow: each SQE its error */
+	EXPECT_EQ(-EPERM, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 64,
+				 rreg + 1, 0))
+		TH_LOG("READ of region %u, not exported", rreg + 1);
+	EXPECT_EQ(-EPERM, rw_one(&s, TXRDMA_OP_WRITE, s.reg.id, SLOTS_OFF, 64,
+				 0x7fff0000, 0))
+		TH_LOG("WRITE to an unknown region");
+	EXPECT_EQ(-EFAULT, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 64,
+				  rreg, rsize - 8))
+		TH_LOG("READ across the export's end (%llu bytes)",
+		       (unsigned long long)rsize);
+	EXPECT_EQ(-EFAULT, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 1,
+				  rreg, rsize))
+		TH_LOG("READ at the export's end");
+	EXPECT_EQ(-ENOENT, rw_one(&s, TXRDMA_OP_READ, other_id, 0, 64, rreg,
+				  OS_RD_OFF))
+		TH_LOG("READ into tenant msg-o's region %u", other_id);
+	EXPECT_EQ(5, txrdma_sq_dropped(&s.sq));
+	close(hold);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+
+	/* READs: every byte of every range, into memory that differed */
+	rd_want = malloc(OS_AREA);
+	wr_pat = malloc(OS_AREA);
+	wr_want = malloc(OS_AREA);
+	ASSERT_TRUE(rd_want && wr_pat && wr_want);
+	fill(rd_want, seed ^ KEY_RD, 0, OS_AREA);
+	dst = (uint8_t *)s.reg.addr + SLOTS_OFF;
+	t0 = now_s();
+	for (i = 0; i < OS_OPS; i++) {
+		os_range(seed ^ KEY_RD, i, &off, &len);
+		for (j = 0; j < len; j++)
+			dst[off + j] = ~rd_want[off + j];
+		res = rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF + off, len,
+			     rreg, OS_RD_OFF + off);
+		if (res != (int32_t)len) {
+			if (!bad_res++)
+				TH_LOG("READ %u (%u bytes at %llu): res %d", i,
+				       len, (unsigned long long)off, res);
+			continue;
+		}
+		rd_bytes += len;
+		for (j = 0; j < len; j++)
+			if (dst[off + j] != rd_want[off + j] && !bad_bytes++)
+				TH_LOG("READ %u (%u bytes at %llu): byte %u differs",
+				       i, len, (unsigned long long)off, j);
+	}
+	TH_LOG("%u READs, %llu bytes in %.2f s", OS_OPS,
+	       (unsigned long long)rd_bytes, now_s() - t0);
+	EXPECT_EQ(0, bad_res);
+	EXPECT_EQ(0, bad_bytes);
+
+	/* WRITEs: range i of the pattern to the same place of the server's */
+	fill(wr_pat, seed ^ KEY_WR, 0, OS_AREA);
+	memcpy(dst + OS_AREA, wr_pat, OS_AREA);
+	bad_res = 0;
+	t0 = now_s();
+	for (i = 0; i < OS_OPS; i++) {
+		os_range(seed ^ KEY_WR, i, &off, &len);
+		res = rw_one(&s, TXRDMA_OP_WRITE, s.reg.id,
+			     SLOTS_OFF + OS_AREA + off, len, rreg,
+			     OS_WR_OFF + off);
+		if (res != (int32_t)len) {
+			if (!bad_res++)
+				TH_LOG("WRITE %u (%u bytes at %llu): res %d", i,
+				       len, (unsigned long long)off, res);
+			continue;
+		}
+		wr_bytes += len;
+	}
+	TH_LOG("%u WRITEs, %llu bytes in %.2f s", OS_OPS,
+	       (unsigned long long)wr_bytes, now_s() - t0);
+	EXPECT_EQ(0, bad_res);
+	os_expect(wr_want, wr_pat, seed ^ KEY_WR);
+	ctl_send(_metadata, &s, &(struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_DONE, .kase = CASE_ONESIDED,
+		.hash = area_hash(wr_want, OS_AREA) });
+	wait_ctl(_metadata, &s, CTL_SUMMARY, CASE_S, &sum);
+	EXPECT_EQ(0, sum.bad_data) TH_LOG("%u bytes written differ at the server",
+					  sum.bad_data);
+	EXPECT_EQ(area_hash(wr_want, OS_AREA), sum.hash);
+	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%s", s.hdr_err);
+	EXPECT_EQ(s.ctl_posted, s.ctl_done);
+	EXPECT_EQ(0, s.ctl_bad);
+	EXPECT_EQ(0, s.stray_cqes);
+	EXPECT_EQ(5, txrdma_sq_dropped(&s.sq));
+	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
+	free(rd_want);
+	free(wr_pat);
+	free(wr_want);
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, s.ep.id));
+	s.connected = false;
+	side_close(&s);
+}
+
+TEST_F_TIMEOUT(msg, onesided, CONNECT_S + CASE_S * 3)
+{
+	NEED_PAIR();
+	NEED_ONE_SIDED();
+	if (self->server)
+		server_onesided(_metadata, self);
+	else
+		client_onesided(_metadata, self);
+}
+
+/* ---- f: the tenant's token buckets --------------------------------------- */
+
+#define THR_BW		(2ULL << 20)	/* bytes/s */
+#define THR_BW_BURST	(64ULL << 10)
+#define THR_BW_LEN	4096
+#define THR_BW_COUNT	1536		/* 6 MiB: 3 s */
+#define THR_OPS		1000ULL		/* ops/s */
+#define THR_OPS_BURST	10ULL
+#define THR_OPS_LEN	64
+#define THR_OPS_COUNT	3000		/* 3 s */
+#define THR_TOL		0.05
+
+/*
+ * Stream @count messages of @len bytes under the rates given; the rate
+ * delivered after the first 10% (from the CQE of the last of those to
+ * the last CQE) must be @want (bytes/s with @per_byte, else messages/s)
+ * within 5%, and the tenant's throttle counter @refused (index of
+ * tenant.refused) must have gone up.
+ */
+static void throttle_phase(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(msg) *self, const char *what,
+			   uint64_t bw, uint64_t bw_burst, uint64_t ops,
+			   uint64_t ops_burst, uint32_t count, uint32_t len,
+			   double want, bool per_byte, int refused)
+{
+	struct tenant t0, t1;
+	struct nlmini nl;
+	struct side s;
+	struct ctl h;
+	double dt, rate;
+	uint32_t mark = count / 10;
+
+	ASSERT_EQ(0, nlmini_open(&nl));
+	ASSERT_EQ(0, get_tenant(&nl, TENANT, &t0));
+	nlmini_close(&nl);
+	side_open(_metadata, &s, 1024, 1024, 256, 4096);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_THROTTLE), CONNECT_S);
+	ASSERT_LE(len, s.ep.max_msg);
+	self->throttled = true;
+	ASSERT_EQ(0, tenant_rates(bw, bw_burst, ops, ops_burst))
+		TH_LOG("tenant set %s", what);
+	s.tx_mark = mark;
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_THROTTLE,
+		.seed = self->seed ^ CASE_THROTTLE ^ len,
+		.count = count, .max_len = len, .fixed_len = len,
+	};
+	client_run(_metadata, &s, &h, false, CASE_S);
+	ASSERT_EQ(0, tenant_unthrottle());
+	self->throttled = false;
+	ASSERT_LT(0, s.t_mark);
+	ASSERT_LT(s.t_mark, s.t_last);
+	dt = s.t_last - s.t_mark;
+	rate = (double)(count - mark) * (per_byte ? len : 1) / dt;
+	TH_LOG("%s: %u messages of %u bytes after %u of warm-up in %.3f s: %.1f %s/s, limit %.0f (%+.2f%%)",
+	       what, count - mark, len, mark, dt, rate,
+	       per_byte ? "bytes" : "messages", want,
+	       (rate / want - 1) * 100);
+	EXPECT_LE(fabs(rate / want - 1), THR_TOL);
+	ASSERT_EQ(0, nlmini_open(&nl));
+	ASSERT_EQ(0, get_tenant(&nl, TENANT, &t1));
+	nlmini_close(&nl);
+	TH_LOG("%s: throttled %llu -> %llu", what,
+	       (unsigned long long)t0.refused[refused],
+	       (unsigned long long)t1.refused[refused]);
+	EXPECT_LT(t0.refused[refused], t1.refused[refused]);
+	EXPECT_NE(TENANT_MISSING, t1.refused[refused]);
+	side_close(&s);
+}
+
+TEST_F_TIMEOUT(msg, throttle, CONNECT_S * 2 + CASE_S * 4)
+{
+	NEED_PAIR();
+	if (self->server) {
+		/* one pair per rate; every message checked here */
+		server_case(_metadata, self, CASE_THROTTLE, 1024, 4, 4096,
+			    CASE_S);
+		server_case(_metadata, self, CASE_THROTTLE, 1024, 4, 4096,
+			    CASE_S);
+		return;
+	}
+	/* tenant.refused: QPS, ENDPOINTS, PINNED, then BW (3) and OPS (4) */
+	throttle_phase(_metadata, self, "bw", THR_BW, THR_BW_BURST,
+		       TXRDMA_UNLIMITED, TXRDMA_UNLIMITED, THR_BW_COUNT,
+		       THR_BW_LEN, THR_BW, true, 3);
+	throttle_phase(_metadata, self, "ops", TXRDMA_UNLIMITED,
+		       TXRDMA_UNLIMITED, THR_OPS, THR_OPS_BURST, THR_OPS_COUNT,
+		       THR_OPS_LEN, THR_OPS, false, 4);
+}
+
+/* ---- g: random SQEs ------------------------------------------------------ */
+
+#define FUZZ_S		600
+#define FUZZ_WINDOW	512	/* SQEs without their CQE yet */
+#define FUZZ_BATCH	64
+#define FUZZ_CHECK	9	/* messages checked after the marker */
+#define FUZZ_AREA	(2U << 20)	/* scratch: the second 2 MiB page */
+
+/*
+ * SQE @i of the fuzz, written in place in the SQ.  Opcodes, flags
+ * (but NO_CQE: one CQE per SQE), prio, endpoint, regions, offsets,
+ * lengths and reserved fields are mostly plausible and sometimes
+ * anything.  What a successful SQE may write is a scratch page: local
+ * offsets of ours are in our second 2 MiB page or past the region's
+ * end, and WRITE's remote offsets (READ's too, mostly) are in the
+ * server's second page or past its end, never its ring.
+ */
+static void fuzz_sqe(struct txrdma_sqe *q, const struct fuzz *f, uint32_t i)
+{
+	uint64_t st = mix64(f->seed ^ mix64(i ^ 0x66757a7aULL));
+	uint32_t k;
+
+#define FZ()	(st = mix64(st))
+	memset(q, 0, sizeof(*q));
+	q->opcode = FZ() % 2 ? FZ() % TXRDMA_OP_LAST : (uint8_t)FZ();
+	q->flags = FZ() % 8 ? 0 : (uint16_t)FZ();
+	q->flags &= ~TXRDMA_SQE_F_NO_CQE;
+	q->prio = FZ() % 8 ? FZ() % TXRDMA_PRIO_CLASSES : (uint8_t)FZ();
+	k = FZ() % 16;
+	q->ep = k < 13 ? f->ep : k == 13 ? 0 :
+		k == 14 ? f->ep + 1 + FZ() % 16 : (uint32_t)FZ();
+	k = FZ() % 16;
+	q->local_region = k < 11 ? f->own : k < 13 ? f->other :
+			  k == 13 ? 0 : (uint32_t)FZ();
+	k = FZ() % 16;
+	q->len = k < 10 ? FZ() % 4097 : k < 13 ? FZ() % (OS_MAX_LEN + 1) :
+		 k == 13 ? TXRDMA_FRAME_MAX_PAYLOAD - 2 + FZ() % 4 :
+		 k == 14 ? (uint32_t)FZ() : TXRDMA_SQE_MAX_LEN + FZ() % 2;
+	k = FZ() % 16;
+	q->local_off = k < 14 ? SLOTS_OFF + FZ() % FUZZ_AREA :
+		       k == 14 ? f->own_size + FZ() % (1ULL << 40) :
+		       ~0ULL - FZ() % 65536;
+	k = FZ() % 8;
+	q->remote_region = k < 6 ? f->rreg : k == 6 ? 0 : (uint32_t)FZ();
+	k = FZ() % 16;
+	if (k < 3 && q->opcode == TXRDMA_OP_READ)
+		q->remote_off = FZ() % f->rsize;	/* also the ring */
+	else
+		q->remote_off = k < 14 ? SLOTS_OFF + FZ() % (f->rsize - SLOTS_OFF) :
+				k == 14 ? f->rsize + FZ() % (1ULL << 40) :
+				~0ULL - FZ() % 65536;
+	/* most SQEs of an opcode have its shape */
+	if (FZ() % 4) {
+		if (q->opcode == TXRDMA_OP_NOP) {
+			q->local_region = 0;
+			q->local_off = 0;
+			q->len = 0;
+			q->remote_region = 0;
+			q->remote_off = 0;
+		} else if (q->opcode == TXRDMA_OP_SEND) {
+			q->remote_region = 0;
+			q->remote_off = 0;
+		}
+	}
+	if (!(FZ() % 16)) {
+		k = FZ() % 3;
+		if (!k)
+			q->resv1 = (uint32_t)FZ() | 1;
+		else
+			q->resv2[k - 1] = FZ() | 1;
+	}
+	q->user_data = UD_FUZZ | i;
+#undef FZ
+}
+
+static void server_fuzz(struct __test_metadata *_metadata,
+			FIXTURE_DATA(msg) *self)
+{
+	struct rxstream rx;
+	struct side s;
+	struct ctl h, d = { 0 }, sum;
+	uint32_t fz_n = 0, extra = 0;
+	uint64_t fz_bytes = 0;
+	const uint8_t *p;
+	uint32_t len;
+	bool done = false;
+	double end;
+	int ret = 0;
+
+	/* 4 MiB: ring and control slots, then the client's scratch */
+	side_open(_metadata, &s, 256, 4096, 2, 1U << 20);
+	side_accept(_metadata, &s, self->peer, SVC(CASE_FUZZ), ACCEPT_S);
+	wait_hello(_metadata, &s, CASE_FUZZ, &h);
+	ASSERT_EQ(0, ep_export(&s, s.reg.id, TXRDMA_EXPORT_READ |
+					     TXRDMA_EXPORT_WRITE));
+	ctl_send(_metadata, &s, &(struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_EXPORTED, .kase = CASE_FUZZ,
+		.region = s.reg.id, .region_size = s.reg.size });
+	/* whatever random SENDs placed, up to the marker */
+	end = now_s() + FUZZ_S;
+	while (!done && now_s() < end) {
+		uint32_t progress = reap(&s);
+
+		while ((ret = rx_take(&s, &p, &len)) == 1) {
+			const struct ctl *c = (const void *)p;
+
+			if (is_ctl(p, len) && c->type == CTL_DONE &&
+			    c->kase == CASE_FUZZ) {
+				memcpy(&d, p, sizeof(d));
+				done = true;
+			} else {
+				fz_n++;
+				fz_bytes += len;
+			}
+			rx_done(&s);
+			progress++;
+			if (done)
+				break;
+		}
+		if (ret < 0)
+			break;
+		if (!progress)
+			idle(&s);
+	}
+	ASSERT_TRUE(done) TH_LOG("no marker from the client (ring: %d)", ret);
+	TH_LOG("fuzz: %u messages, %llu bytes before the marker", fz_n,
+	       (unsigned long long)fz_bytes);
+	/* then the pair still carries messages, byte-exact */
+	rxs_init(&rx, &(struct gen){ d.seed, d.count, d.max_len, 0 }, KEY_FWD);
+	end = now_s() + CASE_S;
+	while (rx.n < d.count && now_s() < end) {
+		ret = rx_take(&s, &p, &len);
+		if (ret < 0)
+			break;
+		if (ret == 1) {
+			rxs_msg(&rx, p, len);
+			rx_done(&s);
+			continue;
+		}
+		reap(&s);
+		idle(&s);
+	}
+	sum = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_SUMMARY, .kase = CASE_FUZZ,
+		.n = rx.n, .lost = rx.lost, .dup = rx.dup,
+		.bad_len = rx.bad_len, .bad_data = rx.bad_data,
+		.bad_hdr = s.bad_hdr, .bytes = rx.bytes, .hash = rx.hash,
+		.aux_n = fz_n, .aux_bytes = fz_bytes,
+	};
+	if (!s.rx_err)
+		ctl_send(_metadata, &s, &sum);
+	ret = wait_reset(&s, CASE_S, &extra);
+
+	EXPECT_EQ(d.count, rx.n);
+	EXPECT_EQ(0, rx.lost + rx.dup + rx.bad_len + rx.bad_data)
+		TH_LOG("%s", rx.err);
+	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%s", s.hdr_err);
+	EXPECT_EQ(-ECONNRESET, ret) TH_LOG("the ring ended with %d", ret);
+	EXPECT_EQ(0, extra);
+	EXPECT_EQ(s.ctl_posted, s.ctl_done);
+	EXPECT_EQ(0, s.ctl_bad);
+	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
+	side_close(&s);
+}
+
+static void client_fuzz(struct __test_metadata *_metadata,
+			FIXTURE_DATA(msg) *self)
+{
+	static const int dropped_errs[] = {
+		EINVAL, ENOENT, EFAULT, EMSGSIZE, EPERM,
+	};
+	struct fuzz f;
+	struct txstream tx;
+	struct side s;
+	struct ctl h, x, sum = { 0 };
+	uint32_t d0, d1, refused = 0, other = 0, sums = 0, n, e;
+	int hold = -1, st, ret = 0;
+	double t0, end, dt;
+	pid_t pid;
+
+	side_open(_metadata, &s, 1024, 1024, 2, 1U << 20);
+	ASSERT_LE(SLOTS_OFF + FUZZ_AREA, s.reg.size);
+	memset(&f, 0, sizeof(f));
+	pid = other_tenant_region(_metadata, &f.other, &hold);
+	side_connect(_metadata, &s, self->peer, SVC(CASE_FUZZ), CONNECT_S);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_FUZZ,
+		.seed = self->seed ^ CASE_FUZZ,
+	};
+	ctl_send(_metadata, &s, &h);
+	wait_ctl(_metadata, &s, CTL_EXPORTED, CASE_S, &x);
+	ASSERT_NE(0, x.region);
+	ASSERT_LE(SLOTS_OFF + FUZZ_AREA, x.region_size);
+	end = now_s() + CQE_S;
+	while (s.ctl_done < s.ctl_posted && now_s() < end)
+		if (!reap(&s))
+			idle(&s);
+	ASSERT_EQ(s.ctl_posted, s.ctl_done);
+
+	f.seed = h.seed;
+	f.ep = s.ep.id;
+	f.own = s.reg.id;
+	f.own_size = s.reg.size;
+	f.rreg = x.region;
+	f.rsize = x.region_size;
+	f.op = calloc(FUZZ_COUNT, 1);
+	f.seen = calloc(FUZZ_COUNT, 1);
+	f.len = calloc(FUZZ_COUNT, sizeof(*f.len));
+	f.epv = calloc(FUZZ_COUNT, sizeof(*f.epv));
+	ASSERT_TRUE(f.op && f.seen && f.len && f.epv);
+	s.fz = &f;
+	d0 = txrdma_sq_dropped(&s.sq);
+	t0 = now_s();
+	end = t0 + FUZZ_S;
+	while (f.completed < FUZZ_COUNT && now_s() < end) {
+		n = 0;
+		while (f.posted < FUZZ_COUNT && n < FUZZ_BATCH &&
+		       f.posted - f.completed < FUZZ_WINDOW) {
+			struct txrdma_sqe *q = txrdma_get_sqe(&s.sq);
+
+			if (!q)
+				break;
+			fuzz_sqe(q, &f, f.posted);
+			f.op[f.posted] = q->opcode;
+			f.len[f.posted] = q->len;
+			f.epv[f.posted] = q->ep;
+			f.posted++;
+			n++;
+		}
+		if (n)
+			ASSERT_LE(0, txrdma_submit(s.ctx, &s.sq));
+		if (!reap(&s) && !n)
+			idle(&s);
+	}
+	dt = now_s() - t0;
+	d1 = txrdma_sq_dropped(&s.sq);
+	close(hold);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	for (e = 0; e < sizeof(dropped_errs) / sizeof(dropped_errs[0]); e++)
+		refused += f.errs[dropped_errs[e]];
+	TH_LOG("fuzz: %u SQEs, %u CQEs in %.1f s; ok: NOP %u SEND %u (%llu bytes) READ %u WRITE %u",
+	       f.posted, f.completed, dt, f.ok[TXRDMA_OP_NOP],
+	       f.ok[TXRDMA_OP_SEND], (unsigned long long)f.send_bytes,
+	       f.ok[TXRDMA_OP_READ], f.ok[TXRDMA_OP_WRITE]);
+	for (e = 1; e < FUZZ_ERRS; e++) {
+		if (!f.errs[e])
+			continue;
+		TH_LOG("fuzz: %u CQEs res %d (%s)", f.errs[e], -(int)e,
+		       strerror(e));
+		other += f.errs[e];
+	}
+	/* all the errors, but those the kernel counts as refused */
+	other = other - refused + f.other_err;
+	TH_LOG("fuzz: SQ dropped %u -> %u; refused CQEs %u; other errors %u",
+	       d0, d1, refused, other);
+
+	/* one CQE per SQE, none but a valid SQE's positive */
+	EXPECT_EQ(FUZZ_COUNT, f.posted);
+	EXPECT_EQ(FUZZ_COUNT, f.completed);
+	EXPECT_EQ(0, f.dup) TH_LOG("CQEs for the same SQE twice");
+	EXPECT_EQ(0, f.unknown) TH_LOG("CQEs for SQEs never posted");
+	EXPECT_EQ(0, f.bad_res + f.bad_id) TH_LOG("%s", f.err);
+	EXPECT_EQ(0, s.stray_cqes);
+	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
+	/* the kernel counts exactly the refused SQEs */
+	EXPECT_EQ(refused, d1 - d0);
+	/* nothing broke the pair; each opcode worked sometimes */
+	EXPECT_EQ(0, other) TH_LOG("errors other than the refusals");
+	EXPECT_LT(0, f.ok[TXRDMA_OP_SEND]);
+	EXPECT_LT(0, f.ok[TXRDMA_OP_READ]);
+	EXPECT_LT(0, f.ok[TXRDMA_OP_WRITE]);
+	EXPECT_EQ(0, rx_error_word(&s));
+	s.fz = NULL;
+
+	/* the marker, then messages the server checks byte by byte */
+	ctl_send(_metadata, &s, &(struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_DONE, .kase = CASE_FUZZ,
+		.seed = h.seed ^ KEY_FWD, .count = FUZZ_CHECK,
+		.max_len = s.ep.max_msg });
+	tx_init(_metadata, &tx, &(struct gen){ h.seed ^ KEY_FWD, FUZZ_CHECK,
+					       s.ep.max_msg, 0 }, KEY_FWD);
+	s.tx = &tx;
+	end = now_s() + CASE_S;
+	while (now_s() < end && (!sums || tx.completed < FUZZ_CHECK ||
+				 s.ctl_done < s.ctl_posted)) {
+		const uint8_t *p;
+		uint32_t len, progress;
+
+		progress = tx_post(_metadata, &s, &tx) + reap(&s);
+		while ((ret = rx_take(&s, &p, &len)) == 1) {
+			if (is_ctl(p, len)) {
+				memcpy(&sum, p, sizeof(sum));
+				sums++;
+			}
+			rx_done(&s);
+			progress++;
+		}
+		if (ret < 0)
+			break;
+		if (!progress)
+			idle(&s);
+	}
+	EXPECT_EQ(0, ret) TH_LOG("our ring failed: %d", ret);
+	EXPECT_EQ(FUZZ_CHECK, tx.completed);
+	EXPECT_EQ(0, tx.bad_res + tx.dup + tx.unknown) TH_LOG("%s", tx.err);
+	ASSERT_EQ(1, sums) TH_LOG("no summary from the server");
+	EXPECT_EQ(CTL_SUMMARY, sum.type);
+	EXPECT_EQ(CASE_FUZZ, sum.kase);
+	/* every SEND that succeeded arrived, and nothing else */
+	EXPECT_EQ(f.ok[TXRDMA_OP_SEND], sum.aux_n);
+	EXPECT_EQ(f.send_bytes, sum.aux_bytes);
+	EXPECT_EQ(FUZZ_CHECK, sum.n);
+	EXPECT_EQ(tx.bytes, sum.bytes);
+	EXPECT_EQ(tx.hash, sum.hash) TH_LOG("the server's checksum differs");
+	EXPECT_EQ(0, sum.lost + sum.dup + sum.bad_len + sum.bad_data +
+		     sum.bad_hdr);
+	EXPECT_EQ(0, s.ctl_bad);
+	EXPECT_EQ(d1, txrdma_sq_dropped(&s.sq));
+	tx_free(&tx);
+	free(f.op);
+	free(f.seen);
+	free(f.len);
+	free(f.epv);
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, s.ep.id));
+	s.connected = false;
+	side_close(&s);
+}
+
+TEST_F_TIMEOUT(msg, fuzz, CONNECT_S + FUZZ_S + CASE_S * 3)
+{
+	NEED_PAIR();
+	NEED_ONE_SIDED();
+	if (self->server)
+		server_fuzz(_metadata, self);
+	else
+		client_fuzz(_metadata, self);
 }
 
 TEST_HARNESS_MAIN
