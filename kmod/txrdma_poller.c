@@ -19,6 +19,7 @@
 #include <linux/sched.h>
 
 #include "txrdma_endpoint.h"
+#include "txrdma_ring.h"
 #include "txrdma_rings.h"
 
 static int poll_cpu = -1;
@@ -37,21 +38,31 @@ static atomic_t txrdma_poller_kicked = ATOMIC_INIT(0);
 /* NEED_WAKEUP is set in every ring (txrdma_poller_lock) */
 static bool txrdma_poller_asleep;
 
-/* One pass over every ring; returns how many SQEs it consumed. */
+/*
+ * One pass over every ring, class by class (txrdma_ring.c: priority
+ * classes): the SQEs of class 0 of every ring, then those of class 1,
+ * and so on, each with its class's budget.  Returns how many SQEs it
+ * consumed.
+ */
 static int txrdma_poller_pass(void)
 {
 	struct txrdma_ring *ring;
 	int n = 0;
+	u8 cls;
 
 	mutex_lock(&txrdma_poller_lock);
-	list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
-		mutex_lock(&ring->lock);
-		/* credits first: a peer may wait for them to send to us */
-		txrdma_msg_ring_credits(ring);
-		n += txrdma_ring_process(ring);
-		mutex_unlock(&ring->lock);
-		/* the list stays valid: removal takes the same mutex */
-		cond_resched();
+	for (cls = 0; cls < TXRDMA_PRIO_CLASSES; cls++) {
+		list_for_each_entry(ring, &txrdma_poller_rings, poll_node) {
+			mutex_lock(&ring->lock);
+			/* credits first: a peer may wait for them to send */
+			if (!cls)
+				txrdma_msg_ring_credits(ring);
+			n += txrdma_ring_process(ring, cls,
+						 txrdma_class_budget(cls));
+			mutex_unlock(&ring->lock);
+			/* the list stays valid: removal takes the same mutex */
+			cond_resched();
+		}
 	}
 	mutex_unlock(&txrdma_poller_lock);
 	return n;

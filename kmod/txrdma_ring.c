@@ -133,3 +133,50 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 	}
 	return 0;
 }
+
+/*
+ * Priority classes.  The poller serves its rings class by class in every
+ * pass: first each ring's SQEs of class 0, then of class 1, and so on,
+ * each ring up to txrdma_class_budget() SQEs per class.  A less urgent
+ * class is slowed by the more urgent ones (a smaller share of every
+ * pass) but never starved: it has its turn in every pass.  Order within
+ * a ring is always kept: a ring's turn ends at the first SQE of a less
+ * urgent class than the one served.
+ */
+
+/**
+ * txrdma_sqe_class() - the class an SQE is served in
+ * @tenant_prio: its tenant's enum txrdma_prio
+ * @sqe_prio: sqe->prio as the process wrote it
+ *
+ * The less urgent of the two: a process may lower its own SQEs (bulk
+ * copies beside commit messages) but never raise them above what the
+ * administrator gave its tenant.  A @sqe_prio out of range gives the
+ * tenant's class; txrdma_sqe_check() refuses the SQE when it is served.
+ *
+ * Return: 0 (most urgent) .. TXRDMA_PRIO_CLASSES - 1.
+ */
+u8 txrdma_sqe_class(u8 tenant_prio, u8 sqe_prio)
+{
+	u8 cls = min_t(u8, tenant_prio, TXRDMA_PRIO_CLASSES - 1);
+
+	if (sqe_prio < TXRDMA_PRIO_CLASSES && sqe_prio > cls)
+		cls = sqe_prio;
+	return cls;
+}
+
+/**
+ * txrdma_class_budget() - SQEs one ring may consume in a class's turn
+ * @cls: the class, < TXRDMA_PRIO_CLASSES
+ *
+ * A quarter of the class before it: when every class has work, a pass
+ * consumes 256 SQEs of class 0 for every 64, 16 and 4 of classes 1..3.
+ * Class 0's budget is what every ring had before classes existed, so a
+ * pass stays bounded and rings of one class still take turns.
+ */
+u32 txrdma_class_budget(u8 cls)
+{
+	if (cls >= TXRDMA_PRIO_CLASSES)
+		cls = TXRDMA_PRIO_CLASSES - 1;
+	return 256U >> (2 * cls);
+}

@@ -21,5 +21,7 @@ int txrdma_sq_pending(u32 khead, u32 utail, u32 entries, u32 *n);
 int txrdma_cq_space(u32 ktail, u32 uhead, u32 entries, u32 *space);
 int txrdma_sqe_check(const struct txrdma_sqe *sqe);
 bool txrdma_range_ok(u64 off, u64 len, u64 size);
+u8 txrdma_sqe_class(u8 tenant_prio, u8 sqe_prio);
+u32 txrdma_class_budget(u8 cls);
 
 #endif /* _TXRDMA_RING_H */

@@ -43,9 +43,6 @@ enum {
 	TXRDMA_OFF_CQ_ENTRIES	= 332,
 };
 
-/* SQEs one ring may have consumed per pass of the poller */
-#define TXRDMA_RING_BUDGET	256
-
 /* the rings' mmap offset: region ids start at 1, so 0 is free */
 #define TXRDMA_RING_MMAP_OFFSET	0ULL
 
@@ -220,7 +217,9 @@ long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 		return -ENXIO;
 	mutex_lock(&ring->lock);
 	txrdma_msg_ring_credits(ring);
-	txrdma_ring_process(ring);
+	/* the caller's own time: every class, class 0's budget */
+	txrdma_ring_process(ring, TXRDMA_PRIO_CLASSES - 1,
+			    txrdma_class_budget(0));
 	more = txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
 	mutex_unlock(&ring->lock);
 	if (more)
@@ -391,7 +390,10 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 
 /**
  * txrdma_ring_process() - consume what the process submitted
- * @ring: a ring of the poller's list (only the poller calls this)
+ * @ring: a ring of the poller's list; caller holds ring->lock
+ * @cls: the class being served: stop at an SQE of a less urgent one
+ *	(txrdma_sqe_class()), which waits for its class's turn
+ * @budget: at most this many SQEs
  *
  * Every SQE is copied out of shared memory once, checked and executed;
  * its completion (an error always, success unless NO_CQE) is written
@@ -400,8 +402,10 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
  *
  * Return: the number of SQEs consumed.
  */
-int txrdma_ring_process(struct txrdma_ring *ring)
+int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 {
+	u8 tprio = READ_ONCE(ring->tenant->prio);
+	const struct txrdma_sqe *head;
 	u32 utail, pending, space, n = 0;
 	bool woke = false;
 
@@ -415,8 +419,17 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 			   READ_ONCE(*ring->sq_flags) | TXRDMA_SQ_F_GARBAGE);
 		return 0;
 	}
+	if (!pending) {
+		WRITE_ONCE(ring->blocked, false);
+		ring->wake_ns = 0;
+		return 0;
+	}
 	/* a bounded share per pass, so that every ring gets its turn */
-	pending = min_t(u32, pending, TXRDMA_RING_BUDGET);
+	pending = min_t(u32, pending, budget);
+	/* the head waits for a later class's turn: nothing to do yet */
+	head = &ring->sqes[ring->khead & (ring->sq_entries - 1)];
+	if (txrdma_sqe_class(tprio, READ_ONCE(head->prio)) > cls)
+		return 0;
 	WRITE_ONCE(ring->blocked, false);
 	ring->wake_ns = 0;
 	while (n < pending) {
@@ -441,6 +454,9 @@ int txrdma_ring_process(struct txrdma_ring *ring)
 			break;
 		memcpy(&sqe, &ring->sqes[ring->khead & (ring->sq_entries - 1)],
 		       sizeof(sqe));
+		/* decided on the copy: what is executed is what was classed */
+		if (txrdma_sqe_class(tprio, sqe.prio) > cls)
+			break;
 		res = txrdma_ring_exec(ring, &sqe);
 		if (res == TXRDMA_EXEC_BLOCKED) {
 			/* stays at the head: order within the ring is kept */

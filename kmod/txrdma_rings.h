@@ -98,7 +98,7 @@ void txrdma_poller_add(struct txrdma_ring *ring);
 void txrdma_poller_del(struct txrdma_ring *ring);
 void txrdma_poller_kick(void);
 u64 txrdma_ring_wake_ns(struct txrdma_ring *ring);
-int txrdma_ring_process(struct txrdma_ring *ring);
+int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget);
 bool txrdma_ring_pending(struct txrdma_ring *ring);
 void txrdma_ring_reserve(struct txrdma_ring *ring);
 void txrdma_ring_unreserve(struct txrdma_ring *ring);

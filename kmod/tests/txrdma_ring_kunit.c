@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 #include <linux/string.h>
+#include <linux/txrdma.h>
 
 #include "../txrdma_ring.h"
 
@@ -197,6 +198,77 @@ static void ring_sqe_fuzz(struct kunit *test)
 	KUNIT_EXPECT_GT(test, passed, 1000U);
 }
 
+/* a process lowers its SQEs' class, never raises it */
+static void ring_sqe_class(struct kunit *test)
+{
+	u8 t, p;
+
+	for (t = 0; t < __TXRDMA_PRIO_MAX; t++) {
+		for (p = 0; p < TXRDMA_PRIO_CLASSES; p++)
+			KUNIT_EXPECT_EQ(test, txrdma_sqe_class(t, p),
+					(u8)max(t, p));
+		/* out of range: the tenant's; the SQE is refused later */
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_class(t, TXRDMA_PRIO_CLASSES),
+				t);
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_class(t, 0xff), t);
+	}
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_class(TXRDMA_PRIO_CRITICAL, 0), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_class(TXRDMA_PRIO_BULK, 0),
+			(u8)TXRDMA_PRIO_BULK);
+	/* a tenant value past the classes is the least urgent class */
+	KUNIT_EXPECT_EQ(test, txrdma_sqe_class(200, 0),
+			(u8)(TXRDMA_PRIO_CLASSES - 1));
+}
+
+/*
+ * The budgets, and what they do to rings that all have a backlog: a
+ * model of the poller's passes (class by class, each ring its class's
+ * budget) must finish the urgent ring first and give every class some
+ * service in every pass.
+ */
+static void ring_class_budget(struct kunit *test)
+{
+	u32 left[TXRDMA_PRIO_CLASSES], done_at[TXRDMA_PRIO_CLASSES] = { 0 };
+	u32 pass, c, n, at_first = 0;
+	u8 cls;
+
+	KUNIT_EXPECT_EQ(test, txrdma_class_budget(0), 256U);
+	for (cls = 1; cls < TXRDMA_PRIO_CLASSES; cls++) {
+		KUNIT_EXPECT_LT(test, txrdma_class_budget(cls),
+				txrdma_class_budget(cls - 1));
+		KUNIT_EXPECT_GT(test, txrdma_class_budget(cls), 0U);
+	}
+	KUNIT_EXPECT_EQ(test, txrdma_class_budget(TXRDMA_PRIO_CLASSES),
+			txrdma_class_budget(TXRDMA_PRIO_CLASSES - 1));
+
+	/* one ring per class, 4096 SQEs each */
+	for (c = 0; c < TXRDMA_PRIO_CLASSES; c++)
+		left[c] = 4096;
+	for (pass = 1; pass < 10000; pass++) {
+		bool any = false;
+
+		for (c = 0; c < TXRDMA_PRIO_CLASSES; c++) {
+			if (!left[c])
+				continue;
+			n = min(left[c], txrdma_class_budget(c));
+			KUNIT_ASSERT_GT(test, n, 0U);	/* never starved */
+			left[c] -= n;
+			any = true;
+			if (!left[c])
+				done_at[c] = pass;
+		}
+		if (left[0] == 0 && !at_first)
+			at_first = 4096 - left[TXRDMA_PRIO_CLASSES - 1];
+		if (!any)
+			break;
+	}
+	/* 16 passes for class 0; class 3 had 16 x 4 SQEs meanwhile */
+	KUNIT_EXPECT_EQ(test, done_at[0], 16U);
+	KUNIT_EXPECT_EQ(test, at_first, 64U);
+	for (c = 1; c < TXRDMA_PRIO_CLASSES; c++)
+		KUNIT_EXPECT_GT(test, done_at[c], done_at[c - 1]);
+}
+
 static struct kunit_case txrdma_ring_cases[] = {
 	KUNIT_CASE(ring_entries),
 	KUNIT_CASE(ring_sq_pending),
@@ -204,6 +276,8 @@ static struct kunit_case txrdma_ring_cases[] = {
 	KUNIT_CASE(ring_range),
 	KUNIT_CASE(ring_sqe_check),
 	KUNIT_CASE(ring_sqe_fuzz),
+	KUNIT_CASE(ring_sqe_class),
+	KUNIT_CASE(ring_class_budget),
 	{}
 };
 

@@ -364,9 +364,14 @@ static inline void txrdma_sqe_set_flags(struct txrdma_sqe *sqe,
 }
 
 /**
- * txrdma_sqe_set_prio() - set the token-bucket class of a prepared SQE
+ * txrdma_sqe_set_prio() - lower the priority class of a prepared SQE
  * @sqe: the entry, after its txrdma_prep_*() call
  * @prio: < TXRDMA_PRIO_CLASSES; lower is served first
+ *
+ * The kernel serves the SQE in the less urgent of @prio and its tenant's
+ * class: a process can lower its SQEs, never raise them.  Order within
+ * one ring is kept, so an SQE of a lower class holds back those after
+ * it in the same ring: give each class its own ring.
  */
 static inline void txrdma_sqe_set_prio(struct txrdma_sqe *sqe,
 				       unsigned int prio)

@@ -68,7 +68,8 @@
  *	    (len), the SQ's dropped counter == the CQEs with -EINVAL,
  *	    -ENOENT, -EFAULT, -EMSGSIZE, -EPERM and no other error; every
  *	    SEND that succeeded arrived; then the pair still carries
- *	    messages byte-exact.  What succeeds writes only scratch pages,
+ *	    messages byte-exact, and both tenants hold no QP, endpoint or
+ *	    pinned byte after.  What succeeds writes only scratch pages,
  *	    never a ring.
  *
  * Before main() the process makes tenant msg-t (cgroup /txrdma-msg,
@@ -2290,6 +2291,7 @@ static void server_fuzz(struct __test_metadata *_metadata,
 	struct rxstream rx;
 	struct side s;
 	struct ctl h, d = { 0 }, sum;
+	struct usage u;
 	uint32_t fz_n = 0, extra = 0;
 	uint64_t fz_bytes = 0;
 	const uint8_t *p;
@@ -2372,6 +2374,9 @@ static void server_fuzz(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, s.ctl_bad);
 	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
 	side_close(&s);
+	EXPECT_TRUE(usage_idle(&u))
+		TH_LOG("after the case: qps %lld endpoints %lld pinned %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u.pinned);
 }
 
 static void client_fuzz(struct __test_metadata *_metadata,
@@ -2384,11 +2389,16 @@ static void client_fuzz(struct __test_metadata *_metadata,
 	struct txstream tx;
 	struct side s;
 	struct ctl h, x, sum = { 0 };
+	struct usage u0, u;
 	uint32_t d0, d1, refused = 0, other = 0, sums = 0, n, e;
 	int hold = -1, st, ret = 0;
 	double t0, end, dt;
 	pid_t pid;
 
+	EXPECT_TRUE(usage_idle(&u0))
+		TH_LOG("before the case: qps %lld endpoints %lld pinned %lld",
+		       (long long)u0.qps, (long long)u0.eps,
+		       (long long)u0.pinned);
 	side_open(_metadata, &s, 1024, 1024, 2, 1U << 20);
 	ASSERT_LE(SLOTS_OFF + FUZZ_AREA, s.reg.size);
 	memset(&f, 0, sizeof(f));
@@ -2535,6 +2545,10 @@ static void client_fuzz(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, s.ep.id));
 	s.connected = false;
 	side_close(&s);
+	/* whatever the garbage did, the tenant holds nothing after */
+	EXPECT_TRUE(usage_idle(&u))
+		TH_LOG("after the case: qps %lld endpoints %lld pinned %lld",
+		       (long long)u.qps, (long long)u.eps, (long long)u.pinned);
 }
 
 TEST_F_TIMEOUT(msg, fuzz, CONNECT_S + FUZZ_S + CASE_S * 3)

@@ -19,13 +19,17 @@
  *    (the harness checks the kernel log);
  *  - a process that exits with submissions pending releases all;
  *  - ring memory is charged to the tenant's pinned bytes: exact, given
- *    back on close, refused over the limit and outside any tenant.
+ *    back on close, refused over the limit and outside any tenant;
+ *  - priority classes: the poller serves critical tenants' SQEs before
+ *    normal and bulk ones, a process can lower its SQEs' class but not
+ *    raise it, and the least urgent class still finishes.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -645,6 +650,187 @@ TEST(exit_with_submissions_pending)
 	}
 	EXPECT_EQ(ref0, module_refcnt());
 	EXPECT_EQ(pinned0, ring_tenant_pinned());
+}
+
+/* ---- priority classes ------------------------------------------------- */
+
+#define CG_RING_CRIT	CG_RING_ROOT "/txrdma-ring-crit"
+#define CG_RING_BULK	CG_RING_ROOT "/txrdma-ring-bulk"
+
+static void prio_tenants_down(void)
+{
+	struct nlmini nl;
+
+	cg_enter(CG_RING);
+	if (!nlmini_open(&nl)) {
+		tenant_del_force(&nl, "ring-crit");
+		tenant_del_force(&nl, "ring-bulk");
+		nlmini_close(&nl);
+	}
+	rmdir(CG_RING_CRIT);
+	rmdir(CG_RING_BULK);
+}
+
+/* a failed run leaves nothing behind either */
+__attribute__((destructor)) static void prio_fini(void)
+{
+	prio_tenants_down();
+}
+
+static int prio_tenant_up(const char *name, const char *cg, int prio)
+{
+	uint64_t limits[] = { TXRDMA_A_LIMIT_PINNED_BYTES, 64ULL << 20, 0 };
+	struct nlmini nl;
+	int ret;
+
+	mkdir(cg, 0755);
+	ret = nlmini_open(&nl);
+	if (ret)
+		return ret;
+	ret = tenant_op(&nl, TXRDMA_CMD_TENANT_NEW, name,
+			cg + strlen(CG_RING_ROOT), prio, limits);
+	nlmini_close(&nl);
+	return ret;
+}
+
+/* CQEs the kernel has produced in @r (the test consumes none meanwhile) */
+static uint32_t produced(struct rings *r)
+{
+	return __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Wait (poll(2), bounded) until ring @k has produced its @n CQEs,
+ * consuming and checking them as they come (so that poll(2) blocks
+ * until the next ones); then what every ring has produced so far.
+ * The caller runs SCHED_FIFO: the poller's wake-up puts it on the CPU
+ * at once, so the counts are those of the moment ring @k finished,
+ * within one ring's turn, even on one CPU.
+ */
+static bool prio_wait(struct rings *all, int count, int k, uint32_t n,
+		      uint32_t *seen, uint32_t *bad)
+{
+	struct rings *r = &all[k];
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	uint32_t mask = *word(r, r->p.cq_off.ring_mask);
+	uint64_t end = now_ns() + 20000000000ull;
+	uint32_t head = *r->cq_head, tail;
+	int i;
+
+	for (;;) {
+		tail = produced(r);
+		for (; head != tail; head++) {
+			const struct txrdma_cqe *c = &r->cqes[head & mask];
+
+			if (c->user_data != (((uint64_t)k << 32) | head) ||
+			    c->res || c->opcode != TXRDMA_OP_NOP)
+				(*bad)++;
+		}
+		__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+		if (head >= n || now_ns() > end)
+			break;
+		poll(&pfd, 1, 10);
+	}
+	for (i = 0; i < count; i++)
+		seen[i] = produced(&all[i]);
+	return head >= n;
+}
+
+/*
+ * Four rings with a backlog each, published together while the poller
+ * sleeps, then one doorbell:
+ *   A  tenant ring-crit (critical), SQEs prio 0    -> class 0,  1,024 NOPs
+ *   D  tenant ring-t (normal),      SQEs prio 0    -> class 1,  4,096
+ *   B  tenant ring-bulk (bulk),     SQEs prio 0    -> class 2,  8,192
+ *      (it asks for class 0: a process cannot raise its tenant's class)
+ *   C  tenant ring-crit (critical), SQEs prio 3    -> class 3,  8,192
+ *      (a process may lower its own SQEs)
+ * The poller serves class by class, 256/64/16/4 SQEs per ring and pass:
+ * A finishes in 4 passes, D in 64, B in 512.  Each time one finishes,
+ * every less urgent ring must have produced less than half of its
+ * backlog (served alike, all would be at the same count: the finished
+ * ring's backlog or more), and all of them still finish, in order,
+ * each CQE its SQE's.
+ */
+TEST(priority_classes_order_the_poller)
+{
+	enum { A, D, B, C, NR };
+	static const uint32_t n[NR] = { 1024, 4096, 8192, 8192 };
+	static const uint8_t prio[NR] = { 0, 0, 0, 3 };
+	static const char *const name[NR] = { "A", "D", "B", "C" };
+	struct sched_param sp = { .sched_priority = 10 };
+	struct rings r[NR];
+	uint32_t seen[NR], i, bad = 0;
+	int k, j, ret;
+	bool ok;
+
+	ASSERT_EQ(0, ring_tenant_status) TH_LOG("%s", ring_tenant_error);
+	prio_tenants_down();
+	memset(r, 0, sizeof(r));
+	ret = prio_tenant_up("ring-crit", CG_RING_CRIT, TXRDMA_PRIO_CRITICAL);
+	ASSERT_EQ(0, ret) TH_LOG("tenant ring-crit: %s", strerror(-ret));
+	ret = prio_tenant_up("ring-bulk", CG_RING_BULK, TXRDMA_PRIO_BULK);
+	ASSERT_EQ(0, ret) TH_LOG("tenant ring-bulk: %s", strerror(-ret));
+	/* a ring belongs to the tenant of the process that sets it up */
+	ASSERT_EQ(0, cg_enter(CG_RING_CRIT));
+	ASSERT_EQ(0, rings_open(&r[A], n[A], n[A]));
+	ASSERT_EQ(0, rings_open(&r[C], n[C], n[C]));
+	ASSERT_EQ(0, cg_enter(CG_RING_BULK));
+	ASSERT_EQ(0, rings_open(&r[B], n[B], n[B]));
+	ASSERT_EQ(0, cg_enter(CG_RING));
+	ASSERT_EQ(0, rings_open(&r[D], n[D], n[D]));
+
+	for (k = 0; k < NR; k++) {
+		for (i = 0; i < n[k]; i++) {
+			struct txrdma_sqe *s = next_sqe(&r[k]);
+
+			ASSERT_NE(NULL, s);
+			nop(s, ((uint64_t)k << 32) | i);
+			s->prio = prio[k];
+		}
+	}
+	/* asleep: nothing is served before the doorbell */
+	for (k = 0; k < NR; k++) {
+		uint64_t end = now_ns() + 2000000000ull;
+
+		while (!(*r[k].sq_flags & TXRDMA_SQ_F_NEED_WAKEUP) &&
+		       now_ns() < end)
+			usleep(1000);
+		ASSERT_TRUE(*r[k].sq_flags & TXRDMA_SQ_F_NEED_WAKEUP);
+	}
+	/* see prio_wait() */
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &sp))
+		TH_LOG("SCHED_FIFO: %s", strerror(errno));
+	/* most urgent first, in case the poller is up already */
+	for (k = 0; k < NR; k++)
+		__atomic_store_n(r[k].sq_tail, r[k].sq_tail_local,
+				 __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (*r[A].sq_flags & TXRDMA_SQ_F_NEED_WAKEUP)
+		ASSERT_EQ(0, ioctl(r[A].fd, TXRDMA_IOC_RING_ENTER));
+
+	for (k = 0; k < NR; k++) {
+		ok = prio_wait(r, NR, k, n[k], seen, &bad);
+		EXPECT_TRUE(ok) TH_LOG("ring %s: %u of %u CQEs", name[k],
+				       produced(&r[k]), n[k]);
+		if (!ok)
+			break;
+		TH_LOG("ring %s (%u NOPs) done: A %u D %u B %u C %u",
+		       name[k], n[k], seen[A], seen[D], seen[B], seen[C]);
+		for (j = k + 1; j < NR; j++) {
+			const char *late = name[j];
+
+			EXPECT_LT(seen[j], n[j] / 2)
+				TH_LOG("ring %s served as early as %s", late,
+				       name[k]);
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("CQEs not those of their SQEs, in order");
+	for (k = 0; k < NR; k++) {
+		EXPECT_EQ(0, *r[k].sq_dropped);
+		rings_close(&r[k]);
+	}
+	prio_tenants_down();
 }
 
 TEST_HARNESS_MAIN

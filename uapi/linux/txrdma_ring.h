@@ -48,7 +48,10 @@ enum txrdma_op {
 #define TXRDMA_SQE_F_NO_CQE	_BITUL(0)	/* no CQE on success */
 #define TXRDMA_SQE_F_ALL	TXRDMA_SQE_F_NO_CQE
 
-/* sqe->prio: token-bucket class of the tenant; lower is served first */
+/*
+ * sqe->prio: priority class, lower is served first; the SQE is served in
+ * the less urgent of this and its tenant's class (enum txrdma_prio)
+ */
 #define TXRDMA_PRIO_CLASSES	4
 
 /* longest READ or WRITE: what cqe->res can report (and IB allows, 2^31) */
