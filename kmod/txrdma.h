@@ -33,6 +33,7 @@
 #include <rdma/ib_verbs.h>
 #include <linux/txrdma.h>
 
+#include "txrdma_poller.h"
 #include "txrdma_reg.h"
 
 /**
@@ -77,6 +78,7 @@ struct txrdma_dev {
 	bool dying;
 	struct txrdma_dev_reg reg;
 	atomic_t nr_mrs;
+	struct txrdma_poller *poller;
 	u32 first_port;
 	u32 nports;
 	struct txrdma_port ports[];

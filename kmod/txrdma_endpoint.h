@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "txrdma_credit.h"
+#include "txrdma_poller.h"
 
 struct txrdma_conn;
 struct txrdma_dev;
@@ -146,6 +147,7 @@ struct txrdma_ep_snap {
  * @epoch: incarnation of the pair, chosen by the connector
  * @flags: TXRDMA_EP_F_*
  * @dev: device of the pair's QP (to find region registrations)
+ * @poller: @dev's poller, referenced: the ring's poller once it joins
  * @held_by: the connection holding a reference on us, or NULL
  * @rx_region: region of our receive ring, referenced
  * @rx_base: kernel address of the ring area (header, then units)
@@ -200,6 +202,7 @@ struct txrdma_ep {
 	u32 epoch;
 	u32 flags;
 	struct txrdma_dev *dev;
+	struct txrdma_poller *poller;
 	struct txrdma_conn *held_by;
 	struct txrdma_region *rx_region;
 	u8 *rx_base;

@@ -76,6 +76,17 @@ static int txrdma_ib_add(struct ib_device *ibdev)
 	dev = kzalloc(struct_size(dev, ports, nports), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
+	/* the rings of its pairs are served on its own (NUMA-near) CPUs */
+	dev->poller = txrdma_poller_create(dev_name(&ibdev->dev),
+					   ibdev->dev.parent ?
+					   dev_to_node(ibdev->dev.parent) :
+					   NUMA_NO_NODE);
+	if (IS_ERR(dev->poller)) {
+		int ret = PTR_ERR(dev->poller);
+
+		kfree(dev);
+		return ret;
+	}
 	dev->ibdev = ibdev;
 	dev->first_port = first;
 	dev->nports = nports;
@@ -127,6 +138,8 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 	txrdma_dev_user_put(dev);
 	wait_for_completion(&dev->unused);
 	txrdma_dev_reg_exit(dev);
+	/* no pair uses it any more; rings it served go to the default */
+	txrdma_poller_destroy(dev->poller);
 	kfree(dev);
 }
 

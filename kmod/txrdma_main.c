@@ -27,26 +27,27 @@ static int __init txrdma_init(void)
 	ret = txrdma_nl_init();
 	if (ret)
 		goto out_regions;
-	ret = txrdma_ibdev_init();
+	/* devices' pollers hand their rings back to the default one */
+	ret = txrdma_poller_init();
 	if (ret)
 		goto out_nl;
+	ret = txrdma_ibdev_init();
+	if (ret)
+		goto out_poller;
 	ret = txrdma_peers_init();
 	if (ret)
 		goto out_ibdev;
-	ret = txrdma_poller_init();
-	if (ret)
-		goto out_peers;
 	ret = txrdma_cdev_init();
 	if (ret)
-		goto out_poller;
+		goto out_peers;
 	return 0;
 
-out_poller:
-	txrdma_poller_exit();
 out_peers:
 	txrdma_peers_exit();
 out_ibdev:
 	txrdma_ibdev_exit();
+out_poller:
+	txrdma_poller_exit();
 out_nl:
 	txrdma_nl_exit();
 	txrdma_tenants_exit();
@@ -58,13 +59,13 @@ out_regions:
 static void __exit txrdma_exit(void)
 {
 	txrdma_cdev_exit();
-	/* no file is open, so no ring is left for the poller */
-	txrdma_poller_exit();
 	/* pairing messages still queued hold peers */
 	txrdma_msg_exit();
 	/* peers' connections go before the devices they run on */
 	txrdma_peers_exit();
 	txrdma_ibdev_exit();
+	/* no file is open and no device left: no ring, no other poller */
+	txrdma_poller_exit();
 	txrdma_nl_exit();
 	/* no netlink op or open file remains: tenants and regions go last */
 	txrdma_tenants_exit();

@@ -175,7 +175,7 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 	if (ep->ring) {
 		wake_up_interruptible_poll(&ep->ring->wait,
 					   EPOLLIN | EPOLLRDNORM);
-		txrdma_poller_kick();
+		txrdma_poller_kick(ep->ring);
 	}
 }
 
@@ -222,7 +222,8 @@ static void txrdma_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ep->blocked) {
 		ep->blocked = false;
-		txrdma_poller_kick();
+		if (ep->ring)
+			txrdma_poller_kick(ep->ring);
 	}
 	spin_unlock_bh(&ep->lock);
 }
@@ -379,7 +380,8 @@ static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 unblock:
 	if (ep->blocked) {
 		ep->blocked = false;
-		txrdma_poller_kick();
+		if (ep->ring)
+			txrdma_poller_kick(ep->ring);
 	}
 	goto out;
 fail:
@@ -792,6 +794,8 @@ void txrdma_msg_free(struct txrdma_ep *ep)
 	kfree(ep->hdrs);
 	if (ep->rx_region)
 		txrdma_region_put_async(ep->rx_region);
+	if (ep->poller)
+		txrdma_poller_put(ep->poller);
 }
 
 /*
@@ -816,6 +820,9 @@ static int txrdma_msg_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
 	ep->conn = c;
 	ep->qp_num = c->id->qp->qp_num;
 	ep->dev = c->dev;
+	/* the device may go before the ring joins: hold its poller */
+	if (!ep->poller)
+		ep->poller = txrdma_poller_get(c->dev->poller);
 	ret = 0;
 	spin_lock(&ep->lock);
 	for (i = 0; i < TXRDMA_EP_RECVS && !ret; i++)
@@ -969,6 +976,9 @@ static int txrdma_msg_join(struct txrdma_ring *ring, struct txrdma_ep *ep)
 	mutex_lock(&ring->lock);
 	ret = xa_insert(&ring->eps, ep->id, ep, GFP_KERNEL);
 	mutex_unlock(&ring->lock);
+	/* the first pair's device's poller serves the ring from now on */
+	if (!ret && ep->poller)
+		txrdma_poller_bind(ring, ep->poller);
 	return ret;
 }
 

@@ -34,11 +34,12 @@ static const struct nla_policy txrdma_dev_get_policy[TXRDMA_A_DEV_NAME + 1] = {
 				    .len = TXRDMA_DEV_NAME_MAX - 1 },
 };
 
-static const struct nla_policy txrdma_dev_set_policy[TXRDMA_A_DEV_ENABLED + 1] = {
+static const struct nla_policy txrdma_dev_set_policy[TXRDMA_A_POLLER_CPU + 1] = {
 	[TXRDMA_A_DEV_INDEX]	= { .type = NLA_U32 },
 	[TXRDMA_A_DEV_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = TXRDMA_DEV_NAME_MAX - 1 },
 	[TXRDMA_A_DEV_ENABLED]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TXRDMA_A_POLLER_CPU]	= NLA_POLICY_MIN(NLA_S32, -1),
 };
 
 /* Name of the net device behind a RoCE/iWARP port, if there is one. */
@@ -132,6 +133,31 @@ static int txrdma_put_event_stamp(struct sk_buff *skb)
 }
 
 /* Caller holds txrdma_devs_lock. */
+static int txrdma_put_poller(struct sk_buff *skb, struct txrdma_poller *p)
+{
+	struct txrdma_poller_info pi;
+	struct nlattr *nest;
+
+	txrdma_poller_info(p, &pi);
+	nest = nla_nest_start(skb, TXRDMA_A_DEV_POLLER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_s32(skb, TXRDMA_A_POLLER_CPU, pi.cpu) ||
+	    nla_put_u32(skb, TXRDMA_A_POLLER_PID, pi.pid) ||
+	    nla_put_u32(skb, TXRDMA_A_POLLER_RINGS, pi.rings) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_POLLER_PASSES, pi.passes,
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_POLLER_SQES, pi.sqes,
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_POLLER_SLEEPS, pi.sleeps,
+			      TXRDMA_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int txrdma_fill_dev(struct sk_buff *skb, struct txrdma_dev *dev,
 			   u32 portid, u32 seq, int flags, u8 cmd, bool full)
 {
@@ -154,6 +180,7 @@ static int txrdma_fill_dev(struct sk_buff *skb, struct txrdma_dev *dev,
 	     nla_put_u32(skb, TXRDMA_A_DEV_MRS, atomic_read(&dev->nr_mrs)) ||
 	     nla_put_u8(skb, TXRDMA_A_DEV_CAN_REGISTER,
 			txrdma_dev_can_register(dev)) ||
+	     txrdma_put_poller(skb, dev->poller) ||
 	     txrdma_put_ports(skb, dev)))
 		goto cancel;
 	if (cmd != TXRDMA_CMD_DEV_GET && txrdma_put_event_stamp(skb))
@@ -318,10 +345,12 @@ static int txrdma_nl_dev_get_dumpit(struct sk_buff *skb,
 static int txrdma_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *enabled = info->attrs[TXRDMA_A_DEV_ENABLED];
+	struct nlattr *cpu = info->attrs[TXRDMA_A_POLLER_CPU];
 	struct txrdma_dev *dev;
+	bool changed = false;
 	int ret = 0;
 
-	if (!enabled) {
+	if (!enabled && !cpu) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "nothing to change: no attribute to set");
 		return -EINVAL;
@@ -333,10 +362,22 @@ static int txrdma_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(dev);
 		goto out_unlock;
 	}
-	if (dev->enabled != !!nla_get_u8(enabled)) {
-		dev->enabled = !!nla_get_u8(enabled);
-		txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_SET_NTF);
+	/* the one change that can fail goes first: all or nothing */
+	if (cpu && nla_get_s32(cpu) != READ_ONCE(dev->poller->cpu)) {
+		ret = txrdma_poller_set_cpu(dev->poller, nla_get_s32(cpu));
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(info->extack, cpu,
+					    "poll CPU is not an online CPU");
+			goto out_unlock;
+		}
+		changed = true;
 	}
+	if (enabled && dev->enabled != !!nla_get_u8(enabled)) {
+		dev->enabled = !!nla_get_u8(enabled);
+		changed = true;
+	}
+	if (changed)
+		txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_SET_NTF);
 out_unlock:
 	mutex_unlock(&txrdma_devs_lock);
 	return ret;

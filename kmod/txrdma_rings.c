@@ -205,25 +205,32 @@ static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
  * asleep, so the submissions (and credits owed) are served right here,
  * in the caller's context, as io_uring does without SQPOLL: a message
  * sent to an idle host costs no thread wake-up.  The poller is kicked
- * only for what this pass could not finish (a budget's worth, or SQEs
- * that wait for credits or tokens).
+ * for what this pass could not finish (a budget's worth, or SQEs that
+ * wait for credits or tokens), and when this doorbell came within
+ * poll_idle_us of the ring's previous one: a poller woken then would
+ * still have been spinning, so the process submits faster than the
+ * poller sleeps; woken now, it takes the next submissions without a
+ * doorbell (the steady state of a stream makes no system call).
  */
 long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 {
 	struct txrdma_ring *ring = txrdma_file_ring(tf);
+	u64 now = ktime_get_ns();
 	bool more;
 
 	if (!ring)
 		return -ENXIO;
 	mutex_lock(&ring->lock);
+	more = now - ring->doorbell_ns < txrdma_poller_idle_ns();
+	ring->doorbell_ns = now;
 	txrdma_msg_ring_credits(ring);
 	/* the caller's own time: every class, class 0's budget */
 	txrdma_ring_process(ring, TXRDMA_PRIO_CLASSES - 1,
 			    txrdma_class_budget(0));
-	more = txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
+	more |= txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
 	mutex_unlock(&ring->lock);
 	if (more)
-		txrdma_poller_kick();
+		txrdma_poller_kick(ring);
 	return 0;
 }
 
@@ -268,7 +275,7 @@ __poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
 		pending = txrdma_ring_pending(ring);
 		mutex_unlock(&ring->lock);
 		if (pending)
-			txrdma_poller_kick();
+			txrdma_poller_kick(ring);
 	}
 	return 0;
 }

@@ -16,6 +16,8 @@
 
 #include <linux/txrdma.h>
 
+#include "txrdma_poller.h"
+
 struct txrdma_file;
 struct txrdma_tenant;
 
@@ -39,7 +41,9 @@ struct txrdma_tenant;
  * @cq_entries: the kernel's copy of the CQ size
  * @khead: the kernel's SQ head (the shared one is only a copy)
  * @ktail: the kernel's CQ tail
- * @poll_node: entry in the poller's list (txrdma_poller_lock)
+ * @poll_node: entry in its poller's list (the poller's lock)
+ * @poller: the poller that serves it (txrdma_poller.c: changed under
+ *	txrdma_pollers_lock, read under RCU)
  * @wait: poll(2) and txrdma_ring_wait_idle() sleepers
  * @submitted: SQEs consumed
  * @bad_sqes: SQEs refused (-EINVAL, -ENOENT, ...), also in @sq_dropped
@@ -57,6 +61,7 @@ struct txrdma_tenant;
  * @wake_ns: when the tenant's buckets admit the SQE at the head (0: no
  *	such wait)
  * @throttled: the SQE at the head was counted as throttled already
+ * @doorbell_ns: when the process last rang the doorbell (@lock)
  */
 struct txrdma_ring {
 	struct txrdma_file *tf;
@@ -70,6 +75,7 @@ struct txrdma_ring {
 	u32 sq_entries, cq_entries;
 	u32 khead, ktail;
 	struct list_head poll_node;
+	struct txrdma_poller __rcu *poller;
 	wait_queue_head_t wait;
 	u64 submitted, bad_sqes, garbage;
 	struct mutex lock;	/* the poller's, see above */
@@ -79,6 +85,7 @@ struct txrdma_ring {
 	bool blocked;
 	u64 wake_ns;
 	bool throttled;
+	u64 doorbell_ns;
 };
 
 /* what executing an SQE gave, besides a CQE result (<= 0 or bytes) */
@@ -92,11 +99,6 @@ __poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
 			  poll_table *wait);
 void txrdma_ring_release(struct txrdma_file *tf);
 
-int txrdma_poller_init(void);
-void txrdma_poller_exit(void);
-void txrdma_poller_add(struct txrdma_ring *ring);
-void txrdma_poller_del(struct txrdma_ring *ring);
-void txrdma_poller_kick(void);
 u64 txrdma_ring_wake_ns(struct txrdma_ring *ring);
 int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget);
 bool txrdma_ring_pending(struct txrdma_ring *ring);

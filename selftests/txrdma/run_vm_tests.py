@@ -9,7 +9,9 @@ Suites:
             through QEMU's monitor; each guest checks the port events
             and then RDMA traffic crosses the link (link_events_guest.sh)
   smp     - 1 guest with 2 vCPUs, so that races really run in parallel:
-            region_stress (twice) and region_test
+            region_stress (twice) and region_test; and the device's
+            poller moved between CPUs while it serves a pair
+            (poller_dev.sh)
   msg     - 2 guests add each other as peers; guest 1 serves and guest 0
             connects endpoint pairs and SENDs (msg_guest.sh, msg_test):
             100,000 messages checked byte by byte with 20,000 the other
@@ -149,7 +151,8 @@ def suite_msgkill(args):
 
 def suite_smp(args):
     cmd = ("cd selftests/txrdma && "
-           "TXRDMA_TESTS='region_stress region_test region_stress' "
+           "TXRDMA_TESTS='region_stress region_test region_stress "
+           "poller_dev.sh' "
            "./guest_suite.sh")
     with txrdmavm.Cluster(1, cmd, timeout=args.timeout, smp=2) as c:
         c.start()

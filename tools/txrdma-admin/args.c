@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,7 +143,7 @@ void txa_usage(FILE *out, enum txa_help_topic topic)
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_DEV)
 		fprintf(out, "%s"
 TXA_PROG " dev [ show [ NAME ] ]\n"
-"       " TXA_PROG " dev set NAME enabled { on | off }\n"
+"       " TXA_PROG " dev set NAME [ enabled { on | off } ] [ poll-cpu { CPU | any } ]\n"
 "       " TXA_PROG " dev help\n",
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_TENANT)
@@ -232,7 +233,9 @@ static int parse_dev_show(int argc, char **argv, struct txa_args *a,
 static int parse_dev_set(int argc, char **argv, struct txa_args *a,
 			 FILE *err)
 {
-	static const char *const attrs[] = { "enabled", NULL };
+	static const char *const attrs[] = { "enabled", "poll-cpu", NULL };
+	unsigned long cpu;
+	char *end;
 	int ret, v;
 
 	a->cmd = TXA_CMD_DEV_SET;
@@ -261,6 +264,25 @@ static int parse_dev_set(int argc, char **argv, struct txa_args *a,
 						   "dev set: enabled: \"%s\" is not on or off",
 						   argv[1]);
 			a->enabled = v;
+			break;
+		case 1:	/* poll-cpu */
+			if (argc < 2)
+				return usage_error(err, TXA_HELP_DEV,
+						   "dev set: %s",
+						   "\"poll-cpu\" needs a CPU number or any");
+			if (!strcmp(argv[1], "any")) {
+				a->poll_cpu = -1;
+				break;
+			}
+			errno = 0;
+			cpu = strtoul(argv[1], &end, 10);
+			if (errno || end == argv[1] || *end ||
+			    argv[1][0] == '-' || argv[1][0] == '+' ||
+			    cpu > INT32_MAX)
+				return usage_error(err, TXA_HELP_DEV,
+						   "dev set: poll-cpu: \"%s\" is not a CPU number or any",
+						   argv[1]);
+			a->poll_cpu = (int)cpu;
 			break;
 		default:
 			return usage_error(err, TXA_HELP_DEV,
@@ -929,6 +951,7 @@ int txa_parse_args(int argc, char **argv, struct txa_args *a, FILE *err)
 
 	memset(a, 0, sizeof(*a));
 	a->enabled = -1;
+	a->poll_cpu = TXA_POLL_CPU_UNSET;
 	a->tenant.prio = -1;
 
 	/* getopt keeps state in globals: start afresh, print nothing */

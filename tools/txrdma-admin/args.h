@@ -89,6 +89,9 @@ struct txa_ep_args {
 	const char *tenant;		/* NULL: every tenant's */
 };
 
+/* dev set: poll-cpu not given */
+#define TXA_POLL_CPU_UNSET	(-2)
+
 struct txa_args {
 	bool json;
 	bool pretty;
@@ -96,6 +99,7 @@ struct txa_args {
 	enum txa_help_topic help_topic;
 	const char *dev_name;
 	int enabled;		/* dev set: -1 not given, else 0/1 */
+	int poll_cpu;		/* dev set: TXA_POLL_CPU_UNSET, -1 any, CPU */
 	uint64_t count;		/* monitor: stop after this many, 0 = never */
 	struct txa_tenant_args tenant;
 	struct txa_peer_args peer;

@@ -40,7 +40,33 @@ static struct nla_policy dev_policy[TXRDMA_A_MAX + 1] = {
 					    .maxlen = TXA_NETDEV_MAX },
 	[TXRDMA_A_EVENT_TIME_NS]	= { .type = NLA_U64 },
 	[TXRDMA_A_EVENT_SEQ]		= { .type = NLA_U64 },
+	[TXRDMA_A_DEV_POLLER]		= { .type = NLA_NESTED },
+	[TXRDMA_A_POLLER_CPU]		= { .type = NLA_U32 },	/* s32 */
+	[TXRDMA_A_POLLER_PID]		= { .type = NLA_U32 },
+	[TXRDMA_A_POLLER_RINGS]		= { .type = NLA_U32 },
+	[TXRDMA_A_POLLER_PASSES]	= { .type = NLA_U64 },
+	[TXRDMA_A_POLLER_SQES]		= { .type = NLA_U64 },
+	[TXRDMA_A_POLLER_SLEEPS]	= { .type = NLA_U64 },
 };
+
+/* TXRDMA_A_DEV_POLLER: every field, or the message is invalid */
+static int parse_poller(struct nlattr *nest, struct txa_poller *p)
+{
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+
+	if (nla_parse_nested(tb, TXRDMA_A_MAX, nest, dev_policy) < 0 ||
+	    !tb[TXRDMA_A_POLLER_CPU] || !tb[TXRDMA_A_POLLER_PID] ||
+	    !tb[TXRDMA_A_POLLER_RINGS] || !tb[TXRDMA_A_POLLER_PASSES] ||
+	    !tb[TXRDMA_A_POLLER_SQES] || !tb[TXRDMA_A_POLLER_SLEEPS])
+		return -EINVAL;
+	p->cpu = (int32_t)nla_get_u32(tb[TXRDMA_A_POLLER_CPU]);
+	p->pid = nla_get_u32(tb[TXRDMA_A_POLLER_PID]);
+	p->rings = nla_get_u32(tb[TXRDMA_A_POLLER_RINGS]);
+	p->passes = nla_get_u64(tb[TXRDMA_A_POLLER_PASSES]);
+	p->sqes = nla_get_u64(tb[TXRDMA_A_POLLER_SQES]);
+	p->sleeps = nla_get_u64(tb[TXRDMA_A_POLLER_SLEEPS]);
+	return 0;
+}
 
 static void copy_string(char *dst, size_t len, const struct nlattr *nla)
 {
@@ -160,6 +186,12 @@ int txa_dev_parse(const struct nlmsghdr *nlh, struct txa_dev *dev)
 		dev->seq = nla_get_u64(tb[TXRDMA_A_EVENT_SEQ]);
 		dev->have |= TXA_HAVE_SEQ;
 	}
+	if (tb[TXRDMA_A_DEV_POLLER]) {
+		ret = parse_poller(tb[TXRDMA_A_DEV_POLLER], &dev->poller);
+		if (ret)
+			return ret;
+		dev->have |= TXA_HAVE_POLLER;
+	}
 	parse_port_attrs(tb, &dev->port);
 	if (dev->port.have)
 		dev->have |= TXA_HAVE_PORT;
@@ -228,6 +260,19 @@ void txa_dev_print_plain(FILE *out, const struct txa_dev *dev)
 	fprintf(out, "%s:", dev->have & TXA_HAVE_NAME ? dev->name : "?");
 	txa_dev_print_attrs_plain(out, dev);
 	fputc('\n', out);
+	if (dev->have & TXA_HAVE_POLLER) {
+		const struct txa_poller *p = &dev->poller;
+
+		fputs("    poller cpu ", out);
+		if (p->cpu < 0)
+			fputs("any", out);
+		else
+			fprintf(out, "%d", p->cpu);
+		fprintf(out, " pid %u rings %u passes %llu sqes %llu sleeps %llu\n",
+			p->pid, p->rings, (unsigned long long)p->passes,
+			(unsigned long long)p->sqes,
+			(unsigned long long)p->sleeps);
+	}
 	for (i = 0; i < dev->nports; i++) {
 		fputs("    ", out);
 		txa_port_print_plain(out, &dev->ports[i]);
@@ -272,6 +317,18 @@ void txa_dev_print_attrs_json(struct json_writer *w, const struct txa_dev *dev)
 		json_kv_bool(w, "can_register", dev->can_register);
 	if (dev->have & TXA_HAVE_MRS)
 		json_kv_u64(w, "mrs", dev->mrs);
+	if (dev->have & TXA_HAVE_POLLER) {
+		json_key(w, "poller");
+		json_obj_start(w);
+		/* -1: the device's NUMA node, or any CPU */
+		json_kv_s64(w, "cpu", dev->poller.cpu);
+		json_kv_u64(w, "pid", dev->poller.pid);
+		json_kv_u64(w, "rings", dev->poller.rings);
+		json_kv_u64(w, "passes", dev->poller.passes);
+		json_kv_u64(w, "sqes", dev->poller.sqes);
+		json_kv_u64(w, "sleeps", dev->poller.sleeps);
+		json_obj_end(w);
+	}
 	if (dev->have & TXA_HAVE_PORTS) {
 		json_key(w, "ports");
 		json_arr_start(w);
@@ -406,7 +463,9 @@ int txa_dev_set(struct txa_nl *nl, const struct txa_args *a)
 		return TXA_EXIT_FAIL;
 	if (nla_put_string(msg, TXRDMA_A_DEV_NAME, a->dev_name) < 0 ||
 	    (a->enabled >= 0 &&
-	     nla_put_u8(msg, TXRDMA_A_DEV_ENABLED, (uint8_t)a->enabled) < 0)) {
+	     nla_put_u8(msg, TXRDMA_A_DEV_ENABLED, (uint8_t)a->enabled) < 0) ||
+	    (a->poll_cpu != TXA_POLL_CPU_UNSET &&
+	     nla_put_s32(msg, TXRDMA_A_POLLER_CPU, a->poll_cpu) < 0)) {
 		nlmsg_free(msg);
 		fprintf(nl->err, TXA_PROG ": %s: %s\n", nl->what,
 			strerror(ENOMEM));

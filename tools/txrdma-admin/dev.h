@@ -40,6 +40,15 @@ enum {
 	TXA_HAVE_PORT		= 1 << 9,	/* top-level port attrs */
 	TXA_HAVE_MRS		= 1 << 10,
 	TXA_HAVE_CAN_REG	= 1 << 11,
+	TXA_HAVE_POLLER		= 1 << 12,
+};
+
+/* the device's poller thread (TXRDMA_A_DEV_POLLER) */
+struct txa_poller {
+	int32_t cpu;		/* -1: the device's NUMA node (any CPU) */
+	uint32_t pid;
+	uint32_t rings;
+	uint64_t passes, sqes, sleeps;
 };
 
 struct txa_port {
@@ -63,6 +72,7 @@ struct txa_dev {
 	bool enabled;
 	uint32_t mrs;		/* region registrations on the device */
 	bool can_register;	/* the module can register memory on it */
+	struct txa_poller poller;
 	struct txa_port *ports;	/* from TXRDMA_A_DEV_PORTS */
 	unsigned int nports;
 	struct txa_port port;	/* DEV_PORT_NTF: port attrs at top level */

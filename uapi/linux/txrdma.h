@@ -43,11 +43,16 @@
 #define TXRDMA_FEAT_MESSAGES		_BITULL(7)
 /* TXRDMA_IOC_EP_EXPORT and TXRDMA_OP_READ/_WRITE on exported regions */
 #define TXRDMA_FEAT_ONE_SIDED		_BITULL(8)
+/* the poller serves SQEs by priority class (sqe->prio, tenant prio) */
+#define TXRDMA_FEAT_PRIO_CLASSES	_BITULL(9)
+/* a poller per device: TXRDMA_A_DEV_POLLER, TXRDMA_A_POLLER_CPU */
+#define TXRDMA_FEAT_DEV_POLLERS		_BITULL(10)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
 				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES | \
-				 TXRDMA_FEAT_ONE_SIDED)
+				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
+				 TXRDMA_FEAT_DEV_POLLERS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -456,6 +461,19 @@ enum txrdma_attr {
 					 * tenant's endpoints, present and past
 					 * (never goes backwards)
 					 */
+	TXRDMA_A_DEV_POLLER,		/* nest: the device's poller thread,
+					 * the POLLER attributes below
+					 */
+	TXRDMA_A_POLLER_CPU,		/* s32: the CPU it is bound to, -1 for
+					 * the device's NUMA node (any CPU if
+					 * none); DEV_SET takes it at the top
+					 * level (CAP_NET_ADMIN)
+					 */
+	TXRDMA_A_POLLER_PID,		/* u32: the thread's pid */
+	TXRDMA_A_POLLER_RINGS,		/* u32: rings it serves */
+	TXRDMA_A_POLLER_PASSES,		/* u64: passes that consumed SQEs */
+	TXRDMA_A_POLLER_SQES,		/* u64: SQEs consumed */
+	TXRDMA_A_POLLER_SLEEPS,		/* u64: times it went to sleep */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1

@@ -183,6 +183,26 @@ static void test_dev_set(void)
 	TAP_CHECK(err_has("\"maybe\" is not on or off"));
 	TAP_CHECK_INT(parse("dev set rxe0 mtu 4096", &a), TXA_EXIT_USAGE);
 	TAP_CHECK(err_has("unknown attribute \"mtu\""));
+
+	/* the poller's CPU: a number or any; not given is left alone */
+	TAP_CHECK_INT(parse("dev set rxe0 enabled on", &a), 0);
+	TAP_CHECK_INT(a.poll_cpu, TXA_POLL_CPU_UNSET);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu 1", &a), 0);
+	TAP_CHECK_INT(a.poll_cpu, 1);
+	TAP_CHECK_INT(a.enabled, -1);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu any enabled off", &a), 0);
+	TAP_CHECK_INT(a.poll_cpu, -1);
+	TAP_CHECK_INT(a.enabled, 0);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu 0", &a), 0);
+	TAP_CHECK_INT(a.poll_cpu, 0);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("needs a CPU number or any"));
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu -1", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"-1\" is not a CPU number or any"));
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu 1x", &a), TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu 4294967296", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("dev set rxe0 poll-cpu ''", &a), TXA_EXIT_USAGE);
 }
 
 static void test_dev_name_length(void)
@@ -771,7 +791,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_dev_show, "args: dev show [NAME], abbreviations"),
 	TAP_TEST(test_options, "args: -j/-p/--json/-json, unknown options"),
 	TAP_TEST(test_help_version, "args: help topics and version"),
-	TAP_TEST(test_dev_set, "args: dev set NAME enabled on|off"),
+	TAP_TEST(test_dev_set, "args: dev set NAME enabled on|off poll-cpu CPU|any"),
 	TAP_TEST(test_dev_name_length, "args: device name length limit"),
 	TAP_TEST(test_monitor, "args: monitor [count N]"),
 	TAP_TEST(test_unknown, "args: unknown object and command"),
