@@ -304,6 +304,30 @@ int txrdma_ep_destroy(struct txrdma_ctx *ctx, __u32 id);
  */
 size_t txrdma_rx_area_size(__u32 units);
 
+/* send buffers (<txrdma_ring.h>: struct txrdma_bufs, get/put/post) */
+struct txrdma_bufs;
+
+/**
+ * txrdma_bufs_init() - carve @count buffers of @size bytes from a region
+ * @b: the pool to set up
+ * @r: a region of this process (created, registered or opened)
+ * @off: where buffer 0 starts in it
+ * @size: bytes per buffer (a multiple of 64 keeps buffers on cache
+ *	lines of their own)
+ * @count: how many
+ *
+ * Return: 0; -EINVAL for a zero size or count, or buffers that do not
+ * fit in the region from @off; -ENOMEM.  @b is untouched on error.
+ */
+int txrdma_bufs_init(struct txrdma_bufs *b, const struct txrdma_region *r,
+		     __u64 off, __u32 size, __u32 count);
+
+/**
+ * txrdma_bufs_fini() - free the pool's bookkeeping (not the region)
+ * @b: the pool; NULL is allowed
+ */
+void txrdma_bufs_fini(struct txrdma_bufs *b);
+
 /**
  * txrdma_version() - version of this library
  *

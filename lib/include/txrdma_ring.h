@@ -352,6 +352,84 @@ static inline void txrdma_prep_write(struct txrdma_sqe *sqe, __u32 ep,
 }
 
 /**
+ * struct txrdma_bufs - equal send buffers carved from a region
+ * @region: the region's id (what SQEs name)
+ * @size: bytes per buffer
+ * @count: buffers
+ * @nfree: buffers free now
+ * @off: offset of buffer 0 in the region
+ * @base: address of buffer 0 in this process
+ * @free: stack of free buffer indices (@nfree of them)
+ *
+ * Build a message in place in a buffer (txrdma_buf_get()), post it
+ * (txrdma_prep_send_buf()), and give the buffer back
+ * (txrdma_buf_put()) only when the SEND's CQE came: until then the NIC
+ * may still read it.  Not thread-safe, like the rings.
+ */
+struct txrdma_bufs {
+	__u32 region;
+	__u32 size;
+	__u32 count;
+	__u32 nfree;
+	__u64 off;
+	char *base;
+	__u32 *free;
+};
+
+/**
+ * txrdma_buf_get() - take a free send buffer
+ * @b: the pool (txrdma_bufs_init())
+ * @idx: its index, for txrdma_prep_send_buf() and txrdma_buf_put()
+ *
+ * Return: the buffer's address in this process, or NULL when every
+ * buffer is in flight (reap SEND completions and put theirs back).
+ */
+static inline void *txrdma_buf_get(struct txrdma_bufs *b, __u32 *idx)
+{
+	if (!b->nfree)
+		return NULL;
+	*idx = b->free[--b->nfree];
+	return b->base + (size_t)*idx * b->size;
+}
+
+/**
+ * txrdma_buf_put() - give a buffer back once its SEND completed
+ * @b: the pool
+ * @idx: an index txrdma_buf_get() returned and not yet put back
+ */
+static inline void txrdma_buf_put(struct txrdma_bufs *b, __u32 idx)
+{
+	b->free[b->nfree++] = idx;
+}
+
+/**
+ * txrdma_buf_off() - a buffer's offset in its region (what SQEs name)
+ * @b: the pool
+ * @idx: the buffer
+ */
+static inline __u64 txrdma_buf_off(const struct txrdma_bufs *b, __u32 idx)
+{
+	return b->off + (__u64)idx * b->size;
+}
+
+/**
+ * txrdma_prep_send_buf() - an SQE that sends @len bytes of buffer @idx
+ * @sqe: an entry from txrdma_get_sqe()
+ * @ep: endpoint id of a pair
+ * @b: the pool
+ * @idx: the buffer, filled with the message
+ * @len: bytes, at most b->size
+ * @user_data: copied into the CQE (carry @idx in it to put it back)
+ */
+static inline void txrdma_prep_send_buf(struct txrdma_sqe *sqe, __u32 ep,
+					const struct txrdma_bufs *b, __u32 idx,
+					__u32 len, __u64 user_data)
+{
+	txrdma_prep_send(sqe, ep, b->region, txrdma_buf_off(b, idx), len,
+			 user_data);
+}
+
+/**
  * txrdma_sqe_set_flags() - set TXRDMA_SQE_F_* on a prepared SQE
  * @sqe: the entry, after its txrdma_prep_*() call
  * @flags: TXRDMA_SQE_F_* (the kernel completes an SQE with unknown bits
