@@ -172,6 +172,22 @@ static BENCH_FN int64_t bench_poll(struct txrdma_cq *cq,
 	return res;
 }
 
+/*
+ * reserve a send buffer, write its first byte, give it back: the
+ * bookkeeping of txrdma_bufs per message (txrdma_buf_get + _put)
+ */
+static BENCH_FN int bench_buf(struct txrdma_bufs *b, uint64_t i)
+{
+	__u32 idx;
+	char *p = txrdma_buf_get(b, &idx);
+
+	if (!p)
+		return -EAGAIN;
+	*p = (char)i;
+	txrdma_buf_put(b, idx);
+	return 0;
+}
+
 /* the cost of calling a noinline function that does nothing */
 static BENCH_FN int bench_empty(struct txrdma_sq *sq,
 						 uint64_t i)
@@ -310,6 +326,8 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 1000000, i, wakeups = 0, empty_polls = 0;
 	unsigned long empty_peeks = 0;
+	struct txrdma_region bufreg = { 0 };
+	struct txrdma_bufs bufs;
 	struct txrdma_ctx *ctx;
 	struct txrdma_rx rx;
 	struct txrdma_sq sq;
@@ -338,6 +356,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* send buffers over a stand-in region: 64 of 4 KiB */
+	bufreg.id = REGION;
+	bufreg.size = 64 * 4096;
+	bufreg.addr = calloc(1, bufreg.size);
+	if (!bufreg.addr || txrdma_bufs_init(&bufs, &bufreg, 0, 4096, 64)) {
+		fprintf(stderr, "ring_ipm: send buffers\n");
+		return 1;
+	}
 	map = mmap(NULL, MAP_LEN, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (map == MAP_FAILED) {
@@ -372,6 +398,10 @@ int main(int argc, char **argv)
 		}
 		wakeups += bench_wakeup(&sq);
 		bench_empty(&sq, i);
+		if (bench_buf(&bufs, i)) {
+			fprintf(stderr, "ring_ipm: no send buffer\n");
+			return 1;
+		}
 		if (!threaded)
 			bench_kernel();
 		while ((res = bench_poll(&cq, &ud)) == -EAGAIN)
@@ -443,5 +473,7 @@ int main(int argc, char **argv)
 	printf("rx_messages %lu producer %s wall_ns_per_msg %.1f empty_peeks %lu doorbells %lu\n",
 	       n, threaded ? "thread" : "inline", dt * 1e9 / (double)n,
 	       empty_peeks, __atomic_load_n(&doorbells, __ATOMIC_RELAXED));
+	txrdma_bufs_fini(&bufs);
+	free(bufreg.addr);
 	return doorbells ? 1 : 0;
 }

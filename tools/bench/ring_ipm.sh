@@ -70,6 +70,7 @@ POLL=$(count bench_poll)
 WAKE=$(count bench_wakeup)
 RECV=$(count bench_recv)
 EMPTY=$(count bench_empty)
+BUF=$(count bench_buf)
 wall() { sed -n 's/^messages .*wall_ns_per_msg \([0-9.]*\).*/\1/p' "$1"; }
 
 CCV=$(${CC:-cc} --version | head -1)
@@ -79,9 +80,10 @@ printf '  %-13s %-46s %8s\n' wrapper "what it runs" Ir/call
 printf '  %-13s %-46s %8s\n' bench_post "get_sqe + prep_send + sq_flush" "$POST"
 printf '  %-13s %-46s %8s\n' bench_poll "peek_cqe + read user_data, res + cq_advance" "$POLL"
 printf '  %-13s %-46s %8s\n' bench_recv "rx_peek + read first byte + rx_release" "$RECV"
+printf '  %-13s %-46s %8s\n' bench_buf "buf_get + write first byte + buf_put" "$BUF"
 printf '  %-13s %-46s %8s\n' bench_wakeup "sq_needs_wakeup (full fence + flags load)" "$WAKE"
 printf '  %-13s %-46s %8s\n' bench_empty "an empty noinline call (the wrapper overhead)" "$EMPTY"
 echo "  wall clock, this host: $(wall "$TMP/native") ns/msg for post+poll with the consumer inline," \
      "$(wall "$TMP/native-t") ns/msg round trip with a consumer thread"
-echo "ring fast path: post+flush $POST instr/msg, poll+advance $POLL instr/msg (callgrind, $M messages)"
+echo "ring fast path: post+flush $POST instr/msg, poll+advance $POLL instr/msg, send buffer get+put $BUF instr/msg (callgrind, $M messages)"
 echo "recv: peek+release $RECV instr/msg (64-byte messages, $RX_UNITS-unit ring; callgrind, $M messages)"
