@@ -132,7 +132,7 @@ static int txrdma_put_event_stamp(struct sk_buff *skb)
 	return txrdma_nl_put_event_stamp(skb, 0);
 }
 
-/* Caller holds txrdma_devs_lock. */
+/* The device's poller (a snapshot: the thread updates it lock-free). */
 static int txrdma_put_poller(struct sk_buff *skb, struct txrdma_poller *p)
 {
 	struct txrdma_poller_info pi;
@@ -158,6 +158,7 @@ static int txrdma_put_poller(struct sk_buff *skb, struct txrdma_poller *p)
 	return 0;
 }
 
+/* Caller holds txrdma_devs_lock. */
 static int txrdma_fill_dev(struct sk_buff *skb, struct txrdma_dev *dev,
 			   u32 portid, u32 seq, int flags, u8 cmd, bool full)
 {
@@ -362,15 +363,21 @@ static int txrdma_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(dev);
 		goto out_unlock;
 	}
-	/* the one change that can fail goes first: all or nothing */
-	if (cpu && nla_get_s32(cpu) != READ_ONCE(dev->poller->cpu)) {
+	/*
+	 * The one change that can fail goes first: all or nothing.  Applied
+	 * even when the value is the same: the scheduler may have moved the
+	 * thread off a CPU that went offline, and this binds it again.
+	 */
+	if (cpu) {
+		int old = READ_ONCE(dev->poller->cpu);
+
 		ret = txrdma_poller_set_cpu(dev->poller, nla_get_s32(cpu));
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(info->extack, cpu,
 					    "poll CPU is not an online CPU");
 			goto out_unlock;
 		}
-		changed = true;
+		changed = old != nla_get_s32(cpu);
 	}
 	if (enabled && dev->enabled != !!nla_get_u8(enabled)) {
 		dev->enabled = !!nla_get_u8(enabled);

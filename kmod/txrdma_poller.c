@@ -28,6 +28,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
@@ -246,9 +247,12 @@ void txrdma_poller_bind(struct txrdma_ring *ring, struct txrdma_poller *p)
 	}
 	txrdma_poller_detach(from, ring);
 	txrdma_poller_attach(p, ring);
-	mutex_unlock(&txrdma_pollers_lock);
-	/* SQEs published while the ring was on neither list */
+	/*
+	 * SQEs published while the ring was on neither list.  Under the
+	 * lock: txrdma_poller_destroy() cannot stop the thread meanwhile.
+	 */
 	txrdma_poller_wake(p);
+	mutex_unlock(&txrdma_pollers_lock);
 }
 
 /* After this no poller touches @ring again. */
@@ -266,15 +270,25 @@ void txrdma_poller_del(struct txrdma_ring *ring)
 	mutex_unlock(&txrdma_pollers_lock);
 }
 
-/* The CPUs a poller may run on: its own, its node's, or any. */
-static const struct cpumask *txrdma_poller_mask(int cpu, int node)
+/*
+ * The CPUs a poller may run on: the one an administrator chose (an
+ * isolated CPU too: a core set aside for polling is a deployment of its
+ * own), else the housekeeping CPUs of its device's node, else every
+ * housekeeping CPU (never isolcpus/nohz_full ones, like other kthreads).
+ */
+static void txrdma_poller_mask(int cpu, int node, struct cpumask *mask)
 {
-	if (cpu >= 0)
-		return cpumask_of(cpu);
+	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_KTHREAD);
+
+	if (cpu >= 0) {
+		cpumask_copy(mask, cpumask_of(cpu));
+		return;
+	}
 	if (node != NUMA_NO_NODE &&
-	    cpumask_intersects(cpumask_of_node(node), cpu_online_mask))
-		return cpumask_of_node(node);
-	return cpu_possible_mask;
+	    cpumask_and(mask, cpumask_of_node(node), hk) &&
+	    cpumask_intersects(mask, cpu_online_mask))
+		return;
+	cpumask_copy(mask, hk);
 }
 
 static bool txrdma_poller_cpu_ok(int cpu)
@@ -292,11 +306,16 @@ static bool txrdma_poller_cpu_ok(int cpu)
  */
 int txrdma_poller_set_cpu(struct txrdma_poller *p, int cpu)
 {
+	cpumask_var_t mask;
 	int ret;
 
 	if (!txrdma_poller_cpu_ok(cpu))
 		return -EINVAL;
-	ret = set_cpus_allowed_ptr(p->task, txrdma_poller_mask(cpu, p->node));
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	txrdma_poller_mask(cpu, p->node, mask);
+	ret = set_cpus_allowed_ptr(p->task, mask);
+	free_cpumask_var(mask);
 	if (!ret)
 		WRITE_ONCE(p->cpu, cpu);
 	return ret;
@@ -362,7 +381,7 @@ static struct txrdma_poller *txrdma_poller_new(const char *name, int node)
 
 /**
  * txrdma_poller_create() - the poller of a new device
- * @dev_name: the device's name (the thread is txrdma-p/<name>)
+ * @dev_name: the device's name (the thread is txrdma/<name>)
  * @node: its NUMA node, or NUMA_NO_NODE
  *
  * Return: the poller (one reference: the device's) or ERR_PTR.
@@ -371,7 +390,7 @@ struct txrdma_poller *txrdma_poller_create(const char *dev_name, int node)
 {
 	char name[TASK_COMM_LEN + 16];
 
-	snprintf(name, sizeof(name), "txrdma-p/%s", dev_name);
+	snprintf(name, sizeof(name), "txrdma/%s", dev_name);
 	return txrdma_poller_new(name, node);
 }
 

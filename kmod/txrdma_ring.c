@@ -137,11 +137,12 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 /*
  * Priority classes.  The poller serves its rings class by class in every
  * pass: first each ring's SQEs of class 0, then of class 1, and so on,
- * each ring up to txrdma_class_budget() SQEs per class.  A less urgent
- * class is slowed by the more urgent ones (a smaller share of every
- * pass) but never starved: it has its turn in every pass.  Order within
- * a ring is always kept: a ring's turn ends at the first SQE of a less
- * urgent class than the one served.
+ * each ring up to txrdma_class_budget() SQEs in its class's turn.  A
+ * less urgent class is slowed by the more urgent ones (a smaller share
+ * of every pass) but never starved: it has its turn in every pass.
+ * Order within a ring is always kept: a ring's turn ends at the first
+ * SQE of another class, which waits for its own class's turn (of this
+ * pass, or the next one for a more urgent class).
  */
 
 /**

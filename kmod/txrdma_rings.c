@@ -179,10 +179,14 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 		ret = -EBUSY;
 		goto out_free;
 	}
+	/*
+	 * On a poller before anyone can see it: an endpoint that joins at
+	 * once must find the ring's poller to move it to its device's
+	 */
+	txrdma_poller_add(ring);
 	/* pairs with txrdma_file_ring(): the ring is complete when seen */
 	smp_store_release(&tf->ring, ring);
 	mutex_unlock(&txrdma_ring_setup_lock);
-	txrdma_poller_add(ring);
 	return 0;
 
 out_free:
@@ -215,17 +219,18 @@ static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
 long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 {
 	struct txrdma_ring *ring = txrdma_file_ring(tf);
-	u64 now = ktime_get_ns();
 	bool more;
+	u64 now;
 
 	if (!ring)
 		return -ENXIO;
 	mutex_lock(&ring->lock);
+	now = ktime_get_ns();
 	more = now - ring->doorbell_ns < txrdma_poller_idle_ns();
 	ring->doorbell_ns = now;
 	txrdma_msg_ring_credits(ring);
-	/* the caller's own time: every class, class 0's budget */
-	txrdma_ring_process(ring, TXRDMA_PRIO_CLASSES - 1,
+	/* the caller's own time: every class, in ring order */
+	txrdma_ring_process(ring, TXRDMA_RING_ANY_CLASS,
 			    txrdma_class_budget(0));
 	more |= txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
 	mutex_unlock(&ring->lock);
@@ -398,8 +403,9 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 /**
  * txrdma_ring_process() - consume what the process submitted
  * @ring: a ring of the poller's list; caller holds ring->lock
- * @cls: the class being served: stop at an SQE of a less urgent one
- *	(txrdma_sqe_class()), which waits for its class's turn
+ * @cls: the class whose turn it is: stop at an SQE of another class
+ *	(txrdma_sqe_class()), which waits for its own class's turn;
+ *	TXRDMA_RING_ANY_CLASS serves every class in ring order
  * @budget: at most this many SQEs
  *
  * Every SQE is copied out of shared memory once, checked and executed;
@@ -433,9 +439,10 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 	}
 	/* a bounded share per pass, so that every ring gets its turn */
 	pending = min_t(u32, pending, budget);
-	/* the head waits for a later class's turn: nothing to do yet */
+	/* the head waits for its own class's turn: nothing to do now */
 	head = &ring->sqes[ring->khead & (ring->sq_entries - 1)];
-	if (txrdma_sqe_class(tprio, READ_ONCE(head->prio)) > cls)
+	if (cls != TXRDMA_RING_ANY_CLASS &&
+	    txrdma_sqe_class(tprio, READ_ONCE(head->prio)) != cls)
 		return 0;
 	WRITE_ONCE(ring->blocked, false);
 	ring->wake_ns = 0;
@@ -462,7 +469,8 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 		memcpy(&sqe, &ring->sqes[ring->khead & (ring->sq_entries - 1)],
 		       sizeof(sqe));
 		/* decided on the copy: what is executed is what was classed */
-		if (txrdma_sqe_class(tprio, sqe.prio) > cls)
+		if (cls != TXRDMA_RING_ANY_CLASS &&
+		    txrdma_sqe_class(tprio, sqe.prio) != cls)
 			break;
 		res = txrdma_ring_exec(ring, &sqe);
 		if (res == TXRDMA_EXEC_BLOCKED) {

@@ -88,6 +88,9 @@ struct txrdma_ring {
 	u64 doorbell_ns;
 };
 
+/* txrdma_ring_process(): no class turn, every SQE in ring order */
+#define TXRDMA_RING_ANY_CLASS	0xff
+
 /* what executing an SQE gave, besides a CQE result (<= 0 or bytes) */
 #define TXRDMA_EXEC_ASYNC	(INT_MAX - 1)	/* posted: CQE on completion */
 #define TXRDMA_EXEC_BLOCKED	INT_MAX		/* wait: nothing consumed */

@@ -4,7 +4,7 @@
 # A poller per RDMA device (the "smp" suite: one guest, 2 vCPUs, so that
 # a CPU can be chosen).  What the module did is read back from netlink
 # (dev show) and from /proc, never taken from the command's exit alone:
-#  - every device has its poller thread txrdma-p/<dev>: its pid is a
+#  - every device has its poller thread txrdma/<dev>: its pid is a
 #    kernel thread of that name, bound to no CPU (-1), serving no ring;
 #  - an endpoint pair over the device moves its process's ring to the
 #    device's poller: a msg_pingpong server and client over the self
@@ -75,8 +75,8 @@ for dev in $("$ADMIN" -j dev show | jq -r '.[].name'); do
 	pid=$(pfield "$dev" pid)
 	comm=$(cat "/proc/$pid/comm" 2>/dev/null)
 	diag "$dev: poller $("$ADMIN" -j dev show "$dev" | jq -c '.[0].poller')"
-	check "$dev: poller pid $pid is thread txrdma-p/$dev" \
-		test "$comm" = "txrdma-p/$dev"
+	check "$dev: poller pid $pid is thread txrdma/$dev" \
+		test "$comm" = "txrdma/$dev"
 	check "$dev: poller is a kernel thread (no parent but kthreadd)" \
 		test "$(awk '{print $4}' "/proc/$pid/stat")" = \
 		"$(pgrep -x kthreadd)"
