@@ -19,8 +19,11 @@
 #
 # Environment: SIZES ("64 1024 4096"), LAT_N (10000 round trips),
 # LAT_WARMUP (1000), RATE_N (50000 messages), TCP_SECONDS (3 per
-# sockperf run), TXRDMA_MODES ("spin yield": msg_pingpong busy-polls;
-# "yield" adds -Y, sched_yield() when a poll finds nothing),
+# sockperf run), TXRDMA_MODES ("spin yield doorbell": msg_pingpong
+# busy-polls; "yield" adds -Y, sched_yield() when a poll finds nothing;
+# "doorbell" busy-polls with the module's poll_idle_us at 0, so the
+# pollers sleep at once and every post is a doorbell served in the
+# process's own system call: io_uring without SQPOLL),
 # PEER_ATTRS (of the self peer), PERFTEST_CM ("-R": rdma_cm; "" for
 # perftest's TCP exchange), SERVICE (4242), TCP_PORT (11111).
 set -uo pipefail
@@ -35,7 +38,7 @@ LAT_N=${LAT_N:-10000}
 LAT_WARMUP=${LAT_WARMUP:-1000}
 RATE_N=${RATE_N:-50000}
 TCP_SECONDS=${TCP_SECONDS:-3}
-TXRDMA_MODES=${TXRDMA_MODES:-"spin yield"}
+TXRDMA_MODES=${TXRDMA_MODES:-"spin yield doorbell"}
 # a longer BFD detection (500 ms) than the default 80 ms: busy-polling
 # processes on few vCPUs must not flap the session under the benchmark
 PEER_ATTRS=${PEER_ATTRS:-"pool 2:8 tx 50000 rx 50000 mult 10"}
@@ -53,6 +56,8 @@ mkdir -p "$LOG"
 FAILED=()
 SRV_PID=		# the msg_pingpong server
 BG_PID=			# a perftest or sockperf server
+IDLE_PARAM=/sys/module/txrdma/parameters/poll_idle_us
+IDLE_SAVED=		# poll_idle_us to restore after the doorbell mode
 
 fail() {	# TOOL: WHAT
 	FAILED+=("$*")
@@ -70,6 +75,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
+	[ -z "$IDLE_SAVED" ] || echo "$IDLE_SAVED" > "$IDLE_PARAM"
 	"$ADMIN" peer del self >/dev/null 2>&1
 	"$ADMIN" tenant del "$TENANT" >/dev/null 2>&1 ||
 		"$ADMIN" tenant del "$TENANT" force >/dev/null 2>&1
@@ -202,10 +208,14 @@ pp_ready() {	# a ready QP in the pool before each endpoint
 		fail "peer self has no ready QP (state: $("$ADMIN" -j peer show self 2>&1 | jq -c '.[0] | {state, pool}'))"
 }
 
-run_txrdma() {	# MODE (spin | yield)
+run_txrdma() {	# MODE (spin | yield | doorbell)
 	local mode=$1 tool="txrdma-$1" y='' s out line slog rc
 	tool_seen "$tool"
 	[ "$mode" = yield ] && y=-Y
+	if [ "$mode" = doorbell ]; then
+		IDLE_SAVED=$(cat "$IDLE_PARAM") && echo 0 > "$IDLE_PARAM" ||
+			{ fail "$tool: cannot set $IDLE_PARAM"; return; }
+	fi
 	slog=$LOG/pp-server-$mode.log
 	# shellcheck disable=SC2086 # $y: an option or nothing
 	"$PP" -s "$SERVICE" $y > "$slog" 2>&1 &
@@ -253,6 +263,10 @@ run_txrdma() {	# MODE (spin | yield)
 	kill "$SRV_PID" 2>/dev/null
 	wait "$SRV_PID" 2>/dev/null
 	SRV_PID=
+	if [ -n "$IDLE_SAVED" ]; then
+		echo "$IDLE_SAVED" > "$IDLE_PARAM"
+		IDLE_SAVED=
+	fi
 }
 
 for m in $TXRDMA_MODES; do
@@ -414,7 +428,8 @@ done
 echo "latency: one-way = RTT/2 (perftest's and sockperf's own convention; msg_pingpong measures the RTT,"
 echo "  rtt_p50_us); rate: messages per second delivered (txrdma: to the last ack of the server;"
 echo "  ib_write_bw: send completions, MsgRate; sockperf throughput: sent, Nagle on)"
-echo "txrdma-spin: msg_pingpong busy-polls; txrdma-yield: sched_yield() when a poll finds nothing"
+echo "txrdma-spin: msg_pingpong busy-polls; txrdma-yield: sched_yield() when a poll finds nothing;"
+echo "  txrdma-doorbell: busy-polls, poll_idle_us=0 (every post a system call served inline, no poller spin)"
 
 echo
 echo "txrdma / peer (latency p50: below 1 is faster; rate: above 1 is more)"
