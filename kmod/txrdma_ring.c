@@ -181,3 +181,36 @@ u32 txrdma_class_budget(u8 cls)
 		cls = TXRDMA_PRIO_CLASSES - 1;
 	return 256U >> (2 * cls);
 }
+
+/**
+ * txrdma_doorbell_streak() - should this doorbell hand the ring to the poller?
+ * @db: the ring's doorbell history (updated)
+ * @now_ns: when this doorbell rang
+ * @idle_ns: how long a poller spins without work (poll_idle_us)
+ *
+ * A doorbell is served in the caller's own time.  A process that rings
+ * TXRDMA_DOORBELL_STREAK times in a row, each within @idle_ns of the one
+ * before, is streaming: a poller woken then would not have slept between
+ * its submissions, so it takes them over and the stream goes on with no
+ * system call.  One quick doorbell is not a stream: a ping-pong whose
+ * round trip sometimes beats @idle_ns would otherwise keep the poller
+ * spinning beside the processes it serves, which costs every round trip
+ * more than the doorbells it saves when CPUs are few.
+ *
+ * Return: true when the poller should take over (every doorbell of the
+ * streak from the TXRDMA_DOORBELL_STREAK'th on).
+ */
+bool txrdma_doorbell_streak(struct txrdma_doorbell *db, u64 now_ns,
+			    u64 idle_ns)
+{
+	bool quick = db->last_ns && now_ns - db->last_ns < idle_ns;
+
+	db->last_ns = now_ns;
+	if (!quick) {
+		db->streak = 0;
+		return false;
+	}
+	if (db->streak < TXRDMA_DOORBELL_STREAK)
+		db->streak++;
+	return db->streak >= TXRDMA_DOORBELL_STREAK;
+}

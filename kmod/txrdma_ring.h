@@ -24,4 +24,20 @@ bool txrdma_range_ok(u64 off, u64 len, u64 size);
 u8 txrdma_sqe_class(u8 tenant_prio, u8 sqe_prio);
 u32 txrdma_class_budget(u8 cls);
 
+/* Quick doorbells in a row that make a stream (txrdma_doorbell_streak()) */
+#define TXRDMA_DOORBELL_STREAK	4
+
+/**
+ * struct txrdma_doorbell - a ring's recent doorbells
+ * @last_ns: when the last one rang (0: never)
+ * @streak: quick ones in a row before it, at most TXRDMA_DOORBELL_STREAK
+ */
+struct txrdma_doorbell {
+	u64 last_ns;
+	u32 streak;
+};
+
+bool txrdma_doorbell_streak(struct txrdma_doorbell *db, u64 now_ns,
+			    u64 idle_ns);
+
 #endif /* _TXRDMA_RING_H */

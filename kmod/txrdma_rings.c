@@ -210,11 +210,11 @@ static struct txrdma_ring *txrdma_file_ring(struct txrdma_file *tf)
  * in the caller's context, as io_uring does without SQPOLL: a message
  * sent to an idle host costs no thread wake-up.  The poller is kicked
  * for what this pass could not finish (a budget's worth, or SQEs that
- * wait for credits or tokens), and when this doorbell came within
- * poll_idle_us of the ring's previous one: a poller woken then would
- * still have been spinning, so the process submits faster than the
- * poller sleeps; woken now, it takes the next submissions without a
- * doorbell (the steady state of a stream makes no system call).
+ * wait for credits or tokens), and when the process is streaming: its
+ * doorbells came quicker than the poller sleeps, several in a row
+ * (txrdma_doorbell_streak()); woken then, the poller takes the next
+ * submissions without a doorbell (the steady state of a stream makes no
+ * system call).
  */
 long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 {
@@ -226,8 +226,8 @@ long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 		return -ENXIO;
 	mutex_lock(&ring->lock);
 	now = ktime_get_ns();
-	more = now - ring->doorbell_ns < txrdma_poller_idle_ns();
-	ring->doorbell_ns = now;
+	more = txrdma_doorbell_streak(&ring->doorbell, now,
+				      txrdma_poller_idle_ns());
 	txrdma_msg_ring_credits(ring);
 	/* the caller's own time: every class, in ring order */
 	txrdma_ring_process(ring, TXRDMA_RING_ANY_CLASS,

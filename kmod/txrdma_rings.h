@@ -17,6 +17,7 @@
 #include <linux/txrdma.h>
 
 #include "txrdma_poller.h"
+#include "txrdma_ring.h"
 
 struct txrdma_file;
 struct txrdma_tenant;
@@ -61,7 +62,7 @@ struct txrdma_tenant;
  * @wake_ns: when the tenant's buckets admit the SQE at the head (0: no
  *	such wait)
  * @throttled: the SQE at the head was counted as throttled already
- * @doorbell_ns: when the process last rang the doorbell (@lock)
+ * @doorbell: the process's recent doorbells (@lock)
  */
 struct txrdma_ring {
 	struct txrdma_file *tf;
@@ -85,7 +86,7 @@ struct txrdma_ring {
 	bool blocked;
 	u64 wake_ns;
 	bool throttled;
-	u64 doorbell_ns;
+	struct txrdma_doorbell doorbell;
 };
 
 /* txrdma_ring_process(): no class turn, every SQE in ring order */

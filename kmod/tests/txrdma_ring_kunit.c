@@ -269,6 +269,52 @@ static void ring_class_budget(struct kunit *test)
 		KUNIT_EXPECT_GT(test, done_at[c], done_at[c - 1]);
 }
 
+/* A stream takes the poller; a ping-pong's occasional quick doorbell not */
+static void ring_doorbell_streak(struct kunit *test)
+{
+	const u64 idle = 200 * NSEC_PER_USEC;
+	struct txrdma_doorbell db = { 0 };
+	u64 t = 1000 * NSEC_PER_SEC;
+	int i;
+
+	/* the first doorbell ever, then slow ones: never */
+	KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	for (i = 0; i < 100; i++) {
+		t += idle;	/* exactly the idle time is not quick */
+		KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	}
+	KUNIT_EXPECT_EQ(test, db.streak, 0U);
+
+	/* quick ones: the streak'th and every one after it */
+	for (i = 1; i < TXRDMA_DOORBELL_STREAK; i++) {
+		t += idle - 1;
+		KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	}
+	for (i = 0; i < 1000; i++) {
+		t += 1;
+		KUNIT_EXPECT_TRUE(test, txrdma_doorbell_streak(&db, t, idle));
+	}
+	KUNIT_EXPECT_EQ(test, db.streak, (u32)TXRDMA_DOORBELL_STREAK);
+
+	/* one slow doorbell ends it; a ping-pong alternating never gets one */
+	t += idle;
+	KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	for (i = 0; i < 1000; i++) {
+		t += i % 2 ? idle / 2 : 3 * idle;
+		KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	}
+	/* three quick in a row between slow ones: still no stream */
+	for (i = 0; i < 100; i++) {
+		t += i % 4 ? idle / 4 : 2 * idle;
+		KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, idle));
+	}
+	/* poll_idle_us 0: nothing is ever quick */
+	for (i = 0; i < 100; i++) {
+		t += 1;
+		KUNIT_EXPECT_FALSE(test, txrdma_doorbell_streak(&db, t, 0));
+	}
+}
+
 static struct kunit_case txrdma_ring_cases[] = {
 	KUNIT_CASE(ring_entries),
 	KUNIT_CASE(ring_sq_pending),
@@ -278,6 +324,7 @@ static struct kunit_case txrdma_ring_cases[] = {
 	KUNIT_CASE(ring_sqe_fuzz),
 	KUNIT_CASE(ring_sqe_class),
 	KUNIT_CASE(ring_class_budget),
+	KUNIT_CASE(ring_doorbell_streak),
 	{}
 };
 
