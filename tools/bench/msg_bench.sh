@@ -414,12 +414,12 @@ mbs() {		# RATE SIZE: MB/s (10^6 bytes) of payload
 
 echo
 echo "Messages in one guest over rxe loopback ($RXE, $ME; TCP over 127.0.0.1), $NCPU vCPU(s), TCG"
-printf '%-6s %-14s %9s %9s %9s %10s %12s %9s\n' \
+printf '%-6s %-15s %9s %9s %9s %10s %12s %9s\n' \
 	size tool p50_us p99_us p999_us rtt_p50_us rate_msg/s MB/s
 for s in $SIZES; do
 	for t in "${TOOLS_ALL[@]}"; do
 		k="$s|$t"
-		printf '%-6s %-14s %9s %9s %9s %10s %12s %9s\n' "$s" "$t" \
+		printf '%-6s %-15s %9s %9s %9s %10s %12s %9s\n' "$s" "$t" \
 			"$(v P50 "$k")" "$(v P99 "$k")" "$(v P999 "$k")" \
 			"$(v RTT50 "$k")" "$(v RATE "$k")" \
 			"$(mbs "$(v RATE "$k")" "$s")"
@@ -433,12 +433,12 @@ echo "  txrdma-doorbell: busy-polls, poll_idle_us=0 (every post a system call se
 
 echo
 echo "txrdma / peer (latency p50: below 1 is faster; rate: above 1 is more)"
-printf '%-6s %-14s %12s %12s %12s %12s %12s\n' size txrdma \
+printf '%-6s %-15s %12s %12s %12s %12s %12s\n' size txrdma \
 	p50/send_lat p50/write_lat p50/tcp rate/write_bw rate/tcp
 for s in $SIZES; do
 	for m in $TXRDMA_MODES; do
 		k="$s|txrdma-$m"
-		printf '%-6s %-14s %12s %12s %12s %12s %12s\n' "$s" "txrdma-$m" \
+		printf '%-6s %-15s %12s %12s %12s %12s %12s\n' "$s" "txrdma-$m" \
 			"$(ratio "$(v P50 "$k")" "$(v P50 "$s|ib_send_lat")")" \
 			"$(ratio "$(v P50 "$k")" "$(v P50 "$s|ib_write_lat")")" \
 			"$(ratio "$(v P50 "$k")" "$(v P50 "$s|$TCP")")" \
