@@ -113,7 +113,10 @@ int txrdma_credit_rx_init(struct txrdma_credit_rx *r, u32 ring_units)
 {
 	if (!txrdma_credit_ring_ok(ring_units))
 		return -EINVAL;
-	*r = (struct txrdma_credit_rx) { .ring_units = ring_units };
+	*r = (struct txrdma_credit_rx) {
+		.ring_units = ring_units,
+		.max_units = ring_units / 2,
+	};
 	return 0;
 }
 
@@ -160,17 +163,57 @@ int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed)
 	return 0;
 }
 
-/*
- * An explicit update is due: a quarter of the ring released unreported,
- * or everything that arrived released and some of it unreported.  The
- * second rule matters: a frame may take half the ring and a skipped
- * tail nearly as much, so a sender can wait for more than the quarter
- * that an idle receiver would otherwise keep to itself for ever.
+/**
+ * txrdma_credit_rx_max_frame() - the sender cannot place frames above @units
+ * @r: receiver
+ * @units: the largest frame that fits the largest payload; only lowers
+ *	@r->max_units (ring_units / 2 is the credit rule's own bound)
  */
+void txrdma_credit_rx_max_frame(struct txrdma_credit_rx *r, u32 units)
+{
+	if (units && units < r->max_units)
+		r->max_units = units;
+}
+
+/**
+ * txrdma_credit_rx_due() - is an explicit update due?
+ * @ring_units: the receive ring
+ * @max_units: the largest frame the sender may place
+ * @tail: units arrived
+ * @consumed: units the process released (@reported..@tail)
+ * @reported: units last reported to the sender
+ *
+ * Due when a quarter of the ring was released unreported (a stream
+ * gets its credits back in big steps), or when everything that arrived
+ * is released and the sender could be waiting for some of it: once
+ * the update lands it would see @ring_units - (@tail - @reported) free,
+ * and a frame needs at most 2 * @max_units - 1 (the frame and a tail it
+ * skips, shorter than the frame).  Without the second condition every
+ * message that empties the ring would cost an update of its own: in a
+ * ping-pong that is an RDMA WRITE per message more, when the reply a
+ * moment later carries the same credits.  A sender that can still place
+ * any frame gets them with the next message that goes its way or the
+ * next quarter; one that cannot gets the update now.
+ *
+ * Return: true when an explicit update should be sent.
+ */
+bool txrdma_credit_rx_due(u32 ring_units, u32 max_units, u32 tail,
+			  u32 consumed, u32 reported)
+{
+	u32 unreported = consumed - reported;
+
+	if (!unreported)
+		return false;
+	if (unreported >= ring_units / 4)
+		return true;
+	return consumed == tail && ring_units - unreported < 2 * max_units - 1;
+}
+
+/* txrdma_credit_rx_due() on the receiver's own counters. */
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r)
 {
-	return r->consumed - r->reported >= r->ring_units / 4 ||
-	       (r->consumed == r->tail && r->consumed != r->reported);
+	return txrdma_credit_rx_due(r->ring_units, r->max_units, r->tail,
+				    r->consumed, r->reported);
 }
 
 /* The value to send now (in a frame or an update); it is then reported. */

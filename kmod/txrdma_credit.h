@@ -11,8 +11,10 @@
  * bound independently (a sender that breaks it is broken or hostile)
  * and returns credits in every frame it sends (frame->consumed) or,
  * when it has nothing to send, in an explicit update once a quarter of
- * its ring has been released unreported, or all of it.  All counters are
- * free-running u32 values compared by difference.
+ * its ring has been released unreported, or when everything that arrived
+ * is released and what is unreported could hold the sender back (see
+ * txrdma_credit_rx_due()).  All counters are free-running u32 values
+ * compared by difference.
  */
 #ifndef _TXRDMA_CREDIT_H
 #define _TXRDMA_CREDIT_H
@@ -39,12 +41,15 @@ struct txrdma_credit_tx {
  * @tail: units received so far (frames and skipped tails)
  * @consumed: units our process released
  * @reported: @consumed as last sent to the peer
+ * @max_units: the largest frame the sender may place (@ring_units / 2,
+ *	or less: txrdma_credit_rx_max_frame())
  */
 struct txrdma_credit_rx {
 	u32 ring_units;
 	u32 tail;
 	u32 consumed;
 	u32 reported;
+	u32 max_units;
 };
 
 int txrdma_credit_tx_init(struct txrdma_credit_tx *c, u32 ring_units);
@@ -53,6 +58,9 @@ int txrdma_credit_tx_update(struct txrdma_credit_tx *c, u32 released);
 u32 txrdma_credit_tx_free(const struct txrdma_credit_tx *c);
 
 int txrdma_credit_rx_init(struct txrdma_credit_rx *r, u32 ring_units);
+void txrdma_credit_rx_max_frame(struct txrdma_credit_rx *r, u32 units);
+bool txrdma_credit_rx_due(u32 ring_units, u32 max_units, u32 tail,
+			  u32 consumed, u32 reported);
 int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units);
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed);
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r);

@@ -735,8 +735,9 @@ bool txrdma_msg_ring_work(struct txrdma_ring *ring)
 		 */
 		reported = READ_ONCE(ep->crx.reported);
 		tail = READ_ONCE(ep->crx.tail);
-		if (head != reported && head - reported <= tail - reported &&
-		    (head - reported >= ep->rx_units / 4 || head == tail))
+		if (head - reported <= tail - reported &&
+		    txrdma_credit_rx_due(ep->rx_units, ep->crx.max_units,
+					 tail, head, reported))
 			work = true;
 	}
 	return work;
@@ -915,7 +916,13 @@ static int txrdma_msg_rx_setup(struct txrdma_ep *ep,
 	ep->service = req->service;
 	/* a fresh ring: nothing published, nothing released, no error */
 	memset(ep->rx_base, 0, TXRDMA_RX_HDR_LEN);
-	return txrdma_credit_rx_init(&ep->crx, ep->rx_units);
+	ret = txrdma_credit_rx_init(&ep->crx, ep->rx_units);
+	if (ret)
+		return ret;
+	/* no SEND carries more than TXRDMA_FRAME_MAX_PAYLOAD */
+	txrdma_credit_rx_max_frame(&ep->crx,
+				   txrdma_frame_units(TXRDMA_FRAME_MAX_PAYLOAD));
+	return 0;
 }
 
 /* After binding: the address and key of our ring on the pair's device. */

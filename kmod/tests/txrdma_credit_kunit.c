@@ -105,10 +105,87 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 17U);
 	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/*
+	 * One unit unreported of 16: the sender sees 15 free, enough for
+	 * any frame (at most 8) and the tail it may skip: not due
+	 */
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 18), 0);
-	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
-	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 18U);
 	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* two are: 14 free could hold back a frame of 8 after a skip of 7 */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 19), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 19U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* frames of at most 2 units: 14 free is plenty, 3 unreported too */
+	txrdma_credit_rx_max_frame(&r, 2);
+	KUNIT_EXPECT_EQ(test, r.max_units, 2U);
+	txrdma_credit_rx_max_frame(&r, 9);	/* never raised */
+	KUNIT_EXPECT_EQ(test, r.max_units, 2U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 3, 2), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 5, 1), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 22), 0);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* a quarter is always due */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 6, 1), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 23), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+}
+
+/*
+ * The update rule never deadlocks: whenever everything that arrived is
+ * released and no update is due, the sender (once the credits already
+ * reported reach it) can place any frame it may send at any position,
+ * skip included.  Exhaustive over small rings, every frame bound and
+ * every count of unreported units; and a ping-pong on a big ring is not
+ * charged an update per message.
+ */
+static void credit_rx_due_never_stalls(struct kunit *test)
+{
+	static const u32 rings[] = { 2, 4, 16, 64 };
+	u32 i, ring, max, u, units, pos, skip;
+
+	for (i = 0; i < ARRAY_SIZE(rings); i++) {
+		ring = rings[i];
+		for (max = 1; max <= ring / 2; max++) {
+			for (u = 0; u <= ring; u++) {
+				/* tail == consumed: everything released */
+				if (txrdma_credit_rx_due(ring, max, 1000 + u,
+							 1000 + u, 1000))
+					continue;
+				KUNIT_EXPECT_LT(test, u, ring / 4 ?: 1);
+				for (units = 1; units <= max; units++) {
+					for (pos = 0; pos < ring; pos++) {
+						skip = pos + units > ring ?
+						       ring - pos : 0;
+						KUNIT_ASSERT_LE(test,
+								skip + units,
+								ring - u);
+					}
+				}
+			}
+			/* nothing unreported is never due */
+			KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(ring, max,
+								      7, 7, 7));
+		}
+	}
+	/*
+	 * 4096 units, 64 KiB payloads (1,025 units): a ping of 1 unit is
+	 * not charged an update; only the quarter is
+	 */
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 1025, 11, 11, 10));
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 1025, 1033, 1033,
+						      10));
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_due(4096, 1025, 1034, 1034,
+						     10));
+	/* frames of half the ring: 2 units unreported may hold one back */
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 2048, 11, 11, 10));
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_due(4096, 2048, 12, 12, 10));
+	/* not all released: only the quarter */
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 2048, 2000, 1000,
+						      10));
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_due(4096, 2048, 2000, 1034,
+						     10));
 }
 
 static u32 lcg(u32 *s)
@@ -207,6 +284,7 @@ static struct kunit_case txrdma_credit_cases[] = {
 	KUNIT_CASE(credit_stall_and_skip),
 	KUNIT_CASE(credit_bad_updates),
 	KUNIT_CASE(credit_rx_checks),
+	KUNIT_CASE(credit_rx_due_never_stalls),
 	KUNIT_CASE(credit_model_zero),
 	KUNIT_CASE(credit_model_wrap),
 	KUNIT_CASE(credit_unwrap),
