@@ -854,8 +854,11 @@ txrdma_rx_hdr(const struct txrdma_rx *rx)
  * (the sender may be waiting for exactly these units), the doorbell is
  * considered: txrdma_sq_needs_wakeup() (a full fence, then the flags:
  * the head store cannot pass it) and, only if the poller sleeps,
- * txrdma_rings_enter().  In the steady state no system call; an error
- * of the doorbell is ignored here (the next consideration rings again).
+ * txrdma_rings_enter().  The kernel then sends an explicit update only
+ * if the sender could be waiting for these units; otherwise the next
+ * message going the other way carries them.  In the steady state no
+ * system call; an error of the doorbell is ignored here (the next
+ * consideration rings again).
  */
 static inline void txrdma_rx_release(struct txrdma_rx *rx)
 {
