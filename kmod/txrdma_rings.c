@@ -400,6 +400,13 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 	return txrdma_msg_rw(ring, sqe);
 }
 
+/* An SQE of @prio waits: the turn is @cls's and the SQE is of another. */
+static bool txrdma_ring_not_turn(u8 cls, u8 tprio, u8 prio)
+{
+	return cls != TXRDMA_RING_ANY_CLASS &&
+	       txrdma_sqe_class(tprio, prio) != cls;
+}
+
 /**
  * txrdma_ring_process() - consume what the process submitted
  * @ring: a ring of the poller's list; caller holds ring->lock
@@ -441,8 +448,7 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 	pending = min_t(u32, pending, budget);
 	/* the head waits for its own class's turn: nothing to do now */
 	head = &ring->sqes[ring->khead & (ring->sq_entries - 1)];
-	if (cls != TXRDMA_RING_ANY_CLASS &&
-	    txrdma_sqe_class(tprio, READ_ONCE(head->prio)) != cls)
+	if (txrdma_ring_not_turn(cls, tprio, READ_ONCE(head->prio)))
 		return 0;
 	WRITE_ONCE(ring->blocked, false);
 	ring->wake_ns = 0;
@@ -469,8 +475,7 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 		memcpy(&sqe, &ring->sqes[ring->khead & (ring->sq_entries - 1)],
 		       sizeof(sqe));
 		/* decided on the copy: what is executed is what was classed */
-		if (cls != TXRDMA_RING_ANY_CLASS &&
-		    txrdma_sqe_class(tprio, sqe.prio) != cls)
+		if (txrdma_ring_not_turn(cls, tprio, sqe.prio))
 			break;
 		res = txrdma_ring_exec(ring, &sqe);
 		if (res == TXRDMA_EXEC_BLOCKED) {

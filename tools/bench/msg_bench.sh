@@ -69,13 +69,18 @@ die() {
 	exit 1
 }
 
+restore_idle() {	# poll_idle_us as it was before the doorbell mode
+	[ -z "$IDLE_SAVED" ] || echo "$IDLE_SAVED" > "$IDLE_PARAM"
+	IDLE_SAVED=
+}
+
 cleanup() {
 	local p
 	for p in $SRV_PID $BG_PID; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
-	[ -z "$IDLE_SAVED" ] || echo "$IDLE_SAVED" > "$IDLE_PARAM"
+	restore_idle
 	"$ADMIN" peer del self >/dev/null 2>&1
 	"$ADMIN" tenant del "$TENANT" >/dev/null 2>&1 ||
 		"$ADMIN" tenant del "$TENANT" force >/dev/null 2>&1
@@ -263,10 +268,7 @@ run_txrdma() {	# MODE (spin | yield | doorbell)
 	kill "$SRV_PID" 2>/dev/null
 	wait "$SRV_PID" 2>/dev/null
 	SRV_PID=
-	if [ -n "$IDLE_SAVED" ]; then
-		echo "$IDLE_SAVED" > "$IDLE_PARAM"
-		IDLE_SAVED=
-	fi
+	restore_idle
 }
 
 for m in $TXRDMA_MODES; do
