@@ -42,6 +42,7 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 {
 	struct txrdma_ep *ep = c->ep;
 
+	lockdep_assert_held(&c->peer->lock);
 	if (!ep)
 		return;
 	ep->conn = NULL;
@@ -69,9 +70,7 @@ static int txrdma_ep_take(struct txrdma_peer *peer, struct txrdma_ep *ep)
 		goto out;
 	}
 	list_for_each_entry(c, &peer->conns, node) {
-		if (c->kind == TXRDMA_CONN_POOL &&
-		    c->acct == TXRDMA_ACCT_READY &&
-		    c->state == TXRDMA_CONN_READY) {
+		if (txrdma_conn_lendable(c)) {
 			found = c;
 			break;
 		}
@@ -89,7 +88,7 @@ static int txrdma_ep_take(struct txrdma_peer *peer, struct txrdma_ep *ep)
 		found->acct = TXRDMA_ACCT_IN_USE;
 		found->ep = ep;
 		ep->conn = found;
-		ep->qp_num = found->id->qp->qp_num;
+		ep->qp_num = found->qp->qp_num;
 	}
 	txrdma_peer_kick(peer);	/* refill what was taken, or grow */
 out:
@@ -209,7 +208,7 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 				struct txrdma_peer *peer,
 				struct txrdma_tenant *t)
 {
-	struct txrdma_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	struct txrdma_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	int ret;
 
 	if (!ep)
@@ -235,42 +234,87 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 	return ep;
 }
 
+/* Caller holds txrdma_eps_lock: is @ep's tenant being deleted? */
+static bool txrdma_ep_tenant_dead_locked(struct txrdma_ep *ep)
+{
+	bool dead;
+
+	lockdep_assert_held(&txrdma_eps_lock);
+	spin_lock_bh(&ep->tenant->lock);
+	dead = ep->tenant->dead;
+	spin_unlock_bh(&ep->tenant->lock);
+	return dead;
+}
+
 /**
- * txrdma_ep_publish() - give @ep its id and list it in its file
- * @tf: the file
+ * txrdma_ep_publish() - give @ep its id, for the wire and for netlink
  * @ep: from txrdma_ep_new()
+ *
+ * A pairing endpoint needs its id before the pair exists (the other
+ * module names it in its answer and first frames), but its file must
+ * not reach it until the ioctl that pairs it is done with it: until
+ * txrdma_ep_adopt(), TXRDMA_IOC_EP_DESTROY, EP_INFO and the rings do
+ * not find it, so nothing can close it behind the pairing.  A forced
+ * tenant deletion does see it (txrdma_eps_list): it fails its QP.
  *
  * Return: 0, -EPERM if the tenant was force-deleted meanwhile (it
  * revokes only what is listed), or -EBUSY/-ENOMEM from the id space.
  */
-int txrdma_ep_publish(struct txrdma_file *tf, struct txrdma_ep *ep)
+int txrdma_ep_publish(struct txrdma_ep *ep)
 {
 	int ret;
 
 	mutex_lock(&txrdma_eps_lock);
-	spin_lock_bh(&ep->tenant->lock);
-	ret = ep->tenant->dead ? -EPERM : 0;
-	spin_unlock_bh(&ep->tenant->lock);
+	ret = txrdma_ep_tenant_dead_locked(ep) ? -EPERM : 0;
 	if (!ret)
 		ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
-				      &txrdma_eps_next, GFP_KERNEL);
+				      &txrdma_eps_next, GFP_KERNEL_ACCOUNT);
 	if (ret >= 0) {
 		ret = 0;
 		list_add_tail(&ep->node, &txrdma_eps_list);
-		list_add_tail(&ep->file_node, &tf->endpoints);
 	}
 	mutex_unlock(&txrdma_eps_lock);
 	return ret;
 }
 
-/* Unpublish (if it still is) and free an endpoint of @ep->tf. */
+/**
+ * txrdma_ep_adopt() - hand a paired endpoint to its file
+ * @tf: the file
+ * @ep: published; its pairing is complete and its ring joined
+ *
+ * From here on another thread of the file may destroy it at any time;
+ * the caller keeps its own reference for what it still reads.
+ *
+ * Return: 0, or -EPERM if the tenant was force-deleted meanwhile.
+ */
+int txrdma_ep_adopt(struct txrdma_file *tf, struct txrdma_ep *ep)
+{
+	int ret;
+
+	mutex_lock(&txrdma_eps_lock);
+	ret = txrdma_ep_tenant_dead_locked(ep) ? -EPERM : 0;
+	if (!ret) {
+		list_add_tail(&ep->file_node, &tf->endpoints);
+		ep->adopted = true;
+	}
+	mutex_unlock(&txrdma_eps_lock);
+	return ret;
+}
+
+/**
+ * txrdma_ep_discard() - unpublish (if it still is) and free an endpoint
+ * @ep: published or not; before txrdma_ep_adopt() only the ioctl that
+ *	created it may call this, after it another thread may have
+ *	destroyed it already (then this does nothing)
+ */
 void txrdma_ep_discard(struct txrdma_ep *ep)
 {
 	mutex_lock(&txrdma_eps_lock);
 	if (ep->id && xa_load(&txrdma_eps, ep->id) == ep) {
 		xa_erase(&txrdma_eps, ep->id);
 		list_del_init(&ep->node);
-		list_del_init(&ep->file_node);
+		if (ep->adopted)
+			list_del_init(&ep->file_node);
 		txrdma_ep_fold_stats(ep);
 	} else if (ep->id) {
 		/* destroyed by the file's owner meanwhile */
@@ -326,7 +370,7 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 		return ret;
 	}
 	ret = xa_alloc_cyclic(&txrdma_eps, &ep->id, ep, xa_limit_31b,
-			      &txrdma_eps_next, GFP_KERNEL);
+			      &txrdma_eps_next, GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		mutex_unlock(&txrdma_eps_lock);
 		txrdma_ep_free(ep);
@@ -334,6 +378,7 @@ long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg)
 	}
 	list_add_tail(&ep->node, &txrdma_eps_list);
 	list_add_tail(&ep->file_node, &tf->endpoints);
+	ep->adopted = true;
 	/* once unlocked, another thread of this file may destroy it */
 	req.id = ep->id;
 	req.qp_num = ep->qp_num;
@@ -367,10 +412,35 @@ out_put:
 /* Look up an endpoint of @tf; caller holds txrdma_eps_lock. */
 static struct txrdma_ep *txrdma_ep_find_locked(struct txrdma_file *tf, u32 id)
 {
-	struct txrdma_ep *ep = xa_load(&txrdma_eps, id);
+	struct txrdma_ep *ep;
 
-	/* another file's endpoint does not exist for this one */
-	return ep && ep->tf == tf ? ep : NULL;
+	lockdep_assert_held(&txrdma_eps_lock);
+	ep = xa_load(&txrdma_eps, id);
+	/*
+	 * Another file's endpoint does not exist for this one, nor does
+	 * one that an ioctl of this file is still pairing.
+	 */
+	return ep && ep->tf == tf && ep->adopted ? ep : NULL;
+}
+
+/**
+ * txrdma_ep_get_file() - an endpoint of @tf by id, referenced
+ * @tf: the file
+ * @id: endpoint id
+ *
+ * Return: the endpoint (txrdma_ep_put()), or NULL if @tf has none
+ * with that id (or it is still being paired).
+ */
+struct txrdma_ep *txrdma_ep_get_file(struct txrdma_file *tf, u32 id)
+{
+	struct txrdma_ep *ep;
+
+	mutex_lock(&txrdma_eps_lock);
+	ep = txrdma_ep_find_locked(tf, id);
+	if (ep)
+		kref_get(&ep->ref);
+	mutex_unlock(&txrdma_eps_lock);
+	return ep;
 }
 
 /**
@@ -500,6 +570,7 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
 				  struct txrdma_ep_snap *s)
 {
+	lockdep_assert_held(&txrdma_eps_lock);
 	u64 *now = txrdma_ep_stats_v(&ep->stats);
 	u64 *seen = txrdma_ep_stats_v(&ep->folded);
 	u64 *out = txrdma_ep_stats_v(&s->stats);
@@ -507,6 +578,7 @@ static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
 
 	s->id = ep->id;
 	strscpy(s->tenant, ep->tenant->name, sizeof(s->tenant));
+	s->owner = ep->tenant;
 	strscpy(s->peer, ep->peer->name, sizeof(s->peer));
 	spin_lock_bh(&ep->peer->lock);
 	s->qp_num = ep->qp_num;

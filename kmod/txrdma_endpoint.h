@@ -19,6 +19,7 @@
 
 struct txrdma_conn;
 struct txrdma_dev;
+struct txrdma_mr;
 struct txrdma_file;
 struct txrdma_peer;
 struct txrdma_region;
@@ -56,6 +57,20 @@ struct txrdma_import {
 	u64 addr;
 	u64 len;
 	u32 rkey;
+};
+
+/**
+ * struct txrdma_export - one of our regions exported to the other side
+ * @r: the region, referenced until the endpoint goes (the other side
+ *	may reach it until its pair's QP is gone)
+ * @m: its registration for the peer: exactly the region, exactly
+ *	@access; deregistered when the pair's QP is destroyed
+ * @access: TXRDMA_EXPORT_*
+ */
+struct txrdma_export {
+	struct txrdma_region *r;
+	struct txrdma_mr *m;
+	u32 access;
 };
 
 /**
@@ -109,6 +124,7 @@ static inline u64 *txrdma_ep_stats_v(struct txrdma_ep_stats *s)
  * @error: 0, or why it carries no more traffic
  * @dstate: enum txrdma_ep_dstate
  * @tenant: its tenant's name
+ * @owner: its tenant, only to compare with (never dereferenced)
  * @peer: its peer's name
  * @stats: its counters
  */
@@ -120,6 +136,7 @@ struct txrdma_ep_snap {
 	int error;
 	u8 dstate;
 	char tenant[TXRDMA_TENANT_NAME_MAX];
+	const struct txrdma_tenant *owner;
 	char peer[TXRDMA_PEER_NAME_MAX];
 	struct txrdma_ep_stats stats;
 };
@@ -127,7 +144,9 @@ struct txrdma_ep_snap {
 /**
  * struct txrdma_ep - one endpoint
  * @node: entry in txrdma_eps_list (txrdma_eps_lock)
- * @file_node: entry in its file's list (txrdma_eps_lock)
+ * @file_node: entry in its file's list once adopted (txrdma_eps_lock)
+ * @adopted: its file may reach it: a plain endpoint from birth, a pair
+ *	once the ioctl that paired it is done (txrdma_eps_lock)
  * @id: index in txrdma_eps (never reused soon: allocated cyclically)
  * @tf: the open file that created it
  * @tenant: owner, referenced; charged one endpoint and one QP
@@ -151,13 +170,15 @@ struct txrdma_ep_snap {
  * @held_by: the connection holding a reference on us, or NULL
  * @rx_region: region of our receive ring, referenced
  * @rx_base: kernel address of the ring area (header, then units)
- * @rx_addr: its address in the region's registration on @dev
- * @rx_rkey: the registration's remote key
+ * @rx_mr: the registration that lets the peer write our ring's units,
+ *	and nothing else (ep->lock; deregistered with the pair's QP)
+ * @rx_addr: the address of unit 0 in @rx_mr (zero-based)
+ * @rx_rkey: @rx_mr's remote key
  * @rx_units: units of our ring
  * @crx: credits of our ring
  * @rx_seq: next sequence number expected
  * @rx_cqe: context of every receive work request
- * @peer_addr: the peer ring's address (its units start at + HDR_LEN)
+ * @peer_addr: the address of the peer ring's unit 0
  * @peer_rkey: its key
  * @peer_units: its size
  * @ctx: credits we hold in the peer's ring
@@ -174,15 +195,17 @@ struct txrdma_ep_snap {
  *	totals (@lock); zero while the endpoint is listed
  * @imports: regions the other side exported to us (@lock)
  * @nimports: entries in @imports
- * @exports: our regions exported to the other side, referenced until
- *	the endpoint goes (the other side may access them until then)
+ * @exports: our regions exported to the other side (ep->lock)
  * @nexports: entries in @exports
+ * @mrs_gone: the pair's QP is destroyed: its registrations for the
+ *	peer are gone and no new one may be made (ep->lock)
  * @export_pending: region id of an EXPORT waiting for its ACK, or 0
  * @export_result: the ACK's status
  */
 struct txrdma_ep {
 	struct list_head node;
 	struct list_head file_node;
+	bool adopted;
 	u32 id;
 	struct txrdma_file *tf;
 	struct txrdma_tenant *tenant;
@@ -192,7 +215,7 @@ struct txrdma_ep {
 	int error;
 
 	struct kref ref;
-	spinlock_t lock;	/* data path */
+	spinlock_t lock;	/* data path; order: design.rst "Lock order" */
 	wait_queue_head_t wait;
 	u8 dstate;
 	int result;
@@ -206,6 +229,7 @@ struct txrdma_ep {
 	struct txrdma_conn *held_by;
 	struct txrdma_region *rx_region;
 	u8 *rx_base;
+	struct txrdma_mr *rx_mr;
 	u64 rx_addr;
 	u32 rx_rkey;
 	u32 rx_units;
@@ -227,8 +251,9 @@ struct txrdma_ep {
 	struct txrdma_ep_stats folded;
 	struct txrdma_import imports[TXRDMA_EP_MAX_EXPORTS];
 	u32 nimports;
-	struct txrdma_region *exports[TXRDMA_EP_MAX_EXPORTS];
+	struct txrdma_export exports[TXRDMA_EP_MAX_EXPORTS];
 	u32 nexports;
+	bool mrs_gone;
 	u32 export_pending;
 	int export_result;
 };
@@ -242,7 +267,9 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);
 int txrdma_ep_status(struct txrdma_file *tf, u32 id);
 void txrdma_ep_put(struct txrdma_ep *ep);
 struct txrdma_ep *txrdma_ep_get_id(u32 id);
-int txrdma_ep_publish(struct txrdma_file *tf, struct txrdma_ep *ep);
+struct txrdma_ep *txrdma_ep_get_file(struct txrdma_file *tf, u32 id);
+int txrdma_ep_publish(struct txrdma_ep *ep);
+int txrdma_ep_adopt(struct txrdma_file *tf, struct txrdma_ep *ep);
 struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 				struct txrdma_peer *peer,
 				struct txrdma_tenant *t);

@@ -3,7 +3,10 @@
  * Endpoints over generic netlink: TXRDMA_CMD_EP_GET reports each
  * endpoint's tenant, peer, pairing state and counters.
  *
- * Open to every user, as the other GETs are.  A do names one endpoint
+ * Open to every user, as the other GETs are, but scoped: a caller
+ * without CAP_NET_ADMIN sees only its own tenant's endpoints (another
+ * tenant's do not exist for it: -ENOENT), and none outside a tenant.
+ * A do names one endpoint
  * by TXRDMA_A_EP_ID; a dump lists them all in the order of their ids,
  * filtered by TXRDMA_A_EP_TENANT and/or TXRDMA_A_EP_ID when given.
  * Endpoints can be many: each part of a dump holds txrdma_eps_lock only
@@ -15,6 +18,7 @@
 
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
+#include "txrdma_tenant.h"
 
 const struct nla_policy txrdma_ep_get_policy[TXRDMA_EP_GET_MAXATTR + 1] = {
 	[TXRDMA_A_EP_ID]	= NLA_POLICY_MIN(NLA_U32, 1),
@@ -121,6 +125,7 @@ int txrdma_nl_ep_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tenant = info->attrs[TXRDMA_A_EP_TENANT];
 	struct nlattr *id = info->attrs[TXRDMA_A_EP_ID];
+	struct txrdma_tenant *scope;
 	struct txrdma_ep_snap s;
 	struct sk_buff *msg;
 	int ret;
@@ -130,7 +135,12 @@ int txrdma_nl_ep_get_doit(struct sk_buff *skb, struct genl_info *info)
 				   "endpoint id is required (or dump them all)");
 		return -EINVAL;
 	}
+	scope = txrdma_nl_scope(skb);
 	ret = txrdma_ep_snap_id(nla_get_u32(id), &s);
+	/* another tenant's endpoint does not exist for this caller */
+	if (!ret && scope && s.owner != (IS_ERR(scope) ? NULL : scope))
+		ret = -ENOENT;
+	txrdma_nl_scope_put(scope);
 	if (ret) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such endpoint");
 		return ret;
@@ -155,6 +165,10 @@ struct txrdma_ep_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	const char *tenant;	/* only this tenant's, or NULL */
+	struct txrdma_tenant *scope;	/* all the caller may see: NULL for
+					 * everything, else its tenant or an
+					 * ERR_PTR (nothing)
+					 */
 	u32 only;		/* only this id, or 0 */
 	u32 next;		/* the id to resume at */
 	unsigned int n;		/* endpoints put in this part */
@@ -168,7 +182,8 @@ static int txrdma_ep_dump_one(const struct txrdma_ep_snap *s, void *arg)
 
 	if (d->only && s->id != d->only)
 		return 1;	/* past it: the dump is complete */
-	if (!d->tenant || !strcmp(s->tenant, d->tenant)) {
+	if ((!d->scope || s->owner == d->scope) &&
+	    (!d->tenant || !strcmp(s->tenant, d->tenant))) {
 		ret = txrdma_ep_fill(d->skb, s,
 				     NETLINK_CB(d->cb->skb).portid,
 				     d->cb->nlh->nlmsg_seq, NLM_F_MULTI);
@@ -197,7 +212,10 @@ int txrdma_nl_ep_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (d.only && d.next < d.only)
 		d.next = d.only;
-	ret = txrdma_eps_walk(d.next, txrdma_ep_dump_one, &d);
+	d.scope = txrdma_nl_scope(cb->skb);
+	ret = IS_ERR(d.scope) ? 0 :
+	      txrdma_eps_walk(d.next, txrdma_ep_dump_one, &d);
+	txrdma_nl_scope_put(d.scope);
 	cb->args[0] = d.next;
 	/* an endpoint that fits in no message at all would loop forever */
 	if (ret < 0 && !d.n)

@@ -4,9 +4,15 @@
  * control messages (txrdma_peer_wire.c) as SEND work requests on the
  * peer's control QP, driven by a soft hrtimer.
  *
+ * Every control message is keyed (txrdma_auth.c): sealed with the
+ * connection's transmit key and a sequence number one above the last,
+ * and on receipt dropped and counted unless its MAC checks under the
+ * receive key and its sequence number is above the last one accepted.
+ * Nothing in a message is acted on before that.
+ *
  * Receive and send completions and the timer run in softirq and do
- * only what BFD needs: decode, update the session under peer->lock,
- * answer, repost.  Everything that sleeps (netlink events, connecting
+ * only what BFD needs: check, decode, update the session under
+ * peer->lock, answer, repost.  Everything that sleeps (netlink events, connecting
  * and tearing down QPs) is queued for the peer's work item.
  *
  * The timer fires at the next transmit or detection deadline.  A timer
@@ -51,9 +57,9 @@ static int txrdma_ctrl_post_recv(struct txrdma_ctrl_slot *s)
 		.num_sge	= 1,
 	};
 
-	ib_dma_sync_single_for_device(c->id->device, s->dma,
+	ib_dma_sync_single_for_device(c->dev->ibdev, s->dma,
 				      TXRDMA_CTRL_SLOT_SIZE, DMA_FROM_DEVICE);
-	return ib_post_recv(c->id->qp, &wr, NULL);
+	return ib_post_recv(c->qp, &wr, NULL);
 }
 
 /**
@@ -68,7 +74,7 @@ static int txrdma_ctrl_post_recv(struct txrdma_ctrl_slot *s)
  */
 int txrdma_ctrl_setup(struct txrdma_conn *c)
 {
-	struct ib_device *ibdev = c->id->device;
+	struct ib_device *ibdev = c->dev->ibdev;
 	unsigned int i, n = TXRDMA_CTRL_TX_SLOTS + TXRDMA_CTRL_RX_SLOTS;
 	int ret = 0;
 
@@ -125,14 +131,23 @@ void txrdma_ctrl_teardown(struct txrdma_conn *c)
 /* Caller holds peer->lock: a broken QP is reported to the work item. */
 static void txrdma_ctrl_broken_locked(struct txrdma_conn *c)
 {
+	lockdep_assert_held(&c->peer->lock);
 	if (c->state == TXRDMA_CONN_READY)
 		txrdma_peer_conn_done(c->peer, c, TXRDMA_CONN_ERROR);
 }
 
+/* MAC of a control message's first TXRDMA_CTRL_MAC_OFF bytes. */
+static int txrdma_ctrl_mac(const struct txrdma_auth *key, const u8 *buf,
+			   u8 out[TXRDMA_MAC_LEN])
+{
+	return txrdma_auth_mac(key, "txrdma-ctrl", buf, TXRDMA_CTRL_MAC_OFF,
+			       NULL, 0, out);
+}
+
 /*
- * Caller holds peer->lock: send the message built in send slot @s of
- * control QP @c.  Return: 0, or -EIO when the post failed (the QP is
- * reported broken).
+ * Caller holds peer->lock: seal the message built in send slot @s of
+ * control QP @c (its sequence number is c->tx_seq + 1) and send it.
+ * Return: 0, or -EIO when the post failed (the QP is reported broken).
  */
 static int txrdma_ctrl_post_locked(struct txrdma_conn *c,
 				   struct txrdma_ctrl_slot *s)
@@ -140,7 +155,12 @@ static int txrdma_ctrl_post_locked(struct txrdma_conn *c,
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
 
-	ib_dma_sync_single_for_device(c->id->device, s->dma, TXRDMA_CTRL_LEN,
+	lockdep_assert_held(&c->peer->lock);
+	if (txrdma_ctrl_mac(&c->tx_key, s->buf, s->buf + TXRDMA_CTRL_MAC_OFF))
+		return -EIO;
+	c->tx_seq++;
+
+	ib_dma_sync_single_for_device(c->dev->ibdev, s->dma, TXRDMA_CTRL_LEN,
 				      DMA_TO_DEVICE);
 	sge = (struct ib_sge) {
 		.addr	= s->dma,
@@ -152,7 +172,7 @@ static int txrdma_ctrl_post_locked(struct txrdma_conn *c,
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
-	if (ib_post_send(c->id->qp, &wr, NULL)) {
+	if (ib_post_send(c->qp, &wr, NULL)) {
 		txrdma_ctrl_broken_locked(c);
 		return -EIO;
 	}
@@ -177,6 +197,7 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 	struct txrdma_ctrl_slot *s;
 	unsigned int i;
 
+	lockdep_assert_held(&peer->lock);
 	txrdma_bfd_build_tx(&peer->bfd, &m.bfd, now_ns, get_random_u32());
 	if (!c || c->dead || c->state != TXRDMA_CONN_READY)
 		goto skipped;
@@ -192,7 +213,8 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 					U32_MAX);
 		peer->echo_ns = 0;	/* one sample per probe received */
 	}
-	if (txrdma_ctrl_encode(&m, s->buf) || txrdma_ctrl_post_locked(c, s))
+	if (txrdma_ctrl_encode(&m, c->tx_seq + 1, s->buf) ||
+	    txrdma_ctrl_post_locked(c, s))
 		goto skipped;
 	return;
 
@@ -230,7 +252,7 @@ int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
 		goto out;
 	s = &c->slots[i];
 	want = min_t(u32, txrdma_pool_want(&peer->pool), U16_MAX);
-	ret = txrdma_ctrl_ep_encode(e, want, s->buf);
+	ret = txrdma_ctrl_ep_encode(e, want, c->tx_seq + 1, s->buf);
 	if (!ret)
 		ret = txrdma_ctrl_post_locked(c, s);
 out:
@@ -243,6 +265,7 @@ static void txrdma_liveness_rearm_locked(struct txrdma_peer *peer)
 {
 	u64 next = txrdma_bfd_next_deadline(&peer->bfd);
 
+	lockdep_assert_held(&peer->lock);
 	/* a dying peer's timer is cancelled and must stay so */
 	if (peer->dying)
 		return;
@@ -272,22 +295,31 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct txrdma_peer *peer = c->peer;
 	struct txrdma_ctrl_msg m;
 	struct txrdma_ctrl_ep e;
-	u64 now = ktime_get_ns(), rtt;
+	u64 now = ktime_get_ns(), rtt, seq = 0;
 	int err = -EIO, type = 0;
+	u8 mac[TXRDMA_MAC_LEN];
+	bool keyed = false;
 	u8 old;
 	u32 ev;
 
 	if (wc->status == IB_WC_SUCCESS) {
-		ib_dma_sync_single_for_cpu(c->id->device, s->dma,
+		ib_dma_sync_single_for_cpu(c->dev->ibdev, s->dma,
 					   TXRDMA_CTRL_SLOT_SIZE,
 					   DMA_FROM_DEVICE);
 		type = txrdma_ctrl_type(s->buf, wc->byte_len);
-		if (type == TXRDMA_CTRL_PROBE)
-			err = txrdma_ctrl_decode(&m, s->buf, wc->byte_len);
-		else if (type > 0)
-			err = txrdma_ctrl_ep_decode(&e, s->buf, wc->byte_len);
-		else
+		/* the key first: nothing unproved is even decoded */
+		keyed = type > 0 && !txrdma_ctrl_mac(&c->rx_key, s->buf, mac) &&
+			txrdma_auth_equal(mac, s->buf + TXRDMA_CTRL_MAC_OFF,
+					  TXRDMA_MAC_LEN);
+		seq = keyed ? txrdma_ctrl_seq(s->buf) : 0;
+		if (type < 0)
 			err = type;
+		else if (!keyed)
+			err = -EACCES;
+		else if (type == TXRDMA_CTRL_PROBE)
+			err = txrdma_ctrl_decode(&m, s->buf, wc->byte_len);
+		else if (type != TXRDMA_CTRL_AUTH)
+			err = txrdma_ctrl_ep_decode(&e, s->buf, wc->byte_len);
 	}
 	spin_lock_bh(&peer->lock);
 	if (c->dead)
@@ -296,10 +328,16 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		txrdma_ctrl_broken_locked(c);
 		goto out_unlock;
 	}
+	/* keyed, in sequence, on a connection whose other end is proved */
+	if (keyed && (!c->authed || seq <= c->rx_seq))
+		err = -EACCES;
+	if (err == -EACCES)
+		peer->rx_auth_dropped++;
 	if (err) {
 		peer->bfd.rx_dropped++;
 		goto repost;
 	}
+	c->rx_seq = seq;
 	if (type != TXRDMA_CTRL_PROBE) {
 		/* endpoint pairing: handled in process context */
 		txrdma_msg_ctrl_rx(peer, &e);

@@ -71,41 +71,20 @@
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_rings.h"
+#include "txrdma_service.h"
 #include "txrdma_tbucket.h"
 #include "txrdma_tenant.h"
 
 #define TXRDMA_MSG_TIMEOUT_MS	3000
-#define TXRDMA_MSG_BACKLOG	64
 #define TXRDMA_MSG_ATTEMPTS	4
+/* requests one EP_ACCEPT may refuse before it gives up (-EAGAIN) */
+#define TXRDMA_MSG_ACCEPT_TRIES	128
 
-/**
- * struct txrdma_listener - a service a file accepts endpoints on
- * @tf: the file
- * @service: its number
- * @backlog: EP_CONNECT requests not yet accepted (txrdma_msg_lock)
- * @nbacklog: their number
- * @wait: TXRDMA_IOC_EP_ACCEPT sleeps here
- */
-struct txrdma_listener {
-	struct txrdma_file *tf;
-	u32 service;
-	struct list_head backlog;
-	u32 nbacklog;
-	wait_queue_head_t wait;
-};
-
-/* an endpoint message from a peer, handled in process context */
-struct txrdma_msg_req {
-	struct list_head node;
-	struct txrdma_peer *peer;
-	struct txrdma_ctrl_ep e;
-	u64 rx_ns;
-};
-
-static DEFINE_MUTEX(txrdma_msg_lock);	/* listeners and their backlogs */
-static DEFINE_XARRAY(txrdma_listeners);
+/* pairing messages from peers waiting for the work item, at most this many */
+#define TXRDMA_MSG_RXQ_MAX	1024
 static DEFINE_SPINLOCK(txrdma_msg_rxq_lock);
 static LIST_HEAD(txrdma_msg_rxq);
+static unsigned int txrdma_msg_rxq_len;
 static void txrdma_msg_work_fn(struct work_struct *work);
 static DECLARE_WORK(txrdma_msg_work, txrdma_msg_work_fn);
 
@@ -154,6 +133,7 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&ep->lock);
 	if (ep->dstate == TXRDMA_EP_CONNECTING) {
 		ep->dstate = TXRDMA_EP_CLOSED;
 		ep->result = error;
@@ -187,6 +167,7 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
  */
 void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error)
 {
+	lockdep_assert_held(&ep->peer->lock);
 	spin_lock(&ep->lock);
 	txrdma_msg_fail_locked(ep, error);
 	spin_unlock(&ep->lock);
@@ -235,7 +216,7 @@ static int txrdma_msg_post_recv(struct txrdma_ep *ep)
 		.wr_cqe		= &ep->rx_cqe,
 	};
 
-	return ib_post_recv(ep->conn->id->qp, &wr, NULL);
+	return ib_post_recv(ep->conn->qp, &wr, NULL);
 }
 
 /* Caller holds ep->lock: an explicit credit update, if a slot is free. */
@@ -256,7 +237,7 @@ static void txrdma_msg_send_credit(struct txrdma_ep *ep)
 		cpu_to_be32(txrdma_imm_credit(txrdma_credit_rx_report(&ep->crx)));
 	wr.remote_addr = ep->peer_addr;
 	wr.rkey = ep->peer_rkey;
-	if (ib_post_send(ep->conn->id->qp, &wr.wr, NULL)) {
+	if (ib_post_send(ep->conn->qp, &wr.wr, NULL)) {
 		txrdma_slot_put(ep, s);
 		return;
 	}
@@ -413,7 +394,7 @@ static int txrdma_msg_post(struct txrdma_ep *ep, struct txrdma_ring *ring,
 			   struct txrdma_msg_slot *s, struct ib_rdma_wr *wr)
 {
 	txrdma_ring_reserve(ring);
-	if (!ib_post_send(ep->conn->id->qp, &wr->wr, NULL))
+	if (!ib_post_send(ep->conn->qp, &wr->wr, NULL))
 		return TXRDMA_EXEC_ASYNC;
 	txrdma_ring_unreserve(ring);
 	txrdma_slot_put(ep, s);
@@ -562,7 +543,7 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		txrdma_frame_crc_end(hdr, crc);
 	}
 	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
-	ib_dma_sync_single_for_device(ep->conn->id->device, hdr_dma,
+	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
 				      TXRDMA_FRAME_HDR_LEN, DMA_TO_DEVICE);
 	sge[0] = (struct ib_sge) {
 		.addr	= hdr_dma,
@@ -580,8 +561,7 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.ex.imm_data = cpu_to_be32(txrdma_imm_frame(unit));
-	wr.remote_addr = ep->peer_addr + TXRDMA_RX_HDR_LEN +
-			 (u64)unit * TXRDMA_FRAME_UNIT;
+	wr.remote_addr = ep->peer_addr + (u64)unit * TXRDMA_FRAME_UNIT;
 	wr.rkey = ep->peer_rkey;
 	ret = txrdma_msg_post(ep, ring, s, &wr);
 	if (ret != TXRDMA_EXEC_ASYNC)
@@ -770,8 +750,10 @@ static int txrdma_msg_alloc(struct txrdma_ep *ep)
 {
 	unsigned int i;
 
-	ep->slots = kcalloc(TXRDMA_EP_SLOTS, sizeof(*ep->slots), GFP_KERNEL);
-	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN, GFP_KERNEL);
+	ep->slots = kcalloc(TXRDMA_EP_SLOTS, sizeof(*ep->slots),
+			    GFP_KERNEL_ACCOUNT);
+	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+			   GFP_KERNEL_ACCOUNT);
 	if (!ep->slots || !ep->hdrs)
 		return -ENOMEM;
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
@@ -790,7 +772,7 @@ void txrdma_msg_free(struct txrdma_ep *ep)
 	unsigned int i;
 
 	for (i = 0; i < ep->nexports; i++)
-		txrdma_region_put_async(ep->exports[i]);
+		txrdma_region_put_async(ep->exports[i].r);
 	kfree(ep->slots);
 	kfree(ep->hdrs);
 	if (ep->rx_region)
@@ -809,6 +791,7 @@ static int txrdma_msg_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
 	unsigned int i;
 	int ret;
 
+	lockdep_assert_held(&c->peer->lock);
 	ep->hdrs_dma = ib_dma_map_single(ibdev, ep->hdrs,
 					 TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
 					 DMA_TO_DEVICE);
@@ -819,7 +802,7 @@ static int txrdma_msg_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
 	ep->held_by = c;
 	c->ep = ep;
 	ep->conn = c;
-	ep->qp_num = c->id->qp->qp_num;
+	ep->qp_num = c->qp->qp_num;
 	ep->dev = c->dev;
 	/* the device may go before the ring joins: hold its poller */
 	if (!ep->poller)
@@ -849,17 +832,20 @@ static int txrdma_msg_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
 		ret = -ENOTCONN;
 		goto out;
 	}
+	/* a forced tenant deletion failed it before it had a QP */
+	ret = READ_ONCE(ep->error);
+	if (ret)
+		goto out;
 	list_for_each_entry(c, &peer->conns, node) {
-		if (c->kind != TXRDMA_CONN_POOL ||
-		    c->state != TXRDMA_CONN_READY || c->dead)
-			continue;
 		if (remote_qpn) {
-			if (c->remote_qpn != remote_qpn)
+			if (c->kind != TXRDMA_CONN_POOL ||
+			    c->state != TXRDMA_CONN_READY || c->dead ||
+			    c->remote_qpn != remote_qpn)
 				continue;
 			found = c;
 			break;
 		}
-		if (c->ep || c->held_ep || c->acct != TXRDMA_ACCT_READY)
+		if (!txrdma_conn_lendable(c))
 			continue;
 		found = c;
 		/* the initiator takes the first, the acceptor the last */
@@ -884,8 +870,14 @@ static int txrdma_msg_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
 		found->acct = TXRDMA_ACCT_IN_USE;
 	}
 	ret = txrdma_msg_bind_locked(ep, found);
-	if (ret && ep->conn) {
-		txrdma_ep_detach_locked(found, -EIO);
+	if (ret) {
+		/*
+		 * Whether or not it got as far as binding, the QP is
+		 * counted in use: close it, so the pool neither lends it
+		 * again nor counts it forever.
+		 */
+		if (ep->conn)
+			txrdma_ep_detach_locked(found, -EIO);
 		txrdma_peer_conn_done(peer, found, TXRDMA_CONN_CLOSE);
 	}
 kick:
@@ -925,14 +917,37 @@ static int txrdma_msg_rx_setup(struct txrdma_ep *ep,
 	return 0;
 }
 
-/* After binding: the address and key of our ring on the pair's device. */
+/*
+ * After binding: a registration of our ring's units, and only them,
+ * for the peer to write (txrdma_region_expose()); it dies with the
+ * pair's QP (txrdma_msg_conn_destroyed()).
+ */
 static int txrdma_msg_rx_keys(struct txrdma_ep *ep,
 			      const struct txrdma_ep_connect *req)
 {
-	u32 lkey;
+	struct txrdma_mr *m;
+	bool gone;
 
-	return txrdma_region_keys(ep->rx_region, ep->dev, req->rx_off,
-				  &ep->rx_addr, &lkey, &ep->rx_rkey);
+	m = txrdma_region_expose(ep->rx_region, ep->dev,
+				 req->rx_off + TXRDMA_RX_HDR_LEN,
+				 (u64)ep->rx_units * TXRDMA_FRAME_UNIT,
+				 IB_ACCESS_REMOTE_WRITE);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	spin_lock_bh(&ep->lock);
+	gone = ep->mrs_gone;
+	if (!gone) {
+		ep->rx_mr = m;
+		ep->rx_addr = m->mr->iova;
+		ep->rx_rkey = m->mr->rkey;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (gone) {
+		/* the QP died meanwhile: nobody may reach the ring */
+		txrdma_mr_free(m);
+		return -ENOTCONN;
+	}
+	return 0;
 }
 
 static int txrdma_msg_check(const struct txrdma_ep_connect *req, bool accept)
@@ -981,7 +996,7 @@ static int txrdma_msg_join(struct txrdma_ring *ring, struct txrdma_ep *ep)
 	int ret;
 
 	mutex_lock(&ring->lock);
-	ret = xa_insert(&ring->eps, ep->id, ep, GFP_KERNEL);
+	ret = xa_insert(&ring->eps, ep->id, ep, GFP_KERNEL_ACCOUNT);
 	mutex_unlock(&ring->lock);
 	/* the first pair's device's poller serves the ring from now on */
 	if (!ret && ep->poller)
@@ -1031,7 +1046,7 @@ static struct txrdma_ep *txrdma_msg_new_ep(struct txrdma_file *tf,
 	if (!ret)
 		ret = txrdma_msg_rx_setup(ep, req);
 	if (!ret)
-		ret = txrdma_ep_publish(tf, ep);
+		ret = txrdma_ep_publish(ep);
 	if (ret) {
 		txrdma_ep_discard(ep);
 		return ERR_PTR(ret);
@@ -1089,6 +1104,8 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 		.ring_addr	= ep->rx_addr,
 		.ring_rkey	= ep->rx_rkey,
 	};
+	/* services are per tenant: the other side looks ours up by name */
+	strscpy(e.tenant, ep->tenant->name, sizeof(e.tenant));
 	ret = txrdma_ctrl_send_ep(peer, &e);
 	if (ret)
 		goto fail;
@@ -1105,6 +1122,8 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 	if (ret)
 		goto fail;
 	ret = txrdma_msg_join(ep->ring, ep);
+	if (!ret)
+		ret = txrdma_ep_adopt(tf, ep);
 	if (ret)
 		goto fail;
 	*epp = ep;
@@ -1145,74 +1164,7 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 	return txrdma_msg_reply(ep, &req, uarg);
 }
 
-long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg)
-{
-	struct txrdma_ep_listen req;
-	struct txrdma_listener *l;
-	struct txrdma_tenant *t;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (!req.service || req.flags || req.resv[0] || req.resv[1])
-		return -EINVAL;
-	t = txrdma_tenant_get_current();
-	if (IS_ERR(t))
-		return PTR_ERR(t);
-	txrdma_tenant_put(t);
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		return -ENOMEM;
-	l->tf = tf;
-	l->service = req.service;
-	INIT_LIST_HEAD(&l->backlog);
-	init_waitqueue_head(&l->wait);
-	mutex_lock(&txrdma_msg_lock);
-	ret = xa_insert(&txrdma_listeners, req.service, l, GFP_KERNEL);
-	mutex_unlock(&txrdma_msg_lock);
-	if (ret) {
-		kfree(l);
-		return ret == -EBUSY ? -EADDRINUSE : ret;
-	}
-	return 0;
-}
-
-/* Take the oldest request for @service of @tf, waiting up to @tmo. */
-static int txrdma_msg_next_req(struct txrdma_file *tf, u32 service,
-			       unsigned long tmo, struct txrdma_msg_req **out)
-{
-	struct txrdma_listener *l;
-	long left;
-
-	for (;;) {
-		mutex_lock(&txrdma_msg_lock);
-		l = xa_load(&txrdma_listeners, service);
-		if (!l || l->tf != tf) {
-			mutex_unlock(&txrdma_msg_lock);
-			return -EINVAL;
-		}
-		if (l->nbacklog) {
-			*out = list_first_entry(&l->backlog,
-						struct txrdma_msg_req, node);
-			list_del(&(*out)->node);
-			l->nbacklog--;
-			mutex_unlock(&txrdma_msg_lock);
-			return 0;
-		}
-		mutex_unlock(&txrdma_msg_lock);
-		/* the listener lives until its file is released: not now */
-		left = wait_event_interruptible_timeout(l->wait,
-							READ_ONCE(l->nbacklog),
-							tmo);
-		if (left < 0)
-			return -EINTR;
-		if (!left)
-			return -ETIMEDOUT;
-		tmo = left;
-	}
-}
-
-static void txrdma_msg_req_free(struct txrdma_msg_req *r)
+static void txrdma_msg_req_free(struct txrdma_pair_req *r)
 {
 	txrdma_peer_put(r->peer);
 	kfree(r);
@@ -1223,7 +1175,9 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 	unsigned long deadline;
 	struct txrdma_ep_connect req;
 	struct txrdma_ctrl_ep e;
-	struct txrdma_msg_req *r;
+	struct txrdma_pair_req *r;
+	struct txrdma_tenant *t;
+	unsigned int refused = 0;
 	struct txrdma_ep *ep;
 	int ret;
 
@@ -1235,26 +1189,36 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 	/* completions need the rings (release in txrdma_ioctl_ring_setup) */
 	if (!smp_load_acquire(&tf->ring))
 		return -ENXIO;
+	t = txrdma_tenant_get_current();
+	if (IS_ERR(t))
+		return PTR_ERR(t);
 	deadline = jiffies + msecs_to_jiffies(req.timeout_ms ?:
 					      TXRDMA_MSG_TIMEOUT_MS);
 	for (;;) {
 		long tmo = (long)(deadline - jiffies);
 
-		ret = txrdma_msg_next_req(tf, req.service, tmo > 0 ? tmo : 1,
-					  &r);
+		/* only our tenant's service, as only our tenant's peers
+		 * could name it (txrdma_service.c)
+		 */
+		ret = txrdma_service_next(tf, t, req.service,
+					  tmo > 0 ? tmo : 1, &r);
 		if (ret)
-			return ret;
+			break;
 		kref_get(&r->peer->ref);
 		ep = txrdma_msg_new_ep(tf, r->peer, &req);
 		if (IS_ERR(ep)) {
 			/* our own trouble (quota, ring): tell both sides */
 			txrdma_msg_reject(r->peer, &r->e, PTR_ERR(ep));
 			txrdma_msg_req_free(r);
-			return PTR_ERR(ep);
+			ret = PTR_ERR(ep);
+			break;
 		}
 		kref_get(&ep->ref);
 		ep->epoch = r->e.epoch;
-		ret = txrdma_msg_pair(ep, &r->e);
+		/* a process that changed cgroups meanwhile serves nobody */
+		ret = ep->tenant == t ? 0 : -EPERM;
+		if (!ret)
+			ret = txrdma_msg_pair(ep, &r->e);
 		if (!ret)
 			ret = txrdma_msg_take(r->peer, ep, r->e.qp_num);
 		if (!ret)
@@ -1265,6 +1229,8 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 			spin_unlock_bh(&ep->lock);
 			ret = txrdma_msg_join(ep->ring, ep);
 		}
+		if (!ret)
+			ret = txrdma_ep_adopt(tf, ep);
 		if (!ret) {
 			e = (struct txrdma_ctrl_ep) {
 				.type		= TXRDMA_CTRL_EP_ACCEPT,
@@ -1277,11 +1243,13 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 				.ring_addr	= ep->rx_addr,
 				.ring_rkey	= ep->rx_rkey,
 			};
+			strscpy(e.tenant, t->name, sizeof(e.tenant));
 			ret = txrdma_ctrl_send_ep(r->peer, &e);
 		}
 		if (!ret) {
 			strscpy(req.peer, r->peer->name, sizeof(req.peer));
 			txrdma_msg_req_free(r);
+			txrdma_tenant_put(t);
 			return txrdma_msg_reply(ep, &req, uarg);
 		}
 		/* that request cannot be served: refuse it, take the next */
@@ -1291,30 +1259,64 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 		txrdma_msg_req_free(r);
 		txrdma_ep_discard(ep);
 		txrdma_ep_put(ep);
+		/*
+		 * A peer can keep the backlog full of requests that fail:
+		 * the caller's deadline, its signals and a bound on the
+		 * refusals end the call all the same.
+		 */
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (time_after_eq(jiffies, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (++refused >= TXRDMA_MSG_ACCEPT_TRIES) {
+			ret = -EAGAIN;
+			break;
+		}
+		cond_resched();
 	}
+	txrdma_tenant_put(t);
+	return ret;
 }
 
 /* An endpoint pair of @tf by id, referenced, or NULL. */
 static struct txrdma_ep *txrdma_msg_ep_of(struct txrdma_file *tf, u32 id)
 {
-	struct txrdma_ep *ep = txrdma_ep_get_id(id);
+	struct txrdma_ep *ep = txrdma_ep_get_file(tf, id);
 
-	if (ep && (ep->tf != tf || ep->dstate == TXRDMA_EP_PLAIN)) {
+	if (ep && ep->dstate == TXRDMA_EP_PLAIN) {
 		txrdma_ep_put(ep);
 		ep = NULL;
 	}
 	return ep;
 }
 
+/* Caller holds ep->lock: the export of our region @r, or NULL. */
+static struct txrdma_export *txrdma_msg_export(struct txrdma_ep *ep,
+					       struct txrdma_region *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < ep->nexports; i++)
+		if (ep->exports[i].r == r)
+			return &ep->exports[i];
+	return NULL;
+}
+
 long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 {
+	struct txrdma_mr *m, *old = NULL;
 	struct txrdma_ep_export req;
+	struct txrdma_export *x;
 	struct txrdma_ctrl_ep e;
 	struct txrdma_region *r;
 	struct txrdma_ep *ep;
-	unsigned int i;
+	int access = 0;
 	u64 addr;
-	u32 lkey, rkey;
+	u32 lkey;
 	long left;
 	int ret;
 
@@ -1324,6 +1326,10 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 					  TXRDMA_EXPORT_WRITE) ||
 	    req.resv[0] || req.resv[1])
 		return -EINVAL;
+	if (req.access & TXRDMA_EXPORT_READ)
+		access |= IB_ACCESS_REMOTE_READ;
+	if (req.access & TXRDMA_EXPORT_WRITE)
+		access |= IB_ACCESS_REMOTE_WRITE;
 	ep = txrdma_msg_ep_of(tf, req.ep);
 	if (!ep)
 		return -ENOENT;
@@ -1333,14 +1339,25 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 		ret = PTR_ERR(r);
 		goto out_ep;
 	}
-	ret = txrdma_region_keys(r, ep->dev, 0, &addr, &lkey, &rkey);
-	if (ret)
+	/* the ring's units are counted in 32 bits on the wire */
+	if (r->size / TXRDMA_FRAME_UNIT > U32_MAX) {
+		ret = -EFBIG;
 		goto out_region;
+	}
+	/* what the peer may reach: this region, this access, nothing more */
+	m = txrdma_region_expose(r, ep->dev, 0, r->size, access);
+	if (IS_ERR(m)) {
+		ret = PTR_ERR(m);
+		goto out_region;
+	}
 	spin_lock_bh(&ep->lock);
-	if (ep->dstate != TXRDMA_EP_CONNECTED) {
+	if (ep->dstate != TXRDMA_EP_CONNECTED || ep->mrs_gone) {
 		ret = ep->error ?: -ENOTCONN;
 	} else if (ep->export_pending) {
 		ret = -EBUSY;
+	} else if (!txrdma_msg_export(ep, r) &&
+		   ep->nexports == TXRDMA_EP_MAX_EXPORTS) {
+		ret = -ENOSPC;
 	} else {
 		ep->export_pending = req.region;
 		ep->export_result = 1;	/* no answer yet */
@@ -1348,7 +1365,7 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	}
 	spin_unlock_bh(&ep->lock);
 	if (ret)
-		goto out_region;
+		goto out_mr;
 	e = (struct txrdma_ctrl_ep) {
 		.type		= TXRDMA_CTRL_EP_EXPORT,
 		.service	= req.region,
@@ -1356,10 +1373,9 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 		.dst_ep		= ep->peer_ep,
 		.qp_num		= req.access,
 		.epoch		= ep->epoch,
-		.ring_units	= min_t(u64, r->size / TXRDMA_FRAME_UNIT,
-					U32_MAX),
-		.ring_addr	= addr,
-		.ring_rkey	= rkey,
+		.ring_units	= r->size / TXRDMA_FRAME_UNIT,
+		.ring_addr	= m->mr->iova,
+		.ring_rkey	= m->mr->rkey,
 	};
 	ret = txrdma_ctrl_send_ep(ep->peer, &e);
 	if (!ret) {
@@ -1375,15 +1391,32 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	}
 	spin_lock_bh(&ep->lock);
 	ep->export_pending = 0;
-	/* the other side may use it from now on: keep the memory */
-	for (i = 0; !ret && i < ep->nexports; i++)
-		if (ep->exports[i] == r)
-			break;
-	if (!ret && i == ep->nexports && ep->nexports < TXRDMA_EP_MAX_EXPORTS) {
-		ep->exports[ep->nexports++] = r;
-		r = NULL;
+	if (!ret && ep->mrs_gone)
+		ret = -ENOTCONN;	/* the pair ended meanwhile */
+	if (!ret) {
+		/*
+		 * The other side uses the new key from now on: the old one
+		 * (an export again, with another access) dies.  The memory
+		 * stays held for the pair's life.
+		 */
+		x = txrdma_msg_export(ep, r);
+		if (x) {
+			old = x->m;
+		} else {
+			x = &ep->exports[ep->nexports++];
+			x->r = r;
+			r = NULL;
+		}
+		x->m = m;
+		x->access = req.access;
+		m = NULL;
 	}
 	spin_unlock_bh(&ep->lock);
+	if (old)
+		txrdma_mr_free(old);
+out_mr:
+	if (m)
+		txrdma_mr_free(m);
 out_region:
 	txrdma_region_put_async(r);
 out_ep:
@@ -1430,7 +1463,9 @@ void txrdma_msg_close(struct txrdma_ep *ep)
  */
 void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
 {
+	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
 	struct txrdma_ep *ep = c->held_ep;
+	unsigned int i, n = 0;
 
 	if (!ep)
 		return;
@@ -1440,27 +1475,35 @@ void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
 				    TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
 				    DMA_TO_DEVICE);
 		ep->held_by = NULL;
+		/*
+		 * The pair is over: every key the peer had for us dies now
+		 * (a stale rkey gets a remote access error), not when the
+		 * process gets round to destroying its endpoint.
+		 */
+		spin_lock_bh(&ep->lock);
+		ep->mrs_gone = true;
+		if (ep->rx_mr)
+			mrs[n++] = ep->rx_mr;
+		ep->rx_mr = NULL;
+		for (i = 0; i < ep->nexports; i++) {
+			if (ep->exports[i].m)
+				mrs[n++] = ep->exports[i].m;
+			ep->exports[i].m = NULL;
+		}
+		spin_unlock_bh(&ep->lock);
+		for (i = 0; i < n; i++)
+			txrdma_mr_free(mrs[i]);
 	}
 	txrdma_ep_put(ep);
 }
 
-/* The file is released: its listeners go, their backlogs refused. */
+/* The file is released: its services go, their backlogs refused. */
 void txrdma_msg_file_release(struct txrdma_file *tf)
 {
-	struct txrdma_msg_req *r, *tmp;
-	struct txrdma_listener *l;
-	unsigned long service;
+	struct txrdma_pair_req *r, *tmp;
 	LIST_HEAD(refuse);
 
-	mutex_lock(&txrdma_msg_lock);
-	xa_for_each(&txrdma_listeners, service, l) {
-		if (l->tf != tf)
-			continue;
-		xa_erase(&txrdma_listeners, service);
-		list_splice_tail_init(&l->backlog, &refuse);
-		kfree(l);
-	}
-	mutex_unlock(&txrdma_msg_lock);
+	txrdma_service_file_release(tf, &refuse);
 	list_for_each_entry_safe(r, tmp, &refuse, node) {
 		txrdma_msg_reject(r->peer, &r->e, -ECONNREFUSED);
 		txrdma_msg_req_free(r);
@@ -1478,43 +1521,37 @@ void txrdma_msg_file_release(struct txrdma_file *tf)
 void txrdma_msg_ctrl_rx(struct txrdma_peer *peer,
 			const struct txrdma_ctrl_ep *e)
 {
-	struct txrdma_msg_req *r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	struct txrdma_pair_req *r;
 
-	if (!r)
+	/* a peer that floods us waits for the work item like everyone */
+	if (READ_ONCE(txrdma_msg_rxq_len) >= TXRDMA_MSG_RXQ_MAX) {
+		peer->bfd.rx_dropped++;
 		return;		/* the connector times out */
+	}
+	r = kmalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r)
+		return;
 	kref_get(&peer->ref);
 	r->peer = peer;
 	r->e = *e;
 	r->rx_ns = ktime_get_ns();
 	spin_lock(&txrdma_msg_rxq_lock);
 	list_add_tail(&r->node, &txrdma_msg_rxq);
+	txrdma_msg_rxq_len++;
 	spin_unlock(&txrdma_msg_rxq_lock);
 	queue_work(txrdma_peer_wq, &txrdma_msg_work);
 }
 
-static void txrdma_msg_rx_connect(struct txrdma_msg_req *r)
+static void txrdma_msg_rx_connect(struct txrdma_pair_req *r)
 {
-	struct txrdma_listener *l;
-	int status = 0;
-
-	mutex_lock(&txrdma_msg_lock);
-	l = xa_load(&txrdma_listeners, r->e.service);
-	if (!l || l->nbacklog >= TXRDMA_MSG_BACKLOG) {
-		status = -ECONNREFUSED;
-	} else {
-		list_add_tail(&r->node, &l->backlog);
-		l->nbacklog++;
-		wake_up(&l->wait);
-	}
-	mutex_unlock(&txrdma_msg_lock);
-	if (status) {
-		txrdma_msg_reject(r->peer, &r->e, status);
+	if (txrdma_service_queue(r)) {
+		txrdma_msg_reject(r->peer, &r->e, -ECONNREFUSED);
 		txrdma_msg_req_free(r);
 	}
 }
 
 /* ACCEPT or REJECT for one of our connecting endpoints. */
-static void txrdma_msg_rx_answer(struct txrdma_msg_req *r)
+static void txrdma_msg_rx_answer(struct txrdma_pair_req *r)
 {
 	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
 
@@ -1528,6 +1565,8 @@ static void txrdma_msg_rx_answer(struct txrdma_msg_req *r)
 			ep->dstate = TXRDMA_EP_REJECTED;
 		} else if (r->e.qp_num != (ep->held_by ?
 					   ep->held_by->remote_qpn : 0) ||
+			   strncmp(r->e.tenant, ep->tenant->name,
+				   sizeof(r->e.tenant)) ||
 			   txrdma_msg_pair(ep, &r->e)) {
 			ep->result = -EPROTO;
 			ep->dstate = TXRDMA_EP_REJECTED;
@@ -1541,7 +1580,7 @@ static void txrdma_msg_rx_answer(struct txrdma_msg_req *r)
 }
 
 /* EXPORT: the other side of one of our pairs gives us a region. */
-static void txrdma_msg_rx_export(struct txrdma_msg_req *r)
+static void txrdma_msg_rx_export(struct txrdma_pair_req *r)
 {
 	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
 	struct txrdma_import *imp;
@@ -1582,7 +1621,7 @@ static void txrdma_msg_rx_export(struct txrdma_msg_req *r)
 	txrdma_ctrl_send_ep(r->peer, &a);
 }
 
-static void txrdma_msg_rx_export_ack(struct txrdma_msg_req *r)
+static void txrdma_msg_rx_export_ack(struct txrdma_pair_req *r)
 {
 	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
 
@@ -1600,14 +1639,16 @@ static void txrdma_msg_rx_export_ack(struct txrdma_msg_req *r)
 
 static void txrdma_msg_work_fn(struct work_struct *work)
 {
-	struct txrdma_msg_req *r;
+	struct txrdma_pair_req *r;
 
 	for (;;) {
 		spin_lock_bh(&txrdma_msg_rxq_lock);
 		r = list_first_entry_or_null(&txrdma_msg_rxq,
-					     struct txrdma_msg_req, node);
-		if (r)
+					     struct txrdma_pair_req, node);
+		if (r) {
 			list_del(&r->node);
+			txrdma_msg_rxq_len--;
+		}
 		spin_unlock_bh(&txrdma_msg_rxq_lock);
 		if (!r)
 			return;
@@ -1634,7 +1675,7 @@ static void txrdma_msg_work_fn(struct work_struct *work)
 
 void txrdma_msg_exit(void)
 {
-	struct txrdma_msg_req *r, *tmp;
+	struct txrdma_pair_req *r, *tmp;
 
 	flush_work(&txrdma_msg_work);
 	list_for_each_entry_safe(r, tmp, &txrdma_msg_rxq, node)

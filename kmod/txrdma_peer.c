@@ -59,6 +59,9 @@ const struct nla_policy txrdma_peer_new_policy[TXRDMA_PEER_NEW_MAXATTR + 1] = {
 	[TXRDMA_A_PEER_RX_US]	 = { .type = NLA_U32 },
 	[TXRDMA_A_PEER_MULT]	 = { .type = NLA_U8 },
 	[TXRDMA_A_PEER_ADMIN_UP] = NLA_POLICY_MAX(NLA_U8, 1),
+	[TXRDMA_A_PEER_KEY]	 = NLA_POLICY_RANGE(NLA_BINARY,
+						    TXRDMA_PEER_KEY_MIN,
+						    TXRDMA_PEER_KEY_MAX),
 };
 
 static void txrdma_peer_release(struct kref *ref)
@@ -206,12 +209,29 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 	txrdma_peer_kick(peer);
 }
 
+/**
+ * txrdma_conn_lendable() - may a pooled QP be lent to an endpoint now?
+ * @c: a connection of a peer whose lock the caller holds
+ *
+ * The one rule both kinds of endpoint (plain and pair) take QPs by: an
+ * established pooled QP that the pool counts as ready, not being torn
+ * down, lent to nobody and carrying no endpoint's work requests.
+ */
+bool txrdma_conn_lendable(const struct txrdma_conn *c)
+{
+	lockdep_assert_held(&c->peer->lock);
+	return c->kind == TXRDMA_CONN_POOL && c->state == TXRDMA_CONN_READY &&
+	       c->acct == TXRDMA_ACCT_READY && !c->dead && !c->ep &&
+	       !c->held_ep;
+}
+
 /*
  * Caller holds peer->lock: close a ready or lent pooled QP on purpose,
  * after the pool has moved it to closing (to_close, peer_down).
  */
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
+	lockdep_assert_held(&c->peer->lock);
 	c->state = TXRDMA_CONN_CLOSE;
 	txrdma_ep_detach_locked(c, -ENOTCONN);
 	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
@@ -454,6 +474,11 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	spin_unlock_bh(&peer->lock);
 	txrdma_peer_destroy_conns(peer, &doomed);
 	txrdma_peer_flush_events(peer);
+	/*
+	 * Every connection is drained and gone, and rdma_cm handlers see
+	 * the peer dying before they would use the key: nobody holds it.
+	 */
+	txrdma_auth_free(&peer->auth);
 	txrdma_peer_put(peer);	/* the list's reference */
 }
 
@@ -504,7 +529,9 @@ static bool txrdma_peer_name_ok(const char *name)
 	if (!*name)
 		return false;
 	for (p = name; *p; p++)
-		if (!isalnum(*p) && *p != '_' && *p != '-' && *p != '.')
+		/* isalnum() alone admits Latin-1 letters (0xc0..0xff) */
+		if (!isascii(*p) ||
+		    (!isalnum(*p) && *p != '_' && *p != '-' && *p != '.'))
 			return false;
 	return true;
 }
@@ -513,6 +540,7 @@ static struct txrdma_peer *txrdma_peer_find_locked(const char *name)
 {
 	struct txrdma_peer *peer;
 
+	lockdep_assert_held(&txrdma_peers_lock);
 	list_for_each_entry(peer, &txrdma_peers, node)
 		if (!strcmp(peer->name, name))
 			return peer;
@@ -629,6 +657,7 @@ static u32 txrdma_peer_new_disc_locked(void)
 	struct txrdma_peer *peer;
 	u32 disc;
 
+	lockdep_assert_held(&txrdma_peers_lock);
 again:
 	disc = get_random_u32();
 	if (!disc)
@@ -652,6 +681,12 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (!a[TXRDMA_A_PEER_NAME] || !a[TXRDMA_A_PEER_ADDR]) {
 		NL_SET_ERR_MSG_MOD(extack, "peer name and addr are required");
+		return -EINVAL;
+	}
+	/* a source address proves nothing: a peer is who holds the key */
+	if (!a[TXRDMA_A_PEER_KEY]) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a peer needs a key (16-64 bytes) that both hosts hold");
 		return -EINVAL;
 	}
 	if (!txrdma_peer_name_ok(nla_data(a[TXRDMA_A_PEER_NAME]))) {
@@ -682,6 +717,13 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 				      extack);
 	if (ret)
 		goto out_free;
+	ret = txrdma_auth_init(&peer->auth, nla_data(a[TXRDMA_A_PEER_KEY]),
+			       nla_len(a[TXRDMA_A_PEER_KEY]));
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "cannot set up HMAC-SHA256 with that key");
+		goto out_free;
+	}
 	kref_init(&peer->ref);
 	spin_lock_init(&peer->lock);
 	INIT_LIST_HEAD(&peer->conns);
@@ -731,6 +773,7 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 out_unlock:
 	mutex_unlock(&txrdma_peers_lock);
 out_free:
+	txrdma_auth_free(&peer->auth);
 	kfree(peer);	/* never published */
 	return ret;
 }
@@ -753,9 +796,9 @@ int txrdma_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	if (a[TXRDMA_A_PEER_ADDR] || a[TXRDMA_A_PEER_PORT] ||
-	    a[TXRDMA_A_PEER_DEV]) {
+	    a[TXRDMA_A_PEER_DEV] || a[TXRDMA_A_PEER_KEY]) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "addr, port and dev cannot change: delete and add the peer");
+				   "addr, port, dev and key cannot change: delete and add the peer");
 		return -EINVAL;
 	}
 	mutex_lock(&txrdma_peers_lock);
@@ -836,6 +879,7 @@ struct txrdma_peer_snap {
 	u64 last_change_ns;
 	u64 silence_ns;
 	u64 ups, downs, tx_skipped, stall_max_ns;
+	u64 auth_fails, rx_auth_dropped;
 	u32 qps;
 };
 
@@ -859,6 +903,8 @@ static void txrdma_peer_snapshot(struct txrdma_peer *peer,
 	s->downs = peer->downs;
 	s->tx_skipped = peer->tx_skipped;
 	s->stall_max_ns = peer->stall_max_ns;
+	s->auth_fails = peer->auth_fails;
+	s->rx_auth_dropped = peer->rx_auth_dropped;
 	s->qps = 0;
 	list_for_each_entry(c, &peer->conns, node)
 		s->qps += c->state == TXRDMA_CONN_READY;
@@ -949,7 +995,11 @@ static int txrdma_peer_fill(struct sk_buff *skb, struct txrdma_peer *peer,
 			      s->pool.failures, TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_POOL_ERRORS, s->pool.errors,
 			      TXRDMA_A_PAD) ||
-	    nla_put_u32(skb, TXRDMA_A_PEER_QPS, s->qps))
+	    nla_put_u32(skb, TXRDMA_A_PEER_QPS, s->qps) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_AUTH_FAILS, s->auth_fails,
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_RX_AUTH_DROPPED,
+			      s->rx_auth_dropped, TXRDMA_A_PAD))
 		goto cancel;
 	genlmsg_end(skb, hdr);
 	ret = 0;

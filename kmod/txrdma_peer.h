@@ -9,7 +9,8 @@
  *   txrdma_liveness.c  probes on the control QP, the BFD timer, and the
  *                      queue of state changes
  *
- * Locking: txrdma_peers_lock (mutex) protects the set of peers; lookups
+ * Locking (the order of all the module's locks: Documentation/design.rst,
+ * "Lock order"): txrdma_peers_lock (mutex) protects the set of peers; lookups
  * from rdma_cm handlers walk the list under RCU.  peer->lock (spinlock,
  * taken with _bh: CQ completions and the BFD timer run in softirq)
  * protects everything that changes after creation.  A connection's
@@ -30,6 +31,7 @@
 #include <net/genetlink.h>
 #include <rdma/rdma_cm.h>
 
+#include "txrdma_auth.h"
 #include "txrdma_bfd.h"
 #include "txrdma_peer_wire.h"
 #include "txrdma_pool.h"
@@ -47,7 +49,7 @@ struct txrdma_ep;
 /* control QP: probes in flight and receive buffers posted */
 #define TXRDMA_CTRL_TX_SLOTS		32
 #define TXRDMA_CTRL_RX_SLOTS		32
-#define TXRDMA_CTRL_SLOT_SIZE		64
+#define TXRDMA_CTRL_SLOT_SIZE		TXRDMA_CTRL_LEN
 /* pooled QPs carry endpoint pairs: TXRDMA_EP_SLOTS sends, TXRDMA_EP_RECVS
  * receives (txrdma_endpoint.h)
  */
@@ -96,9 +98,13 @@ struct txrdma_ctrl_slot {
  * @node: entry in peer->conns (peer->lock)
  * @peer: owner; the connection holds a reference
  * @id: its rdma_cm id
+ * @qp: its QP: rdma_cm's for an active connection, our own for a
+ *	passive one (txrdma_conn.c says why); NULL until created
+ * @drainable: @qp left RESET, so teardown drains it
  * @dev: the txrdma device of @id, with a user reference, once known
- * @cq: completions of its QP (one CQ per QP: teardown frees both and
- *	no callback can run after)
+ * @cq: completions of its QP: a CQ of the device's shared pool
+ *	(txrdma_conn_create_qp() says why); teardown drains the QP first
+ * @cq_entries: what @cq was taken for (given back at teardown)
  * @mutex: orders rdma_cm handlers against teardown (@dead)
  * @kind: enum txrdma_conn_kind
  * @state: enum txrdma_conn_state (peer->lock)
@@ -113,6 +119,25 @@ struct txrdma_ctrl_slot {
  * @held_ep: the endpoint pair whose work requests it carries: a
  *	reference, dropped when the CQ is freed (txrdma_msg.c)
  * @remote_qpn: the other end's QP number, from rdma_cm
+ * @remote_want: acceptor: the pool demand the request carried, applied
+ *	once the initiator is authenticated
+ * @remote_boot_id: acceptor: the initiator's boot id, likewise
+ * @resp_res: RDMA READs we serve at once on @qp
+ * @init_depth: RDMA READs we issue at once on @qp
+ * @hs_req: the request of the handshake, as its MACs cover it
+ * @hs_rep: the reply, likewise
+ * @hs_buf: the AUTH message (received by an acceptor, sent by an
+ *	initiator), DMA-mapped at @hs_dma
+ * @hs_dma: its DMA address
+ * @hs_cqe: its completion context
+ * @hs_work: acceptor: opens remote access once AUTH is checked
+ * @authed: the other end proved the key (peer->lock)
+ * @opened: remote access is open on @qp (peer->lock)
+ * @half_open: counted among passive connections not authenticated yet
+ * @tx_key: control QP: key of the messages we send
+ * @rx_key: control QP: key of the messages we receive
+ * @tx_seq: control QP: sequence number of our last message (peer->lock)
+ * @rx_seq: control QP: that of the last one accepted (peer->lock)
  * @block: control QP only: slot buffers, DMA-mapped as one
  * @block_dma: DMA address of @block
  * @tx_busy: control QP only: bitmap of send slots in flight
@@ -122,8 +147,11 @@ struct txrdma_conn {
 	struct list_head node;
 	struct txrdma_peer *peer;
 	struct rdma_cm_id *id;
+	struct ib_qp *qp;
+	bool drainable;
 	struct txrdma_dev *dev;
 	struct ib_cq *cq;
+	u32 cq_entries;
 	struct mutex mutex;	/* handler vs teardown */
 	u8 kind;
 	u8 state;
@@ -136,6 +164,23 @@ struct txrdma_conn {
 	struct txrdma_ep *ep;
 	struct txrdma_ep *held_ep;
 	u32 remote_qpn;
+	u16 remote_want;
+	u32 remote_boot_id;
+	u8 resp_res;
+	u8 init_depth;
+	u8 hs_req[TXRDMA_HS_LEN];
+	u8 hs_rep[TXRDMA_HS_LEN];
+	void *hs_buf;
+	u64 hs_dma;
+	struct ib_cqe hs_cqe;
+	struct work_struct hs_work;
+	bool authed;
+	bool opened;
+	bool half_open;
+	struct txrdma_auth tx_key;
+	struct txrdma_auth rx_key;
+	u64 tx_seq;
+	u64 rx_seq;
 	void *block;
 	u64 block_dma;
 	unsigned long tx_busy;
@@ -173,6 +218,7 @@ struct txrdma_peer_ev {
  * @port: the peer's rdma_cm port
  * @devname: device the admin asked for, "" for the routed one
  * @self: @addr is one of this host's: the peer is this host
+ * @auth: the key it must prove (never changes; freed when it is gone)
  * @lock: protects everything below (taken with _bh)
  * @bfd: the liveness session
  * @pool: counts of the pooled QPs
@@ -194,6 +240,9 @@ struct txrdma_peer_ev {
  * @ups: transitions to Up
  * @downs: transitions from Up
  * @tx_skipped: probes not sent (no control QP, or all slots in flight)
+ * @auth_fails: connections refused because they did not prove the key
+ * @rx_auth_dropped: control messages dropped: bad MAC or sequence
+ * @nmirror: self peer: accepting halves of its own connections
  * @stall_max_ns: the latest the liveness timer ever fired: how long this
  *	host could not run its probes (bfd.stalls counts the late firings)
  * @evq: state changes not yet multicast
@@ -214,6 +263,7 @@ struct txrdma_peer {
 	u16 port;
 	char devname[TXRDMA_DEV_NAME_MAX];
 	bool self;
+	struct txrdma_auth auth;
 
 	spinlock_t lock;	/* everything below */
 	struct txrdma_bfd bfd;
@@ -236,6 +286,9 @@ struct txrdma_peer {
 	u64 ups;
 	u64 downs;
 	u64 tx_skipped;
+	u64 auth_fails;
+	u64 rx_auth_dropped;
+	u32 nmirror;
 	u64 stall_max_ns;
 	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
 	u8 ev_head;
@@ -260,6 +313,7 @@ void txrdma_peer_put(struct txrdma_peer *peer);
 void txrdma_peer_kick(struct txrdma_peer *peer);
 void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			   u8 state);
+bool txrdma_conn_lendable(const struct txrdma_conn *c);
 
 int txrdma_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info);
 int txrdma_nl_peer_get_dumpit(struct sk_buff *skb,
@@ -271,7 +325,7 @@ int txrdma_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info);
 extern const struct nla_policy txrdma_peer_get_policy[];
 extern const struct nla_policy txrdma_peer_new_policy[];
 #define TXRDMA_PEER_GET_MAXATTR	TXRDMA_A_PEER_NAME
-#define TXRDMA_PEER_NEW_MAXATTR	TXRDMA_A_PEER_ADMIN_UP
+#define TXRDMA_PEER_NEW_MAXATTR	TXRDMA_A_PEER_KEY
 
 /* txrdma_conn.c */
 int txrdma_listener_init(u16 port);

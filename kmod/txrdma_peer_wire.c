@@ -1,22 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Wire formats between txrdma modules: connection request private data
- * and control messages (liveness probes).  All fields big-endian.
+ * Wire formats between txrdma modules: connection request and reply
+ * private data and control messages.  All fields big-endian.
  *
- * Connection private data (16 bytes):
+ * Connection request (48 bytes):
  *   0  magic "TXRC"      4  version   5  kind   6  pool_want (u16)
  *   8  boot_id (u32)    12  reserved, zero
+ *  16  nonce (16)       32  MAC (16, truncated; txrdma_auth.c)
  *
- * Control message (56 bytes):
+ * Connection reply (64 bytes):
+ *   0  magic "TXRC"      4  version   5  kind   6  reserved, zero
+ *   8  boot_id (u32)    12  reserved, zero
+ *  16  nonce (16)       32  MAC (32)
+ *
+ * Control message (128 bytes):
  *   0  magic "TXRC"      4  version   5  type   6  pool_want (u16)
- *   8  BFD control packet (24 bytes, RFC 5880 4.1)
- *  32  tx_ns (u64)      40  echo_ns (u64)      48  echo_delay_ns (u32)
- *  52  reserved, zero
+ *   8  payload (80 bytes, by type; unused bytes zero)
+ *  88  sequence number (u64)        96  MAC (32) over bytes 0..95
+ *
+ * Probe payload: BFD control packet (24 bytes, RFC 5880 4.1), tx_ns
+ * (u64), echo_ns (u64), echo_delay_ns (u32).  Pairing payload: see
+ * txrdma_ctrl_ep_encode().  AUTH has none.
  *
  * A receiver refuses a wrong magic, version, kind or type and non-zero
  * reserved bytes: two modules of different versions must fail loudly,
- * not misread each other.
+ * not misread each other.  MACs and sequence numbers are the caller's
+ * to fill in and to check (txrdma_auth.c, txrdma_liveness.c): this file
+ * only places them.
  */
+#include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -72,65 +84,126 @@ static int wire_head_check(const u8 *buf)
 	return 0;
 }
 
+static bool txrdma_kind_ok(u8 kind)
+{
+	return kind == TXRDMA_CONN_CTRL || kind == TXRDMA_CONN_POOL;
+}
+
+static void wire_head_put(u8 *buf, u8 type, u16 want)
+{
+	wire_put32(buf, TXRDMA_WIRE_MAGIC);
+	buf[4] = TXRDMA_WIRE_VERSION;
+	buf[5] = type;
+	wire_put16(buf + 6, want);
+}
+
 /**
- * txrdma_cm_priv_encode() - write connection request private data
+ * txrdma_cm_req_encode() - write connection request private data
  * @p: what to send
- * @buf: output
+ * @buf: output; its MAC (at TXRDMA_HS_LEN) is left zero for the caller
  *
  * Return: 0, or -EINVAL for an unknown kind.
  */
-int txrdma_cm_priv_encode(const struct txrdma_cm_priv *p,
-			  u8 buf[TXRDMA_CM_PRIV_LEN])
+int txrdma_cm_req_encode(const struct txrdma_cm_priv *p,
+			 u8 buf[TXRDMA_CM_REQ_LEN])
 {
-	if (p->kind != TXRDMA_CONN_CTRL && p->kind != TXRDMA_CONN_POOL)
+	if (!txrdma_kind_ok(p->kind))
 		return -EINVAL;
-	memset(buf, 0, TXRDMA_CM_PRIV_LEN);
-	wire_put32(buf, TXRDMA_WIRE_MAGIC);
-	buf[4] = TXRDMA_WIRE_VERSION;
-	buf[5] = p->kind;
-	wire_put16(buf + 6, p->pool_want);
+	memset(buf, 0, TXRDMA_CM_REQ_LEN);
+	wire_head_put(buf, p->kind, p->pool_want);
 	wire_put32(buf + 8, p->boot_id);
+	memcpy(buf + 16, p->nonce, TXRDMA_NONCE_LEN);
 	return 0;
 }
 
 /**
- * txrdma_cm_priv_decode() - parse connection request private data
+ * txrdma_cm_req_decode() - parse connection request private data
  * @p: output
  * @buf: received private data (rdma_cm pads it with zeroes)
- * @len: its length; at least TXRDMA_CM_PRIV_LEN
+ * @len: its length; at least TXRDMA_CM_REQ_LEN
+ *
+ * The MAC is not checked here.
  *
  * Return: 0, -EINVAL (not ours or malformed) or -EPROTO (other version).
  */
-int txrdma_cm_priv_decode(struct txrdma_cm_priv *p, const void *buf,
-			  size_t len)
+int txrdma_cm_req_decode(struct txrdma_cm_priv *p, const void *buf,
+			 size_t len)
 {
 	const u8 *b = buf;
 	int ret;
 
-	if (!b || len < TXRDMA_CM_PRIV_LEN)
+	if (!b || len < TXRDMA_CM_REQ_LEN)
 		return -EINVAL;
 	ret = wire_head_check(b);
 	if (ret)
 		return ret;
-	if (b[5] != TXRDMA_CONN_CTRL && b[5] != TXRDMA_CONN_POOL)
-		return -EINVAL;
-	if (!wire_zero(b + 12, TXRDMA_CM_PRIV_LEN - 12))
+	if (!txrdma_kind_ok(b[5]) || !wire_zero(b + 12, 4))
 		return -EINVAL;
 	p->kind = b[5];
 	p->pool_want = wire_get16(b + 6);
 	p->boot_id = wire_get32(b + 8);
+	memcpy(p->nonce, b + 16, TXRDMA_NONCE_LEN);
 	return 0;
 }
 
 /**
- * txrdma_ctrl_encode() - write a control message
+ * txrdma_cm_rep_encode() - write connection reply private data
+ * @p: what to send (@pool_want is not part of a reply)
+ * @buf: output; its MAC (at TXRDMA_HS_LEN) is left zero for the caller
+ *
+ * Return: 0, or -EINVAL for an unknown kind.
+ */
+int txrdma_cm_rep_encode(const struct txrdma_cm_priv *p,
+			 u8 buf[TXRDMA_CM_REP_LEN])
+{
+	if (!txrdma_kind_ok(p->kind))
+		return -EINVAL;
+	memset(buf, 0, TXRDMA_CM_REP_LEN);
+	wire_head_put(buf, p->kind, 0);
+	wire_put32(buf + 8, p->boot_id);
+	memcpy(buf + 16, p->nonce, TXRDMA_NONCE_LEN);
+	return 0;
+}
+
+/**
+ * txrdma_cm_rep_decode() - parse connection reply private data
+ * @p: output (@pool_want 0)
+ * @buf: received private data
+ * @len: its length; at least TXRDMA_CM_REP_LEN
+ *
+ * Return: 0, -EINVAL (not ours or malformed) or -EPROTO (other version).
+ */
+int txrdma_cm_rep_decode(struct txrdma_cm_priv *p, const void *buf,
+			 size_t len)
+{
+	const u8 *b = buf;
+	int ret;
+
+	if (!b || len < TXRDMA_CM_REP_LEN)
+		return -EINVAL;
+	ret = wire_head_check(b);
+	if (ret)
+		return ret;
+	if (!txrdma_kind_ok(b[5]) || !wire_zero(b + 6, 2) ||
+	    !wire_zero(b + 12, 4))
+		return -EINVAL;
+	p->kind = b[5];
+	p->pool_want = 0;
+	p->boot_id = wire_get32(b + 8);
+	memcpy(p->nonce, b + 16, TXRDMA_NONCE_LEN);
+	return 0;
+}
+
+/**
+ * txrdma_ctrl_encode() - write a probe
  * @m: message; its BFD packet must be valid
- * @buf: output
+ * @seq: the sender's sequence number for it
+ * @buf: output; the MAC is left zero for the caller to seal
  *
  * Return: 0, or the error of txrdma_bfd_encode() or -EINVAL for an
  * unknown type: nothing the peer would refuse is ever sent.
  */
-int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m,
+int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m, u64 seq,
 		       u8 buf[TXRDMA_CTRL_LEN])
 {
 	int ret;
@@ -141,36 +214,31 @@ int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m,
 	ret = txrdma_bfd_encode(&m->bfd, buf + 8);
 	if (ret)
 		return ret;
-	wire_put32(buf, TXRDMA_WIRE_MAGIC);
-	buf[4] = TXRDMA_WIRE_VERSION;
-	buf[5] = m->type;
-	wire_put16(buf + 6, m->pool_want);
+	wire_head_put(buf, m->type, m->pool_want);
 	wire_put64(buf + 32, m->tx_ns);
 	wire_put64(buf + 40, m->echo_ns);
 	wire_put32(buf + 48, m->echo_delay_ns);
+	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
 }
 
 /**
- * txrdma_ctrl_decode() - parse and validate a control message
+ * txrdma_ctrl_decode() - parse and validate a probe
  * @m: output, meaningful only on success
- * @buf: received bytes
+ * @buf: received bytes (MAC and sequence checked by the caller)
  * @len: exactly TXRDMA_CTRL_LEN: a SEND carries one whole message
  *
  * Return: 0, -EINVAL (malformed, wrong size, not ours) or -EPROTO.
  */
 int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len)
 {
-	int ret;
+	int ret = txrdma_ctrl_type(buf, len);
 
-	if (len != TXRDMA_CTRL_LEN)
-		return -EINVAL;
-	ret = wire_head_check(buf);
-	if (ret)
+	if (ret < 0)
 		return ret;
-	if (buf[5] != TXRDMA_CTRL_PROBE)
+	if (ret != TXRDMA_CTRL_PROBE)
 		return -EINVAL;
-	if (!wire_zero(buf + 52, TXRDMA_CTRL_LEN - 52))
+	if (!wire_zero(buf + 52, TXRDMA_CTRL_SEQ_OFF - 52))
 		return -EINVAL;
 	ret = txrdma_bfd_decode(&m->bfd, buf + 8, TXRDMA_BFD_PKT_LEN);
 	if (ret)
@@ -201,9 +269,45 @@ int txrdma_ctrl_type(const u8 *buf, size_t len)
 	ret = wire_head_check(buf);
 	if (ret)
 		return ret;
-	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_EXPORT_ACK)
+	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_AUTH)
 		return -EINVAL;
 	return buf[5];
+}
+
+/* The sequence number of a control message of TXRDMA_CTRL_LEN bytes. */
+u64 txrdma_ctrl_seq(const u8 *buf)
+{
+	return wire_get64(buf + TXRDMA_CTRL_SEQ_OFF);
+}
+
+/**
+ * txrdma_ctrl_auth_encode() - write the AUTH message
+ * @buf: output: header, no payload, sequence number 0; the caller puts
+ *	the handshake's MAC (txrdma_hs_auth_mac()) at TXRDMA_CTRL_MAC_OFF
+ */
+void txrdma_ctrl_auth_encode(u8 buf[TXRDMA_CTRL_LEN])
+{
+	memset(buf, 0, TXRDMA_CTRL_LEN);
+	wire_head_put(buf, TXRDMA_CTRL_AUTH, 0);
+}
+
+/**
+ * txrdma_ctrl_auth_decode() - check the form of an AUTH message
+ * @buf: received bytes
+ * @len: their number
+ *
+ * Return: 0 (the caller checks the MAC), -EINVAL or -EPROTO.
+ */
+int txrdma_ctrl_auth_decode(const u8 *buf, size_t len)
+{
+	int type = txrdma_ctrl_type(buf, len);
+
+	if (type < 0)
+		return type;
+	if (type != TXRDMA_CTRL_AUTH ||
+	    !wire_zero(buf + 6, TXRDMA_CTRL_MAC_OFF - 6))
+		return -EINVAL;
+	return 0;
 }
 
 static bool txrdma_ring_units_ok(u32 units)
@@ -211,13 +315,36 @@ static bool txrdma_ring_units_ok(u32 units)
 	return units >= 2 && units <= (1U << 30) && is_power_of_2(units);
 }
 
+/* A tenant name field: 1-31 of A-Z a-z 0-9 _ - . then NULs. */
+static bool txrdma_wire_tenant_ok(const char *t)
+{
+	size_t n = strnlen(t, TXRDMA_WIRE_TENANT_LEN);
+	size_t i;
+
+	if (!n || n == TXRDMA_WIRE_TENANT_LEN)
+		return false;
+	for (i = 0; i < n; i++)
+		/* isalnum() alone admits Latin-1 letters (0xc0..0xff) */
+		if (!isascii(t[i]) ||
+		    (!isalnum(t[i]) && t[i] != '_' && t[i] != '-' &&
+		     t[i] != '.'))
+			return false;
+	return wire_zero((const u8 *)t + n, TXRDMA_WIRE_TENANT_LEN - n);
+}
+
 /* What every pairing message of its type must satisfy. */
 static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 {
 	bool ring = e->ring_units || e->ring_addr || e->ring_rkey;
+	bool named = e->type == TXRDMA_CTRL_EP_CONNECT ||
+		     e->type == TXRDMA_CTRL_EP_ACCEPT;
 
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
+		return -EINVAL;
+	/* only the pairing itself names the tenant */
+	if (named ? !txrdma_wire_tenant_ok(e->tenant) :
+		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN))
 		return -EINVAL;
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_CONNECT:
@@ -259,27 +386,25 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * txrdma_ctrl_ep_encode() - write an endpoint pairing message
  * @e: the message
  * @pool_want: the sender's pool demand, carried as in every message
- * @buf: output
+ * @seq: the sender's sequence number for it
+ * @buf: output; the MAC is left zero for the caller to seal
  *
- * Layout after the 8-byte header (big-endian): service, src_ep, dst_ep,
- * qp_num, epoch, ring_units (u32 each), ring_addr (u64), ring_rkey,
- * status (u32 each), 8 reserved zero bytes.
+ * Payload (big-endian): service, src_ep, dst_ep, qp_num, epoch,
+ * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
+ * each), tenant (32 bytes, NUL-padded), 8 reserved zero bytes.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
  * nothing the peer would refuse is ever sent.
  */
 int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
-			  u8 buf[TXRDMA_CTRL_LEN])
+			  u64 seq, u8 buf[TXRDMA_CTRL_LEN])
 {
 	int ret = txrdma_ctrl_ep_check(e);
 
 	if (ret)
 		return ret;
 	memset(buf, 0, TXRDMA_CTRL_LEN);
-	wire_put32(buf, TXRDMA_WIRE_MAGIC);
-	buf[4] = TXRDMA_WIRE_VERSION;
-	buf[5] = e->type;
-	wire_put16(buf + 6, pool_want);
+	wire_head_put(buf, e->type, pool_want);
 	wire_put32(buf + 8, e->service);
 	wire_put32(buf + 12, e->src_ep);
 	wire_put32(buf + 16, e->dst_ep);
@@ -289,13 +414,15 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 	wire_put64(buf + 32, e->ring_addr);
 	wire_put32(buf + 40, e->ring_rkey);
 	wire_put32(buf + 44, (u32)e->status);
+	memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
+	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
 }
 
 /**
  * txrdma_ctrl_ep_decode() - parse and validate a pairing message
  * @e: output, meaningful only on success
- * @buf: received bytes
+ * @buf: received bytes (MAC and sequence checked by the caller)
  * @len: exactly TXRDMA_CTRL_LEN
  *
  * Return: 0, -EINVAL (malformed, not a pairing message, breaks the rules
@@ -309,7 +436,8 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 
 	if (type < 0)
 		return type;
-	if (type < TXRDMA_CTRL_EP_CONNECT || !wire_zero(buf + 48, 8))
+	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK ||
+	    !wire_zero(buf + 80, TXRDMA_CTRL_SEQ_OFF - 80))
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
 		.type		= type,
@@ -323,6 +451,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.ring_rkey	= wire_get32(buf + 40),
 		.status		= (s32)wire_get32(buf + 44),
 	};
+	memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
 	if (txrdma_ctrl_ep_check(&d))
 		return -EINVAL;
 	*e = d;

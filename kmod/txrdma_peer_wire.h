@@ -3,22 +3,28 @@
  * What two txrdma modules say to each other outside the data path, as
  * pure logic (no rdma/ headers, KUnit-tested on UML):
  *
- * - the private data of an rdma_cm connection request, which says
- *   whether the new RC QP is a peer's control QP or a pooled one;
- * - the control message sent in SEND work requests on the control QP:
- *   an 8-byte header, the 24-byte BFD packet, and timestamps from
- *   which the sender of a probe learns its round trip time without
- *   synchronised clocks (the echo scheme of TCP timestamps, RFC 7323).
+ * - the private data of an rdma_cm connection request and reply, which
+ *   say whether the new RC QP is a peer's control QP or a pooled one
+ *   and carry the nonces and MACs of the handshake (txrdma_auth.c);
+ * - the control messages sent in SEND work requests: the AUTH message
+ *   that ends every handshake, then on the control QP the probes (the
+ *   24-byte BFD packet and timestamps from which the sender of a probe
+ *   learns its round trip time without synchronised clocks, the echo
+ *   scheme of TCP timestamps, RFC 7323) and the endpoint pairing
+ *   messages; each ends with a sequence number and a MAC space that
+ *   the caller seals and checks (txrdma_auth.c).
  */
 #ifndef _TXRDMA_PEER_WIRE_H
 #define _TXRDMA_PEER_WIRE_H
 
 #include <linux/types.h>
 
+#include "txrdma_auth.h"
 #include "txrdma_bfd.h"
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
-#define TXRDMA_WIRE_VERSION	1
+/* 2: authenticated handshake, keyed 128-byte control messages, tenants */
+#define TXRDMA_WIRE_VERSION	2
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {
@@ -26,28 +32,41 @@ enum txrdma_conn_kind {
 	TXRDMA_CONN_POOL	= 2,	/* lent to endpoints */
 };
 
-/* rdma_cm private data of a connect request: 16 bytes (<= 56 for RC) */
-#define TXRDMA_CM_PRIV_LEN	16
+/*
+ * rdma_cm private data: a request (at most 56 bytes over RC with the
+ * IP-based header) and a reply (at most 196).  MACs at TXRDMA_HS_LEN.
+ */
+#define TXRDMA_CM_REQ_LEN	(TXRDMA_HS_LEN + TXRDMA_REQ_MAC_LEN)
+#define TXRDMA_CM_REP_LEN	(TXRDMA_HS_LEN + TXRDMA_MAC_LEN)
 
 /**
- * struct txrdma_cm_priv - decoded connection request private data
- * @kind: enum txrdma_conn_kind
- * @pool_want: QPs the initiator wants in the pool
- * @boot_id: random number of the initiating module instance; a new one
- *	tells the acceptor that the initiator restarted
+ * struct txrdma_cm_priv - decoded connection request or reply
+ * @kind: enum txrdma_conn_kind (a reply repeats the request's)
+ * @pool_want: QPs the initiator wants in the pool (request only)
+ * @boot_id: random number of the sending module instance; a new one
+ *	tells the other side that the sender restarted
+ * @nonce: fresh random bytes of this connection
  */
 struct txrdma_cm_priv {
 	u8 kind;
 	u16 pool_want;
 	u32 boot_id;
+	u8 nonce[TXRDMA_NONCE_LEN];
 };
 
-/* Control message: header, BFD packet, timestamps: 56 bytes */
-#define TXRDMA_CTRL_LEN		56
+/*
+ * Control message: 128 bytes, an 8-byte header, 80 bytes of payload,
+ * the sender's sequence number and a MAC over everything before it.
+ */
+#define TXRDMA_CTRL_LEN		128
+#define TXRDMA_CTRL_SEQ_OFF	88
+#define TXRDMA_CTRL_MAC_OFF	96
 
 /* txrdma_ctrl_msg.type, txrdma_ctrl_ep.type */
 enum txrdma_ctrl_type {
 	TXRDMA_CTRL_PROBE	= 1,
+	/* the initiator's first message on every QP: ends the handshake */
+	TXRDMA_CTRL_AUTH	= 8,
 	/* endpoint pairing (the data path), txrdma_ctrl_ep */
 	TXRDMA_CTRL_EP_CONNECT	= 2,	/* bind my endpoint to your service */
 	TXRDMA_CTRL_EP_ACCEPT	= 3,	/* bound: here is my side */
@@ -56,6 +75,9 @@ enum txrdma_ctrl_type {
 	TXRDMA_CTRL_EP_EXPORT	= 6,	/* a region of mine, for your endpoint */
 	TXRDMA_CTRL_EP_EXPORT_ACK = 7,	/* stored (@status 0) or refused */
 };
+
+/* a tenant name on the wire: as TXRDMA_TENANT_NAME_MAX, NUL-padded */
+#define TXRDMA_WIRE_TENANT_LEN	32
 
 /**
  * struct txrdma_ctrl_ep - decoded endpoint pairing message
@@ -71,6 +93,8 @@ enum txrdma_ctrl_type {
  * @ring_addr: its address in the sender's memory registration
  * @ring_rkey: the registration's remote key
  * @status: REJECT: a negative errno; CLOSE: 0 or a negative errno
+ * @tenant: CONNECT and ACCEPT: the name of the tenant whose endpoints
+ *	pair (tenants are matched across hosts by name); else empty
  *
  * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
  * region of the sender's tenant: @service is the region's id, @qp_num
@@ -92,6 +116,7 @@ struct txrdma_ctrl_ep {
 	u64 ring_addr;
 	u32 ring_rkey;
 	s32 status;
+	char tenant[TXRDMA_WIRE_TENANT_LEN];
 };
 
 /**
@@ -129,16 +154,23 @@ struct txrdma_rtt {
 	u64 samples;
 };
 
-int txrdma_cm_priv_encode(const struct txrdma_cm_priv *p,
-			  u8 buf[TXRDMA_CM_PRIV_LEN]);
-int txrdma_cm_priv_decode(struct txrdma_cm_priv *p, const void *buf,
-			  size_t len);
-int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m,
+int txrdma_cm_req_encode(const struct txrdma_cm_priv *p,
+			 u8 buf[TXRDMA_CM_REQ_LEN]);
+int txrdma_cm_req_decode(struct txrdma_cm_priv *p, const void *buf,
+			 size_t len);
+int txrdma_cm_rep_encode(const struct txrdma_cm_priv *p,
+			 u8 buf[TXRDMA_CM_REP_LEN]);
+int txrdma_cm_rep_decode(struct txrdma_cm_priv *p, const void *buf,
+			 size_t len);
+int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m, u64 seq,
 		       u8 buf[TXRDMA_CTRL_LEN]);
 int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len);
 int txrdma_ctrl_type(const u8 *buf, size_t len);
+u64 txrdma_ctrl_seq(const u8 *buf);
+void txrdma_ctrl_auth_encode(u8 buf[TXRDMA_CTRL_LEN]);
+int txrdma_ctrl_auth_decode(const u8 *buf, size_t len);
 int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
-			  u8 buf[TXRDMA_CTRL_LEN]);
+			  u64 seq, u8 buf[TXRDMA_CTRL_LEN]);
 int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 			  size_t len);
 int txrdma_rtt_sample(const struct txrdma_ctrl_msg *m, u64 now_ns,

@@ -38,7 +38,7 @@ struct txrdma_ring;
 struct txrdma_poller {
 	struct task_struct *task;
 	struct kref ref;
-	struct mutex lock;	/* see above */
+	struct mutex lock;	/* see above; design.rst "Lock order" */
 	struct list_head rings;
 	unsigned int nr_rings;
 	atomic_t kicked;

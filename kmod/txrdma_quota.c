@@ -20,6 +20,7 @@ static const char * const txrdma_res_names[TXRDMA_NR_RES] = {
 	[TXRDMA_RES_QPS]	= "qps",
 	[TXRDMA_RES_ENDPOINTS]	= "endpoints",
 	[TXRDMA_RES_PINNED]	= "pinned",
+	[TXRDMA_RES_LISTENERS]	= "listeners",
 };
 
 const char *txrdma_res_name(enum txrdma_res r)

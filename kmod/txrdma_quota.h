@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Per-tenant accounting of countable resources (queue pairs, endpoints,
- * pinned bytes): pure arithmetic, KUnit-tested on UML.  The caller
+ * pinned bytes, listened services): pure arithmetic, KUnit-tested on UML.  The caller
  * serialises access (the tenant's lock).
  */
 #ifndef _TXRDMA_QUOTA_H
@@ -13,6 +13,7 @@ enum txrdma_res {
 	TXRDMA_RES_QPS,
 	TXRDMA_RES_ENDPOINTS,
 	TXRDMA_RES_PINNED,
+	TXRDMA_RES_LISTENERS,
 	TXRDMA_NR_RES
 };
 

@@ -3,7 +3,13 @@
  * Fast registration of module-owned pages with an RDMA device.
  *
  * Regions are registered once, when they are created, so that the data
- * path never registers memory.  IB_WR_REG_MR must be posted on a QP in
+ * path never registers memory.  Those registrations allow local access
+ * only: their keys never leave the host.  What a peer may reach is
+ * registered apart, per range and per access (txrdma_reg_range()): the
+ * receive ring of a pair (remote write) and each export (its range, its
+ * access), each deregistered - so its rkey dies - when the pair ends.
+ *
+ * IB_WR_REG_MR must be posted on a QP in
  * RTS; peers' QPs come and go with liveness, so each device has its own
  * control QP, connected to itself (it never sends), used only for
  * registrations.  The work request is signalled and waited for; if it
@@ -20,6 +26,8 @@
 #include "txrdma_reg.h"
 
 #define TXRDMA_REG_TIMEOUT	(10 * HZ)
+/* CQ entries of the registration QP: its send queue and one receive */
+#define TXRDMA_REG_CQ_ENTRIES	8
 
 /*
  * On the heap with two references, the waiter's and the completion's:
@@ -123,7 +131,9 @@ int txrdma_dev_reg_init(struct txrdma_dev *dev)
 		ret = PTR_ERR(reg->pd);
 		goto out;
 	}
-	reg->cq = ib_alloc_cq(ibdev, NULL, 8, 0, IB_POLL_SOFTIRQ);
+	/* a shared CQ, as the peers' QPs use (txrdma_conn.c says why) */
+	reg->cq = ib_cq_pool_get(ibdev, TXRDMA_REG_CQ_ENTRIES, -1,
+				 IB_POLL_SOFTIRQ);
 	if (IS_ERR(reg->cq)) {
 		ret = PTR_ERR(reg->cq);
 		goto out_pd;
@@ -150,7 +160,7 @@ int txrdma_dev_reg_init(struct txrdma_dev *dev)
 out_qp:
 	ib_destroy_qp(reg->qp);
 out_cq:
-	ib_free_cq(reg->cq);
+	ib_cq_pool_put(reg->cq, TXRDMA_REG_CQ_ENTRIES);
 out_pd:
 	ib_dealloc_pd(reg->pd);
 out:
@@ -169,8 +179,10 @@ void txrdma_dev_reg_exit(struct txrdma_dev *dev)
 
 	if (!reg->pd)
 		return;
+	/* a registration that timed out may still be queued: flush it */
+	ib_drain_qp(reg->qp);
 	ib_destroy_qp(reg->qp);
-	ib_free_cq(reg->cq);
+	ib_cq_pool_put(reg->cq, TXRDMA_REG_CQ_ENTRIES);
 	ib_dealloc_pd(reg->pd);
 	reg->pd = NULL;
 }
@@ -190,8 +202,9 @@ void txrdma_mr_free(struct txrdma_mr *m)
 	kfree(m);
 }
 
-/* Post REG_MR for @mr and wait for it; caller holds reg->lock. */
-static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr)
+/* Post REG_MR for @mr with @access and wait for it; reg->lock held. */
+static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr,
+			   int access)
 {
 	struct txrdma_reg_wait *w;
 	struct ib_reg_wr wr = {};
@@ -210,8 +223,7 @@ static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr)
 	wr.wr.wr_cqe = &w->cqe;
 	wr.mr = mr;
 	wr.key = mr->rkey;
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		    IB_ACCESS_REMOTE_WRITE;
+	wr.access = access;
 	ret = ib_post_send(reg->qp, &wr.wr, NULL);
 	if (ret) {
 		kfree(w);
@@ -249,11 +261,11 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
 	unsigned long i;
 	int ret, nents;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->dev = dev;
-	ret = sg_alloc_table(&m->sgt, n, GFP_KERNEL);
+	ret = sg_alloc_table(&m->sgt, n, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(m);
 		return ret;
@@ -278,8 +290,9 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
 		goto out_free;
 	}
 	mutex_lock(&dev->reg.lock);
+	/* local access only: this key is never sent to anyone */
 	ret = READ_ONCE(dev->reg.broken) ? -EIO :
-	      txrdma_reg_post(&dev->reg, m->mr);
+	      txrdma_reg_post(&dev->reg, m->mr, IB_ACCESS_LOCAL_WRITE);
 	mutex_unlock(&dev->reg.lock);
 	if (ret)
 		goto out_free;
@@ -289,6 +302,87 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
 out_free:
 	txrdma_mr_free(m);
 	return ret;
+}
+
+/**
+ * txrdma_reg_range() - register a byte range of pages for a peer
+ * @dev: the device (its reg.pd is set)
+ * @pages: the region's pages, each PAGE_SIZE << @order bytes
+ * @order: their order
+ * @off: first byte of the range
+ * @len: its length (> 0)
+ * @access: IB_ACCESS_REMOTE_READ and/or IB_ACCESS_REMOTE_WRITE
+ *
+ * The registration covers exactly [@off, @off + @len): the device
+ * refuses an access outside it, or of another kind, with a remote
+ * access error.  Its address is zero-based (the offset of @off in its
+ * first page), so no kernel address reaches the peer.  Process
+ * context; the caller keeps the pages alive until txrdma_mr_free().
+ *
+ * Return: the registration, or ERR_PTR: -EFBIG (more pages than one
+ * fast registration maps on @dev), -ENOMEM, -EIO or -ETIMEDOUT.
+ */
+struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
+				   unsigned int order, u64 off, u64 len,
+				   int access)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	size_t chunk = PAGE_SIZE << order;
+	unsigned long first = off / chunk, last = (off + len - 1) / chunk;
+	unsigned long n = last - first + 1, i;
+	struct scatterlist *sg;
+	struct txrdma_mr *m;
+	int ret, nents;
+
+	if (n > max_t(u32, ibdev->attrs.max_fast_reg_page_list_len, 1))
+		return ERR_PTR(-EFBIG);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->dev = dev;
+	ret = sg_alloc_table(&m->sgt, n, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(m);
+		return ERR_PTR(ret);
+	}
+	/* the first entry may start inside its page, the last end early */
+	for_each_sg(m->sgt.sgl, sg, n, i) {
+		u64 from = max(off, (first + i) * chunk);
+		u64 to = min(off + len, (first + i + 1) * chunk);
+
+		sg_set_page(sg, pages[first + i], to - from, from % chunk);
+	}
+	nents = ib_dma_map_sg(ibdev, m->sgt.sgl, n, DMA_BIDIRECTIONAL);
+	if (nents <= 0) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	m->sgt.nents = nents;
+	m->mr = ib_alloc_mr(dev->reg.pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(m->mr)) {
+		ret = PTR_ERR(m->mr);
+		m->mr = NULL;
+		goto out_free;
+	}
+	ret = ib_map_mr_sg(m->mr, m->sgt.sgl, nents, NULL, chunk);
+	if (ret != nents) {
+		ret = ret < 0 ? ret : -EINVAL;
+		goto out_free;
+	}
+	/* zero-based: the peer learns offsets, not our addresses */
+	m->mr->iova &= chunk - 1;
+	mutex_lock(&dev->reg.lock);
+	ret = READ_ONCE(dev->reg.broken) ? -EIO :
+	      txrdma_reg_post(&dev->reg, m->mr,
+			      IB_ACCESS_LOCAL_WRITE | access);
+	mutex_unlock(&dev->reg.lock);
+	if (ret)
+		goto out_free;
+	return m;
+
+out_free:
+	txrdma_mr_free(m);
+	return ERR_PTR(ret);
 }
 
 /**

@@ -26,7 +26,7 @@ struct txrdma_dev_reg {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	struct mutex lock;	/* serialises posts on @qp */
+	struct mutex lock;	/* posts on @qp; design.rst "Lock order" */
 	bool broken;
 };
 
@@ -49,6 +49,9 @@ void txrdma_dev_reg_exit(struct txrdma_dev *dev);
 int txrdma_reg_pages(struct txrdma_dev *dev, struct page **pages,
 		     unsigned long npages, unsigned int order,
 		     struct list_head *out);
+struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
+				   unsigned int order, u64 off, u64 len,
+				   int access);
 void txrdma_mr_free(struct txrdma_mr *m);
 
 #endif /* _TXRDMA_REG_H */

@@ -143,7 +143,7 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	t = txrdma_tenant_get_current();
 	if (IS_ERR(t))
 		return ERR_CAST(t);
-	r = kmem_cache_zalloc(txrdma_region_cache, GFP_KERNEL);
+	r = kmem_cache_zalloc(txrdma_region_cache, GFP_KERNEL_ACCOUNT);
 	if (!r) {
 		txrdma_tenant_put(t);
 		return ERR_PTR(-ENOMEM);
@@ -397,7 +397,7 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 	}
 	ret = xa_alloc_cyclic(&txrdma_regions, &id, r,
 			      XA_LIMIT(1, TXRDMA_REGION_MAX_ID),
-			      &txrdma_region_next_id, GFP_KERNEL);
+			      &txrdma_region_next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
 		goto out_unlock;
 	ret = 0;
@@ -743,12 +743,13 @@ int txrdma_regions_tenant_delete(struct txrdma_tenant *t, bool force)
 
 struct txrdma_file *txrdma_file_alloc(struct address_space *mapping)
 {
-	struct txrdma_file *tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	struct txrdma_file *tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 
 	if (!tf)
 		return NULL;
 	INIT_LIST_HEAD(&tf->regions);
 	INIT_LIST_HEAD(&tf->endpoints);
+	INIT_LIST_HEAD(&tf->services);
 	tf->mapping = mapping;
 	mutex_lock(&txrdma_regions_lock);
 	list_add(&tf->node, &txrdma_files);
@@ -861,32 +862,32 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 }
 
 /**
- * txrdma_region_keys() - address and keys of @off in @r on @dev
- * @r: a region the caller holds
- * @dev: device
- * @off: byte offset
- * @addr: out
- * @lkey: out
- * @rkey: out
+ * txrdma_region_expose() - let a peer reach a range of a region
+ * @r: a region the caller holds (until it frees the result)
+ * @dev: the device the peer's QP is on
+ * @off: first byte
+ * @len: bytes (> 0)
+ * @access: IB_ACCESS_REMOTE_READ and/or IB_ACCESS_REMOTE_WRITE
  *
- * Return: 0, or -ENOENT when @r has no registration on @dev (any more).
+ * A registration of its own for exactly that range and access
+ * (txrdma_reg_range()); the region's own registrations never allow
+ * remote access.  The caller sends its iova and rkey to the peer and
+ * frees it with txrdma_mr_free() when the peer may no longer reach the
+ * range: the rkey then fails with a remote access error.  Process
+ * context.
+ *
+ * Return: the registration, or ERR_PTR: -ENOENT (revoked), -EFAULT
+ * (range), or txrdma_reg_range()'s error.
  */
-int txrdma_region_keys(struct txrdma_region *r, struct txrdma_dev *dev,
-		       u64 off, u64 *addr, u32 *lkey, u32 *rkey)
+struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
+				       struct txrdma_dev *dev, u64 off,
+				       u64 len, int access)
 {
-	struct txrdma_mr *m;
-	int ret = -ENOENT;
-
-	mutex_lock(&txrdma_regions_lock);
-	m = r->revoked ? NULL : txrdma_region_mr(r, dev);
-	if (m) {
-		*addr = m->mr->iova + off;
-		*lkey = m->mr->lkey;
-		*rkey = m->mr->rkey;
-		ret = 0;
-	}
-	mutex_unlock(&txrdma_regions_lock);
-	return ret;
+	if (READ_ONCE(r->revoked))
+		return ERR_PTR(-ENOENT);
+	if (!len || off > r->size || len > r->size - off)
+		return ERR_PTR(-EFAULT);
+	return txrdma_reg_range(dev, r->pages, r->order, off, len, access);
 }
 
 /**

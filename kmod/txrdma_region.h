@@ -12,6 +12,7 @@
 #include <linux/rwsem.h>
 #include <linux/txrdma.h>
 
+struct txrdma_mr;
 struct txrdma_tenant;
 
 /* mmap offset of region id: id << TXRDMA_REGION_SHIFT (1 TiB apart, as
@@ -29,12 +30,14 @@ struct txrdma_ring;
  *	destroyed when it is released
  * @mapping: the address_space its mmaps go to (the device inode's)
  * @endpoints: endpoints created through it (txrdma_endpoint.c)
+ * @services: services it listens on (txrdma_service.c)
  * @ring: its submission and completion rings, or NULL (txrdma_rings.c)
  */
 struct txrdma_file {
 	struct list_head node;
 	struct list_head regions;
 	struct list_head endpoints;
+	struct list_head services;
 	struct address_space *mapping;
 	struct txrdma_ring *ring;
 };
@@ -69,7 +72,7 @@ struct txrdma_region {
 	bool published;
 	struct list_head all_node;
 	struct list_head mrs;
-	struct rw_semaphore map_sem;
+	struct rw_semaphore map_sem;	/* design.rst "Lock order" */
 	bool revoked;
 	unsigned int order;
 	unsigned long npages;
@@ -98,8 +101,9 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 					    u64 off, u32 len,
 					    struct txrdma_dev *dev,
 					    u64 *addr, u32 *lkey);
-int txrdma_region_keys(struct txrdma_region *r, struct txrdma_dev *dev,
-		       u64 off, u64 *addr, u32 *lkey, u32 *rkey);
+struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
+				       struct txrdma_dev *dev, u64 off,
+				       u64 len, int access);
 struct txrdma_region *txrdma_region_rx_ring(struct txrdma_tenant *t, u32 id,
 					    u64 off, u64 len, void **kaddr);
 u32 txrdma_region_crc32c(struct txrdma_region *r, u64 off, u32 len, u32 crc);

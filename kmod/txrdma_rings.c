@@ -91,7 +91,7 @@ long txrdma_ioctl_ring_setup(struct txrdma_file *tf, void __user *uarg)
 	sq_off = PAGE_SIZE;
 	cq_off = sq_off + PAGE_ALIGN(sqn * sizeof(struct txrdma_sqe));
 	len = cq_off + PAGE_ALIGN(cqn * sizeof(struct txrdma_cqe));
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
 	ring->tenant = txrdma_tenant_get_current();

@@ -79,9 +79,9 @@ struct txrdma_ring {
 	struct txrdma_poller __rcu *poller;
 	wait_queue_head_t wait;
 	u64 submitted, bad_sqes, garbage;
-	struct mutex lock;	/* the poller's, see above */
+	struct mutex lock;	/* the poller's; design.rst "Lock order" */
 	struct xarray eps;
-	spinlock_t cq_lock;	/* CQ producers */
+	spinlock_t cq_lock;	/* CQ producers; design.rst "Lock order" */
 	u32 cq_reserved;
 	bool blocked;
 	u64 wake_ns;

@@ -24,7 +24,10 @@ static LIST_HEAD(txrdma_tenants);
 static unsigned int txrdma_ntenants;
 static u32 txrdma_tenant_next_id = 1;
 
-static const struct nla_policy txrdma_limits_policy[TXRDMA_A_LIMIT_OPS_BURST + 1] = {
+/* the LIMITS nest: TXRDMA_A_LIMIT_QPS..OPS_BURST, and LISTENERS (later) */
+#define TXRDMA_LIMIT_MAXATTR	TXRDMA_A_LIMIT_LISTENERS
+
+static const struct nla_policy txrdma_limits_policy[TXRDMA_LIMIT_MAXATTR + 1] = {
 	[TXRDMA_A_LIMIT_QPS]		= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_ENDPOINTS]	= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_PINNED_BYTES]	= { .type = NLA_U64 },
@@ -32,6 +35,7 @@ static const struct nla_policy txrdma_limits_policy[TXRDMA_A_LIMIT_OPS_BURST + 1
 	[TXRDMA_A_LIMIT_BW_BURST]	= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_OPS_RATE]	= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_OPS_BURST]	= { .type = NLA_U64 },
+	[TXRDMA_A_LIMIT_LISTENERS]	= { .type = NLA_U64 },
 };
 
 const struct nla_policy txrdma_tenant_get_policy[TXRDMA_TENANT_GET_MAXATTR + 1] = {
@@ -57,15 +61,35 @@ const struct nla_policy txrdma_tenant_del_policy[TXRDMA_TENANT_DEL_MAXATTR + 1] 
 
 /* limits as parsed from a request: value and whether it was given */
 struct txrdma_limits {
-	u64 v[TXRDMA_A_LIMIT_OPS_BURST + 1];
-	bool set[TXRDMA_A_LIMIT_OPS_BURST + 1];
+	u64 v[TXRDMA_LIMIT_MAXATTR + 1];
+	bool set[TXRDMA_LIMIT_MAXATTR + 1];
 };
 
-static const enum txrdma_res txrdma_limit_res[] = {
-	[TXRDMA_A_LIMIT_QPS]		= TXRDMA_RES_QPS,
-	[TXRDMA_A_LIMIT_ENDPOINTS]	= TXRDMA_RES_ENDPOINTS,
-	[TXRDMA_A_LIMIT_PINNED_BYTES]	= TXRDMA_RES_PINNED,
+/* the countable limits: their attribute and resource */
+static const struct {
+	u16 attr;
+	u8 res;
+} txrdma_limit_res[] = {
+	{ TXRDMA_A_LIMIT_QPS,		TXRDMA_RES_QPS },
+	{ TXRDMA_A_LIMIT_ENDPOINTS,	TXRDMA_RES_ENDPOINTS },
+	{ TXRDMA_A_LIMIT_PINNED_BYTES,	TXRDMA_RES_PINNED },
+	{ TXRDMA_A_LIMIT_LISTENERS,	TXRDMA_RES_LISTENERS },
 };
+
+/*
+ * Limits a tenant gets when the admin names none: pinned memory is
+ * what no tenant may take without bound (it cannot be swapped or
+ * reclaimed), so it defaults to a quarter of RAM; a process's listened
+ * services cost kernel memory and backlogs, so 1024.  The rest defaults
+ * to unlimited (endpoints and QPs are bounded by the peers' pools).
+ */
+#define TXRDMA_DEF_LISTENERS	1024
+
+static u64 txrdma_default_pinned(void)
+{
+	return ALIGN_DOWN((u64)totalram_pages() << PAGE_SHIFT >> 2,
+			  TXRDMA_REGION_HUGE_SIZE);
+}
 
 static bool txrdma_tenant_name_ok(const char *name)
 {
@@ -74,7 +98,9 @@ static bool txrdma_tenant_name_ok(const char *name)
 	if (!*name)
 		return false;
 	for (p = name; *p; p++)
-		if (!isalnum(*p) && *p != '_' && *p != '-' && *p != '.')
+		/* isalnum() alone admits Latin-1 letters (0xc0..0xff) */
+		if (!isascii(*p) ||
+		    (!isalnum(*p) && *p != '_' && *p != '-' && *p != '.'))
 			return false;
 	return true;
 }
@@ -83,17 +109,17 @@ static bool txrdma_tenant_name_ok(const char *name)
 static int txrdma_limits_parse(struct nlattr *nest, struct txrdma_limits *l,
 			       struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[TXRDMA_A_LIMIT_OPS_BURST + 1];
+	struct nlattr *tb[TXRDMA_LIMIT_MAXATTR + 1];
 	int i, ret;
 
 	memset(l, 0, sizeof(*l));
 	if (!nest)
 		return 0;
-	ret = nla_parse_nested(tb, TXRDMA_A_LIMIT_OPS_BURST, nest,
+	ret = nla_parse_nested(tb, TXRDMA_LIMIT_MAXATTR, nest,
 			       txrdma_limits_policy, extack);
 	if (ret)
 		return ret;
-	for (i = TXRDMA_A_LIMIT_QPS; i <= TXRDMA_A_LIMIT_OPS_BURST; i++) {
+	for (i = TXRDMA_A_LIMIT_QPS; i <= TXRDMA_LIMIT_MAXATTR; i++) {
 		if (!tb[i])
 			continue;
 		l->set[i] = true;
@@ -148,6 +174,7 @@ static struct txrdma_tenant *txrdma_tenant_find_locked(const char *name)
 {
 	struct txrdma_tenant *t;
 
+	lockdep_assert_held(&txrdma_tenants_lock);
 	list_for_each_entry(t, &txrdma_tenants, node)
 		if (!strcmp(t->name, name))
 			return t;
@@ -156,6 +183,8 @@ static struct txrdma_tenant *txrdma_tenant_find_locked(const char *name)
 
 static void txrdma_tenant_free(struct txrdma_tenant *t)
 {
+	/* every service holds a reference: the table is empty */
+	xa_destroy(&t->services);
 	if (t->cgrp)
 		cgroup_put(t->cgrp);
 	kfree(t->cgroup_path);
@@ -192,11 +221,11 @@ static int txrdma_tenant_apply_limits(struct txrdma_tenant *t,
 		return ret;
 
 	spin_lock_bh(&t->lock);
-	for (i = TXRDMA_A_LIMIT_QPS; i <= TXRDMA_A_LIMIT_PINNED_BYTES; i++)
-		if (l->set[i])
+	for (i = 0; i < ARRAY_SIZE(txrdma_limit_res); i++)
+		if (l->set[txrdma_limit_res[i].attr])
 			below |= txrdma_quota_set_limit(&t->quota,
-							txrdma_limit_res[i],
-							l->v[i]);
+							txrdma_limit_res[i].res,
+							l->v[txrdma_limit_res[i].attr]);
 	txrdma_bucket_apply(&t->bw, l, TXRDMA_A_LIMIT_BW_RATE, SZ_64K, false,
 			    NULL);
 	txrdma_bucket_apply(&t->ops, l, TXRDMA_A_LIMIT_OPS_RATE, 1, false,
@@ -223,47 +252,45 @@ static int txrdma_put_u64s(struct sk_buff *skb, int nest_attr,
 	return 0;
 }
 
+/* LIMITS: all of them; USAGE: the countable ones (the first 4) */
 static const int txrdma_limit_attrs[] = {
 	TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
-	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_BW_RATE,
-	TXRDMA_A_LIMIT_BW_BURST, TXRDMA_A_LIMIT_OPS_RATE,
-	TXRDMA_A_LIMIT_OPS_BURST,
+	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_LISTENERS,
+	TXRDMA_A_LIMIT_BW_RATE, TXRDMA_A_LIMIT_BW_BURST,
+	TXRDMA_A_LIMIT_OPS_RATE, TXRDMA_A_LIMIT_OPS_BURST,
 };
 
 /* REFUSED carries the refusal counters, then the throttle counters */
 static const int txrdma_refused_attrs[] = {
 	TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
-	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_BW_RATE,
-	TXRDMA_A_LIMIT_OPS_RATE,
+	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_LISTENERS,
+	TXRDMA_A_LIMIT_BW_RATE, TXRDMA_A_LIMIT_OPS_RATE,
 };
 
 /* Caller holds txrdma_tenants_lock (it nests outside txrdma_eps_lock). */
 static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 			      u32 portid, u32 seq, int flags)
 {
-	u64 limits[7], usage[3], refused[5];
+	u64 limits[8], usage[4], refused[6];
 	struct txrdma_ep_stats traffic;
 	void *hdr;
+	int i;
 
 	txrdma_eps_tenant_traffic(t, &traffic);
 	spin_lock_bh(&t->lock);
-	limits[0] = t->quota.limit[TXRDMA_RES_QPS];
-	limits[1] = t->quota.limit[TXRDMA_RES_ENDPOINTS];
-	limits[2] = t->quota.limit[TXRDMA_RES_PINNED];
-	limits[3] = t->bw.rate;
-	limits[4] = t->bw.rate == TXRDMA_UNLIMITED ? TXRDMA_UNLIMITED :
+	for (i = 0; i < ARRAY_SIZE(txrdma_limit_res); i++) {
+		limits[i] = t->quota.limit[txrdma_limit_res[i].res];
+		usage[i] = t->quota.used[txrdma_limit_res[i].res];
+		refused[i] = t->quota.refused[txrdma_limit_res[i].res];
+	}
+	limits[4] = t->bw.rate;
+	limits[5] = t->bw.rate == TXRDMA_UNLIMITED ? TXRDMA_UNLIMITED :
 						      t->bw.burst;
-	limits[5] = t->ops.rate;
-	limits[6] = t->ops.rate == TXRDMA_UNLIMITED ? TXRDMA_UNLIMITED :
+	limits[6] = t->ops.rate;
+	limits[7] = t->ops.rate == TXRDMA_UNLIMITED ? TXRDMA_UNLIMITED :
 						       t->ops.burst;
-	usage[0] = t->quota.used[TXRDMA_RES_QPS];
-	usage[1] = t->quota.used[TXRDMA_RES_ENDPOINTS];
-	usage[2] = t->quota.used[TXRDMA_RES_PINNED];
-	refused[0] = t->quota.refused[TXRDMA_RES_QPS];
-	refused[1] = t->quota.refused[TXRDMA_RES_ENDPOINTS];
-	refused[2] = t->quota.refused[TXRDMA_RES_PINNED];
-	refused[3] = t->throttled_bw;
-	refused[4] = t->throttled_ops;
+	refused[4] = t->throttled_bw;
+	refused[5] = t->throttled_ops;
 	spin_unlock_bh(&t->lock);
 
 	hdr = genlmsg_put(skb, portid, seq, &txrdma_genl_family, flags,
@@ -275,11 +302,11 @@ static int txrdma_tenant_fill(struct sk_buff *skb, struct txrdma_tenant *t,
 	    nla_put_string(skb, TXRDMA_A_TENANT_CGROUP, t->cgroup_path) ||
 	    nla_put_u8(skb, TXRDMA_A_TENANT_PRIO, t->prio) ||
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_LIMITS, txrdma_limit_attrs,
-			    limits, 7) ||
+			    limits, ARRAY_SIZE(limits)) ||
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_USAGE, txrdma_limit_attrs,
-			    usage, 3) ||
+			    usage, ARRAY_SIZE(usage)) ||
 	    txrdma_put_u64s(skb, TXRDMA_A_TENANT_REFUSED, txrdma_refused_attrs,
-			    refused, 5) ||
+			    refused, ARRAY_SIZE(refused)) ||
 	    txrdma_nl_put_stats(skb, TXRDMA_A_TENANT_TRAFFIC, &traffic)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -305,9 +332,35 @@ static struct txrdma_tenant *txrdma_nl_tenant_lookup(struct genl_info *info)
 	return t;
 }
 
+/**
+ * txrdma_nl_scope() - what a read-only netlink request may see
+ * @skb: the request (of a do, or the dump's)
+ *
+ * Reads are open to every user, as "ip link show" is, but tenants are
+ * namespaces: without CAP_NET_ADMIN a caller sees its own tenant and
+ * its endpoints only, not other tenants' names, cgroups, QPs and
+ * traffic.  Not under txrdma_tenants_lock (it takes it).
+ *
+ * Return: NULL for an admin (everything); else the caller's tenant,
+ * referenced, or ERR_PTR(-EPERM) when it has none (it sees nothing).
+ * Release with txrdma_nl_scope_put().
+ */
+struct txrdma_tenant *txrdma_nl_scope(struct sk_buff *skb)
+{
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		return NULL;
+	return txrdma_tenant_get_current();
+}
+
+void txrdma_nl_scope_put(struct txrdma_tenant *scope)
+{
+	if (!IS_ERR_OR_NULL(scope))
+		txrdma_tenant_put(scope);
+}
+
 int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct txrdma_tenant *t;
+	struct txrdma_tenant *t, *scope;
 	struct sk_buff *msg;
 	int ret;
 
@@ -316,11 +369,20 @@ int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
 			  GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
+	scope = txrdma_nl_scope(skb);
 	mutex_lock(&txrdma_tenants_lock);
 	t = txrdma_nl_tenant_lookup(info);
+	/* another tenant does not exist for this caller */
+	if (!IS_ERR(t) && scope && t != scope) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[TXRDMA_A_TENANT_NAME],
+				    "no such tenant");
+		t = ERR_PTR(-ENOENT);
+	}
 	ret = IS_ERR(t) ? PTR_ERR(t) :
 	      txrdma_tenant_fill(msg, t, info->snd_portid, info->snd_seq, 0);
 	mutex_unlock(&txrdma_tenants_lock);
+	txrdma_nl_scope_put(scope);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -332,12 +394,12 @@ int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
 int txrdma_nl_tenant_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	struct txrdma_tenant *t;
+	struct txrdma_tenant *t, *scope = txrdma_nl_scope(cb->skb);
 	int ret = 0, n = 0;
 
 	mutex_lock(&txrdma_tenants_lock);
 	list_for_each_entry(t, &txrdma_tenants, node) {
-		if (t->id <= cb->args[0])
+		if (t->id <= cb->args[0] || (scope && t != scope))
 			continue;
 		ret = txrdma_tenant_fill(skb, t, NETLINK_CB(cb->skb).portid,
 					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
@@ -347,6 +409,7 @@ int txrdma_nl_tenant_get_dumpit(struct sk_buff *skb,
 		n++;
 	}
 	mutex_unlock(&txrdma_tenants_lock);
+	txrdma_nl_scope_put(scope);
 	if (ret && !n)
 		return ret;
 	return skb->len;
@@ -401,8 +464,14 @@ int txrdma_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 		  TXRDMA_PRIO_NORMAL;
 	kref_init(&t->ref);
 	INIT_LIST_HEAD(&t->regions);
+	xa_init(&t->services);
 	spin_lock_init(&t->lock);
 	txrdma_quota_init(&t->quota);
+	/* safe defaults, unless the admin said otherwise just now */
+	txrdma_quota_set_limit(&t->quota, TXRDMA_RES_PINNED,
+			       txrdma_default_pinned());
+	txrdma_quota_set_limit(&t->quota, TXRDMA_RES_LISTENERS,
+			       TXRDMA_DEF_LISTENERS);
 	txrdma_tb_init(&t->bw, TXRDMA_TB_UNLIMITED, TXRDMA_UNLIMITED,
 		       ktime_get_ns());
 	txrdma_tb_init(&t->ops, TXRDMA_TB_UNLIMITED, TXRDMA_UNLIMITED,
@@ -533,6 +602,28 @@ int txrdma_tenant_of_current(u32 *id, u8 *name, size_t len)
 	strscpy((char *)name, t->name, len);
 	txrdma_tenant_put(t);
 	return 0;
+}
+
+/**
+ * txrdma_tenant_get_name() - a live tenant by name, referenced
+ * @name: its name (at most TXRDMA_TENANT_NAME_MAX bytes are read)
+ *
+ * Return: the tenant (txrdma_tenant_put()), or NULL.
+ */
+struct txrdma_tenant *txrdma_tenant_get_name(const char *name)
+{
+	struct txrdma_tenant *t, *found = NULL;
+
+	mutex_lock(&txrdma_tenants_lock);
+	list_for_each_entry(t, &txrdma_tenants, node) {
+		if (!strncmp(t->name, name, sizeof(t->name))) {
+			found = t;
+			kref_get(&t->ref);
+			break;
+		}
+	}
+	mutex_unlock(&txrdma_tenants_lock);
+	return found;
 }
 
 /**

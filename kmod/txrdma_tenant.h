@@ -7,6 +7,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <net/genetlink.h>
 
 #include "txrdma_endpoint.h"
@@ -21,6 +22,7 @@
  * @ref: the list's reference and one per region; the structure outlives
  *	its deletion until its last region is freed
  * @regions: its regions (txrdma_regions_lock), for forced deletion
+ * @services: its listened services by number (txrdma_service.c)
  * @nregions: live regions, from allocation until freed (txrdma_regions_lock)
  * @dead: deleted: nothing more may be charged or published (set under
  *	both txrdma_regions_lock and @lock)
@@ -42,6 +44,7 @@ struct txrdma_tenant {
 	struct list_head node;
 	struct kref ref;
 	struct list_head regions;
+	struct xarray services;
 	unsigned int nregions;
 	bool dead;
 	u32 id;
@@ -49,7 +52,7 @@ struct txrdma_tenant {
 	char *cgroup_path;
 	struct cgroup *cgrp;
 	u8 prio;
-	spinlock_t lock;	/* quota, buckets, counters */
+	spinlock_t lock;	/* quota, buckets, counters; design.rst "Lock order" */
 	struct txrdma_quota quota;
 	struct txrdma_tb bw;
 	struct txrdma_tb ops;
@@ -61,6 +64,9 @@ struct txrdma_tenant {
 void txrdma_tenants_exit(void);
 int txrdma_tenant_of_current(u32 *id, u8 *name, size_t len);
 struct txrdma_tenant *txrdma_tenant_get_current(void);
+struct txrdma_tenant *txrdma_tenant_get_name(const char *name);
+struct txrdma_tenant *txrdma_nl_scope(struct sk_buff *skb);
+void txrdma_nl_scope_put(struct txrdma_tenant *scope);
 void txrdma_tenant_put(struct txrdma_tenant *t);
 
 int txrdma_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info);

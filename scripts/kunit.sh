@@ -51,7 +51,7 @@ stage "$ROOT/uapi/linux/txrdma_ring.h" "$DST/uapi/linux/txrdma_ring.h"
 for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h \
 	 txrdma_quota.c txrdma_quota.h txrdma_bfd.c txrdma_bfd.h \
 	 txrdma_pool.c txrdma_pool.h \
-	 txrdma_peer_wire.c txrdma_peer_wire.h \
+	 txrdma_peer_wire.c txrdma_peer_wire.h txrdma_auth.c txrdma_auth.h \
 	 txrdma_frame.c txrdma_frame.h txrdma_credit.c txrdma_credit.h \
 	 txrdma_ring.c txrdma_ring.h; do
 	stage "$ROOT/kmod/$f" "$DST/$f"

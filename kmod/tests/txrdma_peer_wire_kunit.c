@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite txrdma_peer_wire: connection request private data and
- * control messages keep their big-endian layout byte for byte, survive
- * a round trip with every field, and anything another version or a
- * stranger could send is refused; probe round trip samples and their
- * statistics; address ordering.
+ * KUnit suite txrdma_peer_wire: connection request and reply private
+ * data and control messages (wire version 2) keep their big-endian
+ * layout byte for byte, survive a round trip with every field, leave
+ * their MAC space zero for the caller and place the sequence number
+ * where the caller seals it; anything another version or a stranger
+ * could send is refused (every reserved byte, magic, version, kind,
+ * type, tenant names); probe round trip samples and their statistics;
+ * address ordering.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -16,21 +19,62 @@
 #define MS	(NSEC_PER_MSEC)
 /* a clock that does not start at 0 */
 #define T0	(1000ULL * NSEC_PER_SEC + 12345)
+/* the sequence number of the good probe */
+#define GOOD_SEQ	0x1122334455667788ULL
 
-static void good_cm(struct txrdma_cm_priv *p)
+static void good_req(struct txrdma_cm_priv *p)
 {
+	unsigned int i;
+
 	*p = (struct txrdma_cm_priv) {
 		.kind = TXRDMA_CONN_POOL,
 		.pool_want = 0x1234,
 		.boot_id = 0xdeadbeef,
 	};
+	for (i = 0; i < TXRDMA_NONCE_LEN; i++)
+		p->nonce[i] = 0x10 + i;
 }
 
-static const u8 good_cm_wire[TXRDMA_CM_PRIV_LEN] = {
+static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x01, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x02, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
+	/* 16: nonce */
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	/* 32: MAC, the caller's */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* a reply; @pool_want is set to show that a reply does not carry it */
+static void good_rep(struct txrdma_cm_priv *p)
+{
+	unsigned int i;
+
+	*p = (struct txrdma_cm_priv) {
+		.kind = TXRDMA_CONN_CTRL,
+		.pool_want = 0x4321,
+		.boot_id = 0x0badcafe,
+	};
+	for (i = 0; i < TXRDMA_NONCE_LEN; i++)
+		p->nonce[i] = 0xf0 + i;
+}
+
+static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
+	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
+	0x02, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
+	0x00, 0x00, 0x00, 0x00,		/* reserved */
+	/* 16: nonce */
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+	/* 32: MAC, the caller's */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 /* the packet of the txrdma_bfd suite's wire layout case */
@@ -62,7 +106,7 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x01, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x02, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -76,8 +120,19 @@ static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
 	/* 48: echo_delay_ns */
 	0xc1, 0xc2, 0xc3, 0xc4,
-	/* 52: reserved */
+	/* 52: reserved up to 88 */
 	0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	/* 88: sequence number */
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+	/* 96: MAC, the caller's */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
 static void expect_cm_eq(struct kunit *test, const struct txrdma_cm_priv *a,
@@ -86,6 +141,7 @@ static void expect_cm_eq(struct kunit *test, const struct txrdma_cm_priv *a,
 	KUNIT_EXPECT_EQ(test, a->kind, b->kind);
 	KUNIT_EXPECT_EQ(test, a->pool_want, b->pool_want);
 	KUNIT_EXPECT_EQ(test, a->boot_id, b->boot_id);
+	KUNIT_EXPECT_EQ(test, memcmp(a->nonce, b->nonce, TXRDMA_NONCE_LEN), 0);
 }
 
 static void expect_ctrl_eq(struct kunit *test, const struct txrdma_ctrl_msg *a,
@@ -109,37 +165,55 @@ static void expect_ctrl_eq(struct kunit *test, const struct txrdma_ctrl_msg *a,
 	KUNIT_EXPECT_EQ(test, a->echo_delay_ns, b->echo_delay_ns);
 }
 
-static void wire_cm_layout(struct kunit *test)
+static void wire_cm_sizes(struct kunit *test)
+{
+	/* rdma_cm's limits over RC with the IP-based header */
+	KUNIT_EXPECT_EQ(test, TXRDMA_CM_REQ_LEN, 48);
+	KUNIT_EXPECT_LE(test, TXRDMA_CM_REQ_LEN, 56);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CM_REP_LEN, 64);
+	KUNIT_EXPECT_LE(test, TXRDMA_CM_REP_LEN, 196);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_LEN, 128);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_SEQ_OFF, 88);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_MAC_OFF, 96);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_MAC_OFF + TXRDMA_MAC_LEN,
+			TXRDMA_CTRL_LEN);
+}
+
+static void wire_cm_req_layout(struct kunit *test)
 {
 	struct txrdma_cm_priv p, q;
-	u8 buf[TXRDMA_CM_PRIV_LEN + 8];
+	u8 buf[TXRDMA_CM_REQ_LEN + 8];
 	unsigned int i;
 
-	good_cm(&p);
+	good_req(&p);
+	/* the MAC space is cleared too, whatever the buffer held */
 	memset(buf, 0x5a, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, txrdma_cm_priv_encode(&p, buf), 0);
-	for (i = 0; i < TXRDMA_CM_PRIV_LEN; i++)
-		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_cm_wire[i],
+	KUNIT_ASSERT_EQ(test, txrdma_cm_req_encode(&p, buf), 0);
+	for (i = 0; i < TXRDMA_CM_REQ_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_req_wire[i],
 				    "byte %u", i);
 	/* nothing written past the private data */
-	for (i = TXRDMA_CM_PRIV_LEN; i < sizeof(buf); i++)
+	for (i = TXRDMA_CM_REQ_LEN; i < sizeof(buf); i++)
 		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
 
 	memset(&q, 0xff, sizeof(q));
-	KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
-						    TXRDMA_CM_PRIV_LEN), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_cm_req_decode(&q, buf,
+						   TXRDMA_CM_REQ_LEN), 0);
 	expect_cm_eq(test, &p, &q);
 }
 
-static void wire_cm_round_trip(struct kunit *test)
+static void wire_cm_req_round_trip(struct kunit *test)
 {
 	static const struct txrdma_cm_priv cases[] = {
 		{ .kind = TXRDMA_CONN_CTRL, .pool_want = 0, .boot_id = 0 },
-		{ .kind = TXRDMA_CONN_CTRL, .pool_want = 1, .boot_id = 1 },
+		{ .kind = TXRDMA_CONN_CTRL, .pool_want = 1, .boot_id = 1,
+		  .nonce = { [0] = 1 } },
 		{ .kind = TXRDMA_CONN_POOL, .pool_want = U16_MAX,
-		  .boot_id = U32_MAX },
+		  .boot_id = U32_MAX,
+		  .nonce = { [0 ... TXRDMA_NONCE_LEN - 1] = 0xff } },
 		{ .kind = TXRDMA_CONN_POOL, .pool_want = 0x8001,
-		  .boot_id = 0x80000001 },
+		  .boot_id = 0x80000001,
+		  .nonce = { [TXRDMA_NONCE_LEN - 1] = 0x80 } },
 	};
 	/* rdma_cm pads private data with zeroes to 56 bytes for RC */
 	u8 buf[56];
@@ -148,84 +222,246 @@ static void wire_cm_round_trip(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		memset(buf, 0, sizeof(buf));
-		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_encode(&cases[i], buf), 0);
+		KUNIT_ASSERT_EQ(test, txrdma_cm_req_encode(&cases[i], buf), 0);
 		KUNIT_EXPECT_EQ(test, buf[5], cases[i].kind);
-		memset(&q, 0xff, sizeof(q));
-		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
-							    sizeof(buf)), 0);
+		memset(&q, 0xa5, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_req_decode(&q, buf,
+							   sizeof(buf)), 0);
 		expect_cm_eq(test, &cases[i], &q);
-		memset(&q, 0xff, sizeof(q));
-		KUNIT_ASSERT_EQ(test, txrdma_cm_priv_decode(&q, buf,
-							    TXRDMA_CM_PRIV_LEN),
+		memset(&q, 0xa5, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_req_decode(&q, buf,
+							   TXRDMA_CM_REQ_LEN),
 				0);
 		expect_cm_eq(test, &cases[i], &q);
 	}
 }
 
-/* Decode the good private data with byte @idx set to @val; expect @err. */
-static void expect_cm_decode(struct kunit *test, unsigned int idx, u8 val,
-			     int err)
+/* Decode the good request with byte @idx set to @val; expect @err. */
+static void expect_req_decode(struct kunit *test, unsigned int idx, u8 val,
+			      int err)
 {
 	struct txrdma_cm_priv q;
-	u8 buf[TXRDMA_CM_PRIV_LEN];
+	u8 buf[TXRDMA_CM_REQ_LEN];
 
-	memcpy(buf, good_cm_wire, sizeof(buf));
+	memcpy(buf, good_req_wire, sizeof(buf));
 	buf[idx] = val;
-	KUNIT_EXPECT_EQ_MSG(test, txrdma_cm_priv_decode(&q, buf, sizeof(buf)),
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_cm_req_decode(&q, buf, sizeof(buf)),
 			    err, "byte %u = 0x%02x", idx, val);
 }
 
-static void wire_cm_rejects(struct kunit *test)
+static void wire_cm_req_rejects(struct kunit *test)
 {
 	struct txrdma_cm_priv p, q;
-	u8 buf[TXRDMA_CM_PRIV_LEN];
+	u8 buf[TXRDMA_CM_REQ_LEN];
 	unsigned int i;
 
 	/* encode: unknown kinds are never sent */
-	good_cm(&p);
+	good_req(&p);
 	p.kind = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_encode(&p, buf), -EINVAL);
 	p.kind = 3;
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_encode(&p, buf), -EINVAL);
 	p.kind = 255;
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_encode(&p, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_encode(&p, buf), -EINVAL);
 
 	/* no private data at all, or too little */
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, NULL, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, NULL, 56), -EINVAL);
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire, 0),
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, NULL, 56), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, good_req_wire, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire,
-						    TXRDMA_CM_PRIV_LEN - 1),
+	/* a version 1 request was 16 bytes */
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, good_req_wire, 16),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, good_cm_wire,
-						    TXRDMA_CM_PRIV_LEN), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, good_req_wire,
+						   TXRDMA_CM_REQ_LEN - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, good_req_wire,
+						   TXRDMA_CM_REQ_LEN), 0);
 
 	/* magic: any byte wrong */
 	for (i = 0; i < 4; i++) {
-		expect_cm_decode(test, i, good_cm_wire[i] ^ 0x20, -EINVAL);
-		expect_cm_decode(test, i, 0, -EINVAL);
+		expect_req_decode(test, i, good_req_wire[i] ^ 0x20, -EINVAL);
+		expect_req_decode(test, i, 0, -EINVAL);
 	}
-	/* version */
-	expect_cm_decode(test, 4, 0, -EPROTO);
-	expect_cm_decode(test, 4, 2, -EPROTO);
-	expect_cm_decode(test, 4, 255, -EPROTO);
+	/* version: the one before, the one after, nonsense */
+	expect_req_decode(test, 4, 0, -EPROTO);
+	expect_req_decode(test, 4, 1, -EPROTO);
+	expect_req_decode(test, 4, 3, -EPROTO);
+	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
-	memcpy(buf, good_cm_wire, sizeof(buf));
+	memcpy(buf, good_req_wire, sizeof(buf));
 	buf[0] = 0;
-	buf[4] = 2;
-	KUNIT_EXPECT_EQ(test, txrdma_cm_priv_decode(&q, buf, sizeof(buf)),
+	buf[4] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_req_decode(&q, buf, sizeof(buf)),
 			-EINVAL);
 	/* kind */
-	expect_cm_decode(test, 5, 0, -EINVAL);
-	expect_cm_decode(test, 5, 3, -EINVAL);
-	expect_cm_decode(test, 5, 255, -EINVAL);
-	expect_cm_decode(test, 5, TXRDMA_CONN_CTRL, 0);
+	expect_req_decode(test, 5, 0, -EINVAL);
+	expect_req_decode(test, 5, 3, -EINVAL);
+	expect_req_decode(test, 5, 255, -EINVAL);
+	expect_req_decode(test, 5, TXRDMA_CONN_CTRL, 0);
 	/* reserved: each byte */
-	for (i = 12; i < TXRDMA_CM_PRIV_LEN; i++) {
-		expect_cm_decode(test, i, 1, -EINVAL);
-		expect_cm_decode(test, i, 0x80, -EINVAL);
+	for (i = 12; i < 16; i++) {
+		expect_req_decode(test, i, 1, -EINVAL);
+		expect_req_decode(test, i, 0x80, -EINVAL);
 	}
+	/* nonce and MAC: any value; the MAC is the caller's to check */
+	for (i = 16; i < TXRDMA_CM_REQ_LEN; i++) {
+		expect_req_decode(test, i, 0xff, 0);
+		expect_req_decode(test, i, 0x01, 0);
+	}
+	memcpy(buf, good_req_wire, sizeof(buf));
+	memset(buf + TXRDMA_HS_LEN, 0xc3, TXRDMA_REQ_MAC_LEN);
+	memset(&q, 0, sizeof(q));
+	good_req(&p);
+	KUNIT_ASSERT_EQ(test, txrdma_cm_req_decode(&q, buf, sizeof(buf)), 0);
+	expect_cm_eq(test, &p, &q);
+}
+
+static void wire_cm_rep_layout(struct kunit *test)
+{
+	struct txrdma_cm_priv p, q;
+	u8 buf[TXRDMA_CM_REP_LEN + 8];
+	unsigned int i;
+
+	good_rep(&p);
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_cm_rep_encode(&p, buf), 0);
+	/* pool_want is not sent: bytes 6-7 stay zero */
+	for (i = 0; i < TXRDMA_CM_REP_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_rep_wire[i],
+				    "byte %u", i);
+	for (i = TXRDMA_CM_REP_LEN; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
+
+	memset(&q, 0xff, sizeof(q));
+	KUNIT_ASSERT_EQ(test, txrdma_cm_rep_decode(&q, buf,
+						   TXRDMA_CM_REP_LEN), 0);
+	KUNIT_EXPECT_EQ(test, q.pool_want, 0);
+	p.pool_want = 0;
+	expect_cm_eq(test, &p, &q);
+}
+
+static void wire_cm_rep_round_trip(struct kunit *test)
+{
+	static const struct txrdma_cm_priv cases[] = {
+		{ .kind = TXRDMA_CONN_CTRL, .boot_id = 0 },
+		{ .kind = TXRDMA_CONN_CTRL, .boot_id = 1,
+		  .nonce = { [0] = 1 } },
+		{ .kind = TXRDMA_CONN_POOL, .boot_id = U32_MAX,
+		  .nonce = { [0 ... TXRDMA_NONCE_LEN - 1] = 0xff } },
+		{ .kind = TXRDMA_CONN_POOL, .boot_id = 0x80000001,
+		  .nonce = { [TXRDMA_NONCE_LEN - 1] = 0x80 } },
+	};
+	/* a reply carries at most 196 bytes of private data over RC */
+	u8 buf[196];
+	struct txrdma_cm_priv q;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(buf, 0, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_rep_encode(&cases[i], buf), 0);
+		KUNIT_EXPECT_EQ(test, buf[5], cases[i].kind);
+		memset(&q, 0xa5, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_rep_decode(&q, buf,
+							   sizeof(buf)), 0);
+		expect_cm_eq(test, &cases[i], &q);
+		memset(&q, 0xa5, sizeof(q));
+		KUNIT_ASSERT_EQ(test, txrdma_cm_rep_decode(&q, buf,
+							   TXRDMA_CM_REP_LEN),
+				0);
+		expect_cm_eq(test, &cases[i], &q);
+	}
+}
+
+/* Decode the good reply with byte @idx set to @val; expect @err. */
+static void expect_rep_decode(struct kunit *test, unsigned int idx, u8 val,
+			      int err)
+{
+	struct txrdma_cm_priv q;
+	u8 buf[TXRDMA_CM_REP_LEN];
+
+	memcpy(buf, good_rep_wire, sizeof(buf));
+	buf[idx] = val;
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_cm_rep_decode(&q, buf, sizeof(buf)),
+			    err, "byte %u = 0x%02x", idx, val);
+}
+
+static void wire_cm_rep_rejects(struct kunit *test)
+{
+	struct txrdma_cm_priv p, q;
+	u8 buf[TXRDMA_CM_REP_LEN];
+	unsigned int i;
+
+	/* encode: unknown kinds are never sent */
+	good_rep(&p);
+	p.kind = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_encode(&p, buf), -EINVAL);
+	p.kind = 3;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_encode(&p, buf), -EINVAL);
+	p.kind = 255;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_encode(&p, buf), -EINVAL);
+
+	/* no private data, too little; a request's length is too little */
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, NULL, 196), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, good_rep_wire, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, good_rep_wire,
+						   TXRDMA_CM_REQ_LEN),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, good_rep_wire,
+						   TXRDMA_CM_REP_LEN - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, good_rep_wire,
+						   TXRDMA_CM_REP_LEN), 0);
+
+	/* magic */
+	for (i = 0; i < 4; i++) {
+		expect_rep_decode(test, i, good_rep_wire[i] ^ 0x20, -EINVAL);
+		expect_rep_decode(test, i, 0, -EINVAL);
+	}
+	/* version */
+	expect_rep_decode(test, 4, 0, -EPROTO);
+	expect_rep_decode(test, 4, 1, -EPROTO);
+	expect_rep_decode(test, 4, 3, -EPROTO);
+	expect_rep_decode(test, 4, 255, -EPROTO);
+	memcpy(buf, good_rep_wire, sizeof(buf));
+	buf[3] = 0;
+	buf[4] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, buf, sizeof(buf)),
+			-EINVAL);
+	/* kind */
+	expect_rep_decode(test, 5, 0, -EINVAL);
+	expect_rep_decode(test, 5, 3, -EINVAL);
+	expect_rep_decode(test, 5, 255, -EINVAL);
+	expect_rep_decode(test, 5, TXRDMA_CONN_POOL, 0);
+	/* reserved: each byte of 6..7 (a request's pool_want) and 12..15 */
+	for (i = 6; i < 8; i++) {
+		expect_rep_decode(test, i, 1, -EINVAL);
+		expect_rep_decode(test, i, 0x80, -EINVAL);
+	}
+	for (i = 12; i < 16; i++) {
+		expect_rep_decode(test, i, 1, -EINVAL);
+		expect_rep_decode(test, i, 0x80, -EINVAL);
+	}
+	/* nonce and MAC: any value */
+	for (i = 16; i < TXRDMA_CM_REP_LEN; i++) {
+		expect_rep_decode(test, i, 0xff, 0);
+		expect_rep_decode(test, i, 0x01, 0);
+	}
+}
+
+/* a request is never taken for a reply, even padded to a reply's size */
+static void wire_cm_req_is_no_rep(struct kunit *test)
+{
+	struct txrdma_cm_priv p, q;
+	u8 buf[TXRDMA_CM_REP_LEN];
+
+	good_req(&p);
+	memset(buf, 0, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_cm_req_encode(&p, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_cm_rep_decode(&q, buf, sizeof(buf)),
+			-EINVAL);
 }
 
 static void wire_ctrl_layout(struct kunit *test)
@@ -237,7 +473,7 @@ static void wire_ctrl_layout(struct kunit *test)
 
 	good_ctrl(&m);
 	memset(buf, 0x5a, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, GOOD_SEQ, buf), 0);
 	for (i = 0; i < TXRDMA_CTRL_LEN; i++)
 		KUNIT_EXPECT_EQ_MSG(test, buf[i], good_ctrl_wire[i],
 				    "byte %u", i);
@@ -246,6 +482,7 @@ static void wire_ctrl_layout(struct kunit *test)
 	/* bytes 8..31 are exactly what the BFD encoder writes */
 	KUNIT_ASSERT_EQ(test, txrdma_bfd_encode(&m.bfd, bfd), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(buf + 8, bfd, sizeof(bfd)), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), GOOD_SEQ);
 
 	memset(&q, 0xff, sizeof(q));
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN), 0);
@@ -271,11 +508,13 @@ static void wire_ctrl_round_trip(struct kunit *test)
 	m.bfd.detect_mult = 255;
 	m.bfd.desired_min_tx_us = U32_MAX;
 	m.bfd.required_min_rx_us = U32_MAX;
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, U64_MAX, buf), 0);
 	KUNIT_EXPECT_EQ(test, buf[6], 0xff);
 	KUNIT_EXPECT_EQ(test, buf[7], 0xff);
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0xff, 20));
-	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 52, 0, 4));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 52, 0, 36));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 88, 0xff, 8));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 96, 0, 32));
 	memset(&q, 0, sizeof(q));
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)), 0);
 	expect_ctrl_eq(test, &m, &q);
@@ -296,14 +535,14 @@ static void wire_ctrl_round_trip(struct kunit *test)
 	m.bfd.required_min_rx_us = 1;
 	/* encode clears what an earlier message left in the buffer */
 	memset(buf, 0xa5, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
-	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0, 24));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, 0, buf), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0, TXRDMA_CTRL_LEN - 32));
 	memset(&q, 0xff, sizeof(q));
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)), 0);
 	expect_ctrl_eq(test, &m, &q);
 }
 
-/* Decode the good message with byte @idx set to @val; expect @err. */
+/* Decode the good probe with byte @idx set to @val; expect @err. */
 static void expect_ctrl_decode(struct kunit *test, unsigned int idx, u8 val,
 			       int err)
 {
@@ -330,6 +569,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, TXRDMA_CTRL_LEN + 1),
 			-EINVAL);
+	/* a version 1 message was 56 bytes */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, 56), -EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, 32), -EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, 0), -EINVAL);
 
@@ -340,16 +581,24 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	}
 	/* version */
 	expect_ctrl_decode(test, 4, 0, -EPROTO);
-	expect_ctrl_decode(test, 4, 2, -EPROTO);
+	expect_ctrl_decode(test, 4, 1, -EPROTO);
+	expect_ctrl_decode(test, 4, 3, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
-	/* type */
+	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
-	expect_ctrl_decode(test, 5, 2, -EINVAL);
+	expect_ctrl_decode(test, 5, TXRDMA_CTRL_EP_CONNECT, -EINVAL);
+	expect_ctrl_decode(test, 5, TXRDMA_CTRL_AUTH, -EINVAL);
+	expect_ctrl_decode(test, 5, TXRDMA_CTRL_AUTH + 1, -EINVAL);
 	expect_ctrl_decode(test, 5, 255, -EINVAL);
-	/* reserved: each byte */
-	for (i = 52; i < TXRDMA_CTRL_LEN; i++) {
+	/* reserved: each byte up to the sequence number */
+	for (i = 52; i < TXRDMA_CTRL_SEQ_OFF; i++) {
 		expect_ctrl_decode(test, i, 1, -EINVAL);
 		expect_ctrl_decode(test, i, 0x80, -EINVAL);
+	}
+	/* sequence number and MAC: any value, the caller checks them */
+	for (i = TXRDMA_CTRL_SEQ_OFF; i < TXRDMA_CTRL_LEN; i++) {
+		expect_ctrl_decode(test, i, 0, 0);
+		expect_ctrl_decode(test, i, 0xff, 0);
 	}
 
 	/* the BFD packet inside is validated as BFD's own decoder would */
@@ -382,33 +631,201 @@ static void wire_ctrl_encode_rejects(struct kunit *test)
 
 	good_ctrl(&m);
 	m.type = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
-	m.type = 2;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
+	m.type = TXRDMA_CTRL_EP_CONNECT;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
+	/* AUTH has its own encoder */
+	m.type = TXRDMA_CTRL_AUTH;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 	m.type = 255;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 
 	good_ctrl(&m);
 	m.bfd.version = 2;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EPROTO);
 	good_ctrl(&m);
 	m.bfd.flags = TXRDMA_BFD_PKT_AUTH;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EPROTO);
 	good_ctrl(&m);
 	m.bfd.my_disc = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 	good_ctrl(&m);
 	m.bfd.your_disc = 0;	/* while Up */
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 	good_ctrl(&m);
 	m.bfd.state = 4;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 	good_ctrl(&m);
 	m.bfd.detect_mult = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EINVAL);
 	good_ctrl(&m);
 	m.bfd.required_min_rx_us = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, buf), -EPROTO);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_encode(&m, 1, buf), -EPROTO);
+}
+
+static void good_connect(struct txrdma_ctrl_ep *e)
+{
+	*e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_CONNECT,
+		.service = 5432, .src_ep = 0x11, .dst_ep = 0,
+		.qp_num = 0xabcdef, .epoch = 0x01020304,
+		.ring_units = 4096, .ring_addr = 0xffff888012345000ULL,
+		.ring_rkey = 0x5566, .status = 0,
+		.tenant = "tenant-A.1",
+	};
+}
+
+static void good_close(struct txrdma_ctrl_ep *e)
+{
+	*e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_CLOSE, .src_ep = 0x22, .dst_ep = 0x11,
+		.epoch = 0x01020304, .status = -ETIMEDOUT,
+	};
+}
+
+/* The sequence number: big-endian at 88, read back, MAC space zero. */
+static void expect_seq(struct kunit *test, const u8 *buf, u64 seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[TXRDMA_CTRL_SEQ_OFF + i],
+				    (u8)(seq >> (56 - 8 * i)), "seq byte %u",
+				    i);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), seq);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + TXRDMA_CTRL_MAC_OFF, 0,
+					   TXRDMA_MAC_LEN));
+}
+
+static void wire_ctrl_seq(struct kunit *test)
+{
+	static const u64 seqs[] = {
+		0, 1, U64_MAX, 0x0102030405060708ULL, 0x8000000000000000ULL,
+		0xfeULL << 32,
+	};
+	struct txrdma_ctrl_msg m, q;
+	struct txrdma_ctrl_ep e, d;
+	u8 buf[TXRDMA_CTRL_LEN], ref[TXRDMA_CTRL_LEN];
+	unsigned int i;
+
+	good_ctrl(&m);
+	good_connect(&e);
+	for (i = 0; i < ARRAY_SIZE(seqs); i++) {
+		memset(buf, 0xa5, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, seqs[i], buf), 0);
+		expect_seq(test, buf, seqs[i]);
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&q, buf, sizeof(buf)),
+				0);
+		/* the number changes nothing else in the message */
+		KUNIT_EXPECT_EQ(test, memcmp(buf, good_ctrl_wire,
+					     TXRDMA_CTRL_SEQ_OFF), 0);
+
+		memset(buf, 0xa5, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 7, seqs[i],
+							    buf), 0);
+		expect_seq(test, buf, seqs[i]);
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf,
+							    sizeof(buf)), 0);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 7, 0, ref), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(buf, ref, TXRDMA_CTRL_SEQ_OFF), 0);
+	}
+	/* read from the bytes alone, whatever else the buffer holds */
+	memset(buf, 0xff, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), U64_MAX);
+	memset(buf + TXRDMA_CTRL_SEQ_OFF, 0, 8);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 0ULL);
+	buf[TXRDMA_CTRL_SEQ_OFF + 7] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 1ULL);
+	buf[TXRDMA_CTRL_SEQ_OFF] = 0x80;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 0x8000000000000001ULL);
+}
+
+static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
+	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
+	0x02, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	/* then zeroes: no payload, sequence number 0, MAC the caller's */
+};
+
+static void wire_auth_layout(struct kunit *test)
+{
+	u8 buf[TXRDMA_CTRL_LEN + 8];
+	unsigned int i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	txrdma_ctrl_auth_encode(buf);
+	for (i = 0; i < TXRDMA_CTRL_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], auth_wire[i], "byte %u", i);
+	for (i = TXRDMA_CTRL_LEN; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, TXRDMA_CTRL_LEN),
+			TXRDMA_CTRL_AUTH);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 0ULL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, TXRDMA_CTRL_LEN), 0);
+	/* sealed: any MAC passes the form check */
+	memset(buf + TXRDMA_CTRL_MAC_OFF, 0xff, TXRDMA_MAC_LEN);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, TXRDMA_CTRL_LEN), 0);
+	for (i = 0; i < TXRDMA_MAC_LEN; i++)
+		buf[TXRDMA_CTRL_MAC_OFF + i] = i * 37;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, TXRDMA_CTRL_LEN), 0);
+}
+
+/* Check the AUTH message with byte @idx set to @val; expect @err. */
+static void expect_auth_decode(struct kunit *test, unsigned int idx, u8 val,
+			       int err)
+{
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	memcpy(buf, auth_wire, sizeof(buf));
+	buf[idx] = val;
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_auth_decode(buf, sizeof(buf)),
+			    err, "byte %u = 0x%02x", idx, val);
+}
+
+static void wire_auth_rejects(struct kunit *test)
+{
+	struct txrdma_ctrl_msg m;
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN + 1];
+	unsigned int i;
+
+	memcpy(buf, auth_wire, TXRDMA_CTRL_LEN);
+	buf[TXRDMA_CTRL_LEN] = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf,
+						      TXRDMA_CTRL_LEN - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf,
+						      TXRDMA_CTRL_LEN + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, 0), -EINVAL);
+	/* magic, version */
+	for (i = 0; i < 4; i++)
+		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
+	expect_auth_decode(test, 4, 1, -EPROTO);
+	expect_auth_decode(test, 4, 3, -EPROTO);
+	/* the type must be AUTH */
+	for (i = 0; i < 256; i++)
+		if (i != TXRDMA_CTRL_AUTH)
+			expect_auth_decode(test, 5, i, -EINVAL);
+	/* no pool demand, no payload, sequence number 0: any byte set */
+	for (i = 6; i < TXRDMA_CTRL_MAC_OFF; i++) {
+		expect_auth_decode(test, i, 1, -EINVAL);
+		expect_auth_decode(test, i, 0x80, -EINVAL);
+	}
+	/* a probe or a pairing message is no AUTH, however sealed */
+	good_ctrl(&m);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, TXRDMA_CTRL_LEN),
+			-EINVAL);
+	good_close(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_auth_decode(buf, TXRDMA_CTRL_LEN),
+			-EINVAL);
+	/* and the decoders of the others refuse AUTH */
+	txrdma_ctrl_auth_encode(buf);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&m, buf, TXRDMA_CTRL_LEN),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&e, buf, TXRDMA_CTRL_LEN),
+			-EINVAL);
 }
 
 static void rtt_sample_rejects(struct kunit *test)
@@ -505,7 +922,7 @@ static void rtt_sample_over_wire(struct kunit *test)
 	a.tx_ns = a_clock;
 	a.echo_ns = 0;
 	a.echo_delay_ns = 0;
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&a, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&a, 1, buf), 0);
 	/* 400 us to B */
 	b_clock += 400 * NSEC_PER_USEC;
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&rx, buf, sizeof(buf)), 0);
@@ -516,7 +933,7 @@ static void rtt_sample_over_wire(struct kunit *test)
 	b.tx_ns = b_clock + 3 * MS;
 	b.echo_ns = rx.tx_ns;
 	b.echo_delay_ns = 3 * MS;
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&b, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&b, 1, buf), 0);
 	/* 3 ms at B, 600 us back */
 	a_clock += 400 * NSEC_PER_USEC + 3 * MS + 600 * NSEC_PER_USEC;
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_decode(&rx, buf, sizeof(buf)), 0);
@@ -636,21 +1053,10 @@ static void addr_order(struct kunit *test)
 	KUNIT_EXPECT_LT(test, txrdma_addr_cmp(v6b, v6c, 16), 0);
 }
 
-static void good_connect(struct txrdma_ctrl_ep *e)
-{
-	*e = (struct txrdma_ctrl_ep) {
-		.type = TXRDMA_CTRL_EP_CONNECT,
-		.service = 5432, .src_ep = 0x11, .dst_ep = 0,
-		.qp_num = 0xabcdef, .epoch = 0x01020304,
-		.ring_units = 4096, .ring_addr = 0xffff888012345000ULL,
-		.ring_rkey = 0x5566, .status = 0,
-	};
-}
-
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x01, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x02, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -660,15 +1066,47 @@ static void wire_ep_layout(struct kunit *test)
 		0xff, 0xff, 0x88, 0x80, 0x12, 0x34, 0x50, 0x00,
 		0x00, 0x00, 0x55, 0x66,		/* rkey */
 		0x00, 0x00, 0x00, 0x00,		/* status */
+		/* 48: tenant, NUL-padded to 32 bytes */
+		't', 'e', 'n', 'a', 'n', 't', '-', 'A', '.', '1', 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		/* 80: reserved */
+		0, 0, 0, 0, 0, 0, 0, 0,
+		/* 88: sequence number */
+		0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
+		/* 96: MAC, the caller's (zero) */
 	};
 	struct txrdma_ctrl_ep e;
-	u8 buf[TXRDMA_CTRL_LEN];
+	u8 buf[TXRDMA_CTRL_LEN + 8];
+	unsigned int i;
 
 	good_connect(&e);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 7, buf), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
+	memset(buf, 0x5a, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 7, 0x100000002ULL,
+						    buf), 0);
+	for (i = 0; i < TXRDMA_CTRL_LEN; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], want[i], "byte %u", i);
+	for (i = TXRDMA_CTRL_LEN; i < sizeof(buf); i++)
+		KUNIT_EXPECT_EQ(test, buf[i], 0x5a);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, TXRDMA_CTRL_LEN),
 			TXRDMA_CTRL_EP_CONNECT);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 0x100000002ULL);
+}
+
+static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
+			 const struct txrdma_ctrl_ep *b)
+{
+	KUNIT_EXPECT_EQ(test, a->type, b->type);
+	KUNIT_EXPECT_EQ(test, a->service, b->service);
+	KUNIT_EXPECT_EQ(test, a->src_ep, b->src_ep);
+	KUNIT_EXPECT_EQ(test, a->dst_ep, b->dst_ep);
+	KUNIT_EXPECT_EQ(test, a->qp_num, b->qp_num);
+	KUNIT_EXPECT_EQ(test, a->epoch, b->epoch);
+	KUNIT_EXPECT_EQ(test, a->ring_units, b->ring_units);
+	KUNIT_EXPECT_EQ(test, a->ring_addr, b->ring_addr);
+	KUNIT_EXPECT_EQ(test, a->ring_rkey, b->ring_rkey);
+	KUNIT_EXPECT_EQ(test, a->status, b->status);
+	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
+				     TXRDMA_WIRE_TENANT_LEN), 0);
 }
 
 static void wire_ep_round_trip(struct kunit *test)
@@ -686,10 +1124,7 @@ static void wire_ep_round_trip(struct kunit *test)
 		.type = TXRDMA_CTRL_EP_REJECT, .service = 5432, .src_ep = 9,
 		.dst_ep = 0x11, .epoch = 0x01020304, .status = -ECONNREFUSED,
 	};
-	msgs[3] = (struct txrdma_ctrl_ep) {
-		.type = TXRDMA_CTRL_EP_CLOSE, .src_ep = 0x22, .dst_ep = 0x11,
-		.epoch = 0x01020304, .status = 0,
-	};
+	good_close(&msgs[3]);
 	msgs[4] = (struct txrdma_ctrl_ep) {
 		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
 		.dst_ep = 0x11, .qp_num = 3, .epoch = 0x01020304,
@@ -697,28 +1132,23 @@ static void wire_ep_round_trip(struct kunit *test)
 		.ring_rkey = 0x5566,
 	};
 	msgs[5] = (struct txrdma_ctrl_ep) {
-		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77, .src_ep = 0x11,
-		.dst_ep = 0x22, .epoch = 0x01020304, .status = -ENOSPC,
+		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77,
+		.src_ep = 0x11, .dst_ep = 0x22, .epoch = 0x01020304,
+		.status = -ENOSPC,
 	};
 	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
 		e = msgs[i];
-		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 1, buf), 0);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 1, i, buf), 0);
 		memset(&d, 0xa5, sizeof(d));
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf,
 							    sizeof(buf)), 0);
-		KUNIT_EXPECT_EQ(test, d.type, e.type);
-		KUNIT_EXPECT_EQ(test, d.service, e.service);
-		KUNIT_EXPECT_EQ(test, d.src_ep, e.src_ep);
-		KUNIT_EXPECT_EQ(test, d.dst_ep, e.dst_ep);
-		KUNIT_EXPECT_EQ(test, d.qp_num, e.qp_num);
-		KUNIT_EXPECT_EQ(test, d.epoch, e.epoch);
-		KUNIT_EXPECT_EQ(test, d.ring_units, e.ring_units);
-		KUNIT_EXPECT_EQ(test, d.ring_addr, e.ring_addr);
-		KUNIT_EXPECT_EQ(test, d.ring_rkey, e.ring_rkey);
-		KUNIT_EXPECT_EQ(test, d.status, e.status);
+		expect_ep_eq(test, &e, &d);
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), (u64)i);
 		/* a probe decoder refuses it, and it is no probe */
 		KUNIT_EXPECT_NE(test, txrdma_ctrl_type(buf, sizeof(buf)),
 				TXRDMA_CTRL_PROBE);
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
+				(int)e.type);
 	}
 }
 
@@ -729,7 +1159,7 @@ static void wire_ep_rules(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	int k;
 
-	for (k = 0; k < 10; k++) {
+	for (k = 0; k < 11; k++) {
 		good_connect(&e);
 		switch (k) {
 		case 0:
@@ -762,64 +1192,252 @@ static void wire_ep_rules(struct kunit *test)
 		case 9:
 			e.type = TXRDMA_CTRL_EP_EXPORT_ACK + 1;
 			break;
+		case 10:
+			e.type = 0;
+			break;
 		}
-		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, buf),
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf),
 				    -EINVAL, "case %d", k);
 	}
 	/* ACCEPT must name the connector; REJECT needs a reason, no ring */
 	good_connect(&e);
 	e.type = TXRDMA_CTRL_EP_ACCEPT;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_REJECT,
 		.src_ep = 1, .dst_ep = 2, .status = 0 };
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.status = -EPERM;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	e.ring_rkey = 1;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_CLOSE,
 		.src_ep = 1, .dst_ep = 2, .status = 1 };
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	/* EXPORT: a region id, access READ and/or WRITE, a length */
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT,
 		.service = 9, .src_ep = 1, .dst_ep = 2, .qp_num = 1,
 		.ring_units = 1, .ring_addr = 4096, .ring_rkey = 7 };
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	e.qp_num = 4;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.qp_num = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.qp_num = 2;
 	e.ring_units = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.ring_units = 1;
 	e.service = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	/* EXPORT_ACK: no ring, a status <= 0 */
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT_ACK,
 		.service = 9, .src_ep = 2, .dst_ep = 1, .status = 0 };
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	e.status = 1;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.status = -EPERM;
 	e.ring_rkey = 1;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	/* the decoder applies the same rules to bytes from the wire */
 	good_connect(&e);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	buf[31] = 3;				/* ring_units 0x1003 */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EINVAL);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
-	buf[50] = 1;				/* reserved */
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	buf[19] = 1;				/* CONNECT with a dst_ep */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EINVAL);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
-	buf[4] = 2;				/* version */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
+	buf[4] = 1;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
+	buf[4] = 3;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			-EPROTO);
+}
+
+/* Decode @base with byte @idx set to @val; expect @err. */
+static void expect_ep_decode(struct kunit *test, const u8 *base,
+			     unsigned int idx, u8 val, int err)
+{
+	struct txrdma_ctrl_ep d;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	memcpy(buf, base, sizeof(buf));
+	buf[idx] = val;
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			    err, "type %u byte %u = 0x%02x", base[5], idx, val);
+}
+
+/* 80..87 are reserved in every pairing message; 88.. are the caller's */
+static void wire_ep_reserved(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		if (k)
+			good_close(&e);
+		else
+			good_connect(&e);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 3, 4, buf), 0);
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 80, 0, 8));
+		for (i = 80; i < TXRDMA_CTRL_SEQ_OFF; i++) {
+			expect_ep_decode(test, buf, i, 1, -EINVAL);
+			expect_ep_decode(test, buf, i, 0x80, -EINVAL);
+		}
+		for (i = TXRDMA_CTRL_SEQ_OFF; i < TXRDMA_CTRL_LEN; i++)
+			expect_ep_decode(test, buf, i, 0xff, 0);
+	}
+}
+
+/* Bytes of a tenant field, @len of @s then NULs. */
+static void set_tenant(struct txrdma_ctrl_ep *e, const char *s,
+		       unsigned int len)
+{
+	memset(e->tenant, 0, sizeof(e->tenant));
+	memcpy(e->tenant, s, len);
+}
+
+static const struct {
+	const char *s;
+	unsigned int len;
+} bad_tenants[] = {
+	{ "", 0 },				/* empty */
+	{ "abcdefghijklmnopqrstuvwxyz012345", 32 },	/* no NUL */
+	{ "a b", 3 }, { "a/b", 3 }, { "a@b", 3 }, { "a:b", 3 },
+	{ "a+b", 3 }, { "a\nb", 3 }, { "a\tb", 3 }, { "ab\x7f", 3 },
+	{ "\x80", 1 }, { "ok\xa0", 3 }, { "caf\xc3\xa9", 5 }, { "~", 1 },
+	{ "\xe9t\xe9", 3 }, { "ok\xff", 3 }, { "\xc0", 1 }, { "\xdf", 1 },
+	{ "ab\0c", 4 },				/* garbage after the NUL */
+	{ "\0a", 2 },
+};
+
+static const char * const good_tenants[] = {
+	"a", "Z", "0", "_", "-", ".", "db-01.prod_A",
+	"abcdefghijklmnopqrstuvwxyzABCDE",	/* 31: the longest */
+	"FGHIJKLMNOPQRSTUVWXYZ0123456789",
+};
+
+/* @e with bad tenant @i: refused by the encoder and the decoder. */
+static void expect_tenant_refused(struct kunit *test,
+				  struct txrdma_ctrl_ep *e, const u8 *good,
+				  unsigned int i)
+{
+	struct txrdma_ctrl_ep d;
+	u8 buf[TXRDMA_CTRL_LEN];
+	int ret;
+
+	set_tenant(e, bad_tenants[i].s, bad_tenants[i].len);
+	ret = txrdma_ctrl_ep_encode(e, 0, 0, buf);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "type %u tenant %u", e->type,
+			    i);
+	/* the same bytes from the wire, in an otherwise good message */
+	memcpy(buf, good, sizeof(buf));
+	memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
+	ret = txrdma_ctrl_ep_decode(&d, buf, sizeof(buf));
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "type %u tenant %u", e->type,
+			    i);
+}
+
+/* @e named @name: sent as is (NUL-padded) and read back. */
+static void expect_tenant_accepted(struct kunit *test,
+				   struct txrdma_ctrl_ep *e, const char *name)
+{
+	struct txrdma_ctrl_ep d;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	set_tenant(e, name, strlen(name));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(e, 0, 0, buf), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 48, e->tenant,
+				     TXRDMA_WIRE_TENANT_LEN), 0);
+	memset(&d, 0xa5, sizeof(d));
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)), 0);
+	expect_ep_eq(test, e, &d);
+	KUNIT_EXPECT_STREQ(test, d.tenant, name);
+}
+
+/* CONNECT and ACCEPT carry a valid tenant name; both sides check it */
+static void wire_ep_tenant_named(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN], good[TXRDMA_CTRL_LEN];
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		good_connect(&e);
+		if (k) {
+			e.type = TXRDMA_CTRL_EP_ACCEPT;
+			e.dst_ep = 0x33;
+		}
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, good), 0);
+		for (i = 0; i < ARRAY_SIZE(bad_tenants); i++)
+			expect_tenant_refused(test, &e, good, i);
+		for (i = 0; i < ARRAY_SIZE(good_tenants); i++)
+			expect_tenant_accepted(test, &e, good_tenants[i]);
+
+		/* a short name: any byte after its NUL refused */
+		set_tenant(&e, "db", 2);
+		e.tenant[TXRDMA_WIRE_TENANT_LEN - 1] = 'z';
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf),
+				-EINVAL);
+		e.tenant[TXRDMA_WIRE_TENANT_LEN - 1] = 0;
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+		for (i = 48 + 3; i < 80; i++)
+			expect_ep_decode(test, buf, i, 'x', -EINVAL);
+		/* its NUL replaced: a longer name, still valid */
+		expect_ep_decode(test, buf, 48 + 2, 'x', 0);
+		/* and a character replaced by one not allowed, or NUL */
+		expect_ep_decode(test, buf, 48, '/', -EINVAL);
+		expect_ep_decode(test, buf, 49, 0x80, -EINVAL);
+		expect_ep_decode(test, buf, 48, 0, -EINVAL);
+	}
+}
+
+/* the other pairing messages carry no tenant: 32 zero bytes */
+static void wire_ep_tenant_unnamed(struct kunit *test)
+{
+	struct txrdma_ctrl_ep msgs[4], e;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int i, j;
+
+	msgs[0] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .service = 5432, .src_ep = 9,
+		.dst_ep = 0x11, .epoch = 0x01020304, .status = -ECONNREFUSED,
+	};
+	good_close(&msgs[1]);
+	msgs[2] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
+		.dst_ep = 0x11, .qp_num = 1, .epoch = 0x01020304,
+		.ring_units = 1, .ring_addr = 4096, .ring_rkey = 0x5566,
+	};
+	msgs[3] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77,
+		.src_ep = 0x11, .dst_ep = 0x22, .epoch = 0x01020304,
+		.status = 0,
+	};
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		e = msgs[i];
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 48, 0,
+						   TXRDMA_WIRE_TENANT_LEN));
+		/* any byte of the field set, even a valid name */
+		for (j = 48; j < 80; j++) {
+			expect_ep_decode(test, buf, j, 'a', -EINVAL);
+			expect_ep_decode(test, buf, j, 0x80, -EINVAL);
+		}
+		set_tenant(&e, "tenant-A.1", 10);
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf),
+				    -EINVAL, "type %u", e.type);
+		set_tenant(&e, "", 0);
+		e.tenant[TXRDMA_WIRE_TENANT_LEN - 1] = 1;
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf),
+				    -EINVAL, "type %u", e.type);
+	}
 }
 
 static void wire_ctrl_dispatch(struct kunit *test)
@@ -827,38 +1445,58 @@ static void wire_ctrl_dispatch(struct kunit *test)
 	struct txrdma_ctrl_msg m;
 	struct txrdma_ctrl_ep e;
 	u8 buf[TXRDMA_CTRL_LEN];
+	int t;
 
 	good_ctrl(&m);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, 5, buf), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
 			TXRDMA_CTRL_PROBE);
 	/* a probe is not a pairing message */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&e, buf, sizeof(buf)),
 			-EINVAL);
-	buf[5] = 0;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
-	buf[5] = TXRDMA_CTRL_EP_EXPORT_ACK + 1;
-	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
+	/* the dispatcher knows 1..8 and nothing else */
+	for (t = 0; t < 256; t++) {
+		buf[5] = t;
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_type(buf, sizeof(buf)),
+				    t >= 1 && t <= 8 ? t : -EINVAL,
+				    "type %d", t);
+	}
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_PROBE, 1);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_AUTH, 8);
 	buf[5] = TXRDMA_CTRL_PROBE;
 	buf[0] ^= 1;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EINVAL);
 	buf[0] ^= 1;
+	buf[4] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)), -EPROTO);
+	buf[4] = TXRDMA_WIRE_VERSION;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf)),
+			TXRDMA_CTRL_PROBE);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf) + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_type(buf, sizeof(buf) - 1), -EINVAL);
 	/* the probe decoder still refuses pairing messages */
 	good_connect(&e);
-	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, buf), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_decode(&m, buf, sizeof(buf)),
 			-EINVAL);
 }
 
 static struct kunit_case txrdma_peer_wire_cases[] = {
-	KUNIT_CASE(wire_cm_layout),
-	KUNIT_CASE(wire_cm_round_trip),
-	KUNIT_CASE(wire_cm_rejects),
+	KUNIT_CASE(wire_cm_sizes),
+	KUNIT_CASE(wire_cm_req_layout),
+	KUNIT_CASE(wire_cm_req_round_trip),
+	KUNIT_CASE(wire_cm_req_rejects),
+	KUNIT_CASE(wire_cm_rep_layout),
+	KUNIT_CASE(wire_cm_rep_round_trip),
+	KUNIT_CASE(wire_cm_rep_rejects),
+	KUNIT_CASE(wire_cm_req_is_no_rep),
 	KUNIT_CASE(wire_ctrl_layout),
 	KUNIT_CASE(wire_ctrl_round_trip),
 	KUNIT_CASE(wire_ctrl_decode_rejects),
 	KUNIT_CASE(wire_ctrl_encode_rejects),
+	KUNIT_CASE(wire_ctrl_seq),
+	KUNIT_CASE(wire_auth_layout),
+	KUNIT_CASE(wire_auth_rejects),
 	KUNIT_CASE(rtt_sample_rejects),
 	KUNIT_CASE(rtt_sample_normal),
 	KUNIT_CASE(rtt_sample_clock_wrap),
@@ -869,6 +1507,9 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_ep_layout),
 	KUNIT_CASE(wire_ep_round_trip),
 	KUNIT_CASE(wire_ep_rules),
+	KUNIT_CASE(wire_ep_reserved),
+	KUNIT_CASE(wire_ep_tenant_named),
+	KUNIT_CASE(wire_ep_tenant_unnamed),
 	KUNIT_CASE(wire_ctrl_dispatch),
 	{}
 };

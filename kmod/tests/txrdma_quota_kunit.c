@@ -84,20 +84,62 @@ static void quota_no_wrap(struct kunit *test)
 
 static void quota_charge_all_is_atomic(struct kunit *test)
 {
-	u64 n[TXRDMA_NR_RES] = { 1, 1, 4096 };
+	u64 n[TXRDMA_NR_RES] = {
+		[TXRDMA_RES_QPS]	= 1,
+		[TXRDMA_RES_ENDPOINTS]	= 1,
+		[TXRDMA_RES_PINNED]	= 4096,
+		[TXRDMA_RES_LISTENERS]	= 1,
+	};
 	struct txrdma_quota q;
 
 	txrdma_quota_init(&q);
 	txrdma_quota_set_limit(&q, TXRDMA_RES_PINNED, 8192);
 	KUNIT_EXPECT_EQ(test, txrdma_quota_charge_all(&q, n), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_quota_charge_all(&q, n), 0);
-	/* the third fails on pinned: QPs and endpoints stay at 2 */
+	/* the third fails on pinned: the others stay at 2 */
 	KUNIT_EXPECT_EQ(test, txrdma_quota_charge_all(&q, n), -EDQUOT);
 	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_QPS], 2ULL);
 	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_ENDPOINTS], 2ULL);
 	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_PINNED], 8192ULL);
+	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_LISTENERS], 2ULL);
 	KUNIT_EXPECT_EQ(test, q.refused[TXRDMA_RES_PINNED], 1ULL);
 	KUNIT_EXPECT_EQ(test, q.refused[TXRDMA_RES_QPS], 0ULL);
+	KUNIT_EXPECT_EQ(test, q.refused[TXRDMA_RES_LISTENERS], 0ULL);
+
+	/* the last resource is checked too: a full listener quota */
+	txrdma_quota_set_limit(&q, TXRDMA_RES_PINNED, U64_MAX);
+	txrdma_quota_set_limit(&q, TXRDMA_RES_LISTENERS, 2);
+	KUNIT_EXPECT_EQ(test, txrdma_quota_charge_all(&q, n), -EDQUOT);
+	KUNIT_EXPECT_EQ(test, q.refused[TXRDMA_RES_LISTENERS], 1ULL);
+	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_QPS], 2ULL);
+	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_PINNED], 8192ULL);
+	/* and a resource not asked for is not checked: 0 listeners fit */
+	n[TXRDMA_RES_LISTENERS] = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_quota_charge_all(&q, n), 0);
+	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_LISTENERS], 2ULL);
+	KUNIT_EXPECT_EQ(test, q.used[TXRDMA_RES_QPS], 3ULL);
+}
+
+/* Every resource has its own name, as netlink and the admin tool show. */
+static void quota_res_names(struct kunit *test)
+{
+	int r, s;
+
+	KUNIT_EXPECT_STREQ(test, txrdma_res_name(TXRDMA_RES_QPS), "qps");
+	KUNIT_EXPECT_STREQ(test, txrdma_res_name(TXRDMA_RES_ENDPOINTS),
+			   "endpoints");
+	KUNIT_EXPECT_STREQ(test, txrdma_res_name(TXRDMA_RES_PINNED), "pinned");
+	KUNIT_EXPECT_STREQ(test, txrdma_res_name(TXRDMA_RES_LISTENERS),
+			   "listeners");
+	KUNIT_EXPECT_EQ(test, TXRDMA_NR_RES, 4);
+	for (r = 0; r < TXRDMA_NR_RES; r++) {
+		KUNIT_ASSERT_NOT_NULL(test, txrdma_res_name(r));
+		KUNIT_EXPECT_STRNEQ(test, txrdma_res_name(r), "unknown");
+		for (s = 0; s < r; s++)
+			KUNIT_EXPECT_STRNEQ(test, txrdma_res_name(r),
+					    txrdma_res_name(s));
+	}
+	KUNIT_EXPECT_STREQ(test, txrdma_res_name(TXRDMA_NR_RES), "unknown");
 }
 
 static void quota_lower_below_use(struct kunit *test)
@@ -148,6 +190,7 @@ static struct kunit_case txrdma_quota_cases[] = {
 	KUNIT_CASE(quota_charge_all_is_atomic),
 	KUNIT_CASE(quota_lower_below_use),
 	KUNIT_CASE(quota_bad_input),
+	KUNIT_CASE(quota_res_names),
 	{}
 };
 

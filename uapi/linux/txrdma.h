@@ -47,12 +47,18 @@
 #define TXRDMA_FEAT_PRIO_CLASSES	_BITULL(9)
 /* a poller per device: TXRDMA_A_DEV_POLLER, TXRDMA_A_POLLER_CPU */
 #define TXRDMA_FEAT_DEV_POLLERS		_BITULL(10)
+/*
+ * Peers prove a shared key (TXRDMA_A_PEER_KEY, HMAC-SHA256) on every
+ * connection and key every control message; services are per tenant
+ * (a connect reaches the listener of its own tenant's name only).
+ */
+#define TXRDMA_FEAT_PEER_AUTH		_BITULL(11)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
 				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES | \
 				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
-				 TXRDMA_FEAT_DEV_POLLERS)
+				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -474,6 +480,19 @@ enum txrdma_attr {
 	TXRDMA_A_POLLER_PASSES,		/* u64: passes that consumed SQEs */
 	TXRDMA_A_POLLER_SQES,		/* u64: SQEs consumed */
 	TXRDMA_A_POLLER_SLEEPS,		/* u64: times it went to sleep */
+	TXRDMA_A_PEER_KEY,		/* binary, TXRDMA_PEER_KEY_MIN.._MAX
+					 * bytes: the secret both hosts hold
+					 * (PEER_NEW only; never reported)
+					 */
+	TXRDMA_A_PEER_AUTH_FAILS,	/* u64: connections refused: they did
+					 * not prove the key
+					 */
+	TXRDMA_A_PEER_RX_AUTH_DROPPED,	/* u64: control messages dropped: bad
+					 * MAC or sequence number
+					 */
+	TXRDMA_A_LIMIT_LISTENERS,	/* u64: services listened on (in the
+					 * LIMITS, USAGE and REFUSED nests)
+					 */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
@@ -497,6 +516,8 @@ enum txrdma_prio {
 /* Peers: the rdma_cm port the module listens on unless told otherwise. */
 #define TXRDMA_DEFAULT_PORT	7388
 #define TXRDMA_PEER_NAME_MAX	32	/* with NUL */
+#define TXRDMA_PEER_KEY_MIN	16	/* bytes of TXRDMA_A_PEER_KEY */
+#define TXRDMA_PEER_KEY_MAX	64
 
 /* Liveness states, numbered as BFD's on the wire (RFC 5880 4.1). */
 enum txrdma_peer_state {
