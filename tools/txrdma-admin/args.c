@@ -116,15 +116,21 @@ int txa_parse_pool(const char *arg, uint32_t *min, uint32_t *max,
 static const char limits_help[] =
 "where  LIMITS := [ prio { critical | normal | bulk } ] [ qps { N | unlimited } ]\n"
 "                 [ endpoints { N | unlimited } ] [ pinned { SIZE | unlimited } ]\n"
+"                 [ listeners { N | unlimited } ]\n"
 "                 [ bw { RATE[:BURST] | unlimited } ] [ ops { RATE[:BURST] | unlimited } ]\n"
 "       SIZE and the bw RATE (bytes/s) and BURST (bytes) are N[K|M|G|T]\n"
-"       (powers of 1024, also KiB..TiB); ops RATE (ops/s) and BURST are N\n";
+"       (powers of 1024, also KiB..TiB); ops RATE (ops/s) and BURST are N;\n"
+"       a new tenant gets pinned a quarter of RAM, listeners 1024 (services\n"
+"       its processes listen on), the rest unlimited, unless given\n";
 
 static const char peer_help[] =
 "where  PEER_ATTRS := [ pool MIN[:MAX] ] [ tx USEC ] [ rx USEC ] [ mult N ]\n"
 "       pool: ready QPs kept while the peer is up (MIN), most QPs (MAX);\n"
 "       tx, rx: BFD min tx and rx intervals in microseconds; mult: detect\n"
-"       multiplier 1..255; port: the peer's rdma_cm port (default 7388)\n";
+"       multiplier 1..255; port: the peer's rdma_cm port (default 7388)\n"
+"       key FILE: the secret both hosts hold for each other, 32 to 128 hex\n"
+"       digits (16 to 64 bytes) in a file of mode 600, \"-\" for standard\n"
+"       input; make one with: openssl rand -hex 32 > FILE.  Never shown.\n";
 
 static const char ep_help[] =
 "where  ID is an endpoint id (just that one), NAME a tenant (only its\n"
@@ -159,7 +165,7 @@ TXA_PROG " tenant [ show [ NAME ] ]\n"
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_PEER)
 		fprintf(out, "%s"
 TXA_PROG " peer [ show [ NAME ] ]\n"
-"       " TXA_PROG " peer add NAME addr IPV4 [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]\n"
+"       " TXA_PROG " peer add NAME addr IPV4 key FILE [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]\n"
 "       " TXA_PROG " peer set NAME [ PEER_ATTRS ] [ state { up | down } ]\n"
 "       " TXA_PROG " peer del NAME\n"
 "       " TXA_PROG " peer help\n",
@@ -327,6 +333,7 @@ enum {
 	TATTR_PINNED,
 	TATTR_BW,
 	TATTR_OPS,
+	TATTR_LISTENERS,
 };
 
 static void set_limit(struct txa_tenant_args *t, enum txa_limit lim,
@@ -348,6 +355,7 @@ static int parse_tenant_attrs(int argc, char **argv, struct txa_args *a,
 		[TATTR_PINNED]		= "pinned",
 		[TATTR_BW]		= "bw",
 		[TATTR_OPS]		= "ops",
+		[TATTR_LISTENERS]	= "listeners",
 		NULL
 	};
 	struct txa_tenant_args *t = &a->tenant;
@@ -385,12 +393,14 @@ static int parse_tenant_attrs(int argc, char **argv, struct txa_args *a,
 			break;
 		case TATTR_QPS:
 		case TATTR_ENDPOINTS:
+		case TATTR_LISTENERS:
 			if (txa_parse_limit(argv[1], false, &v))
 				return usage_error(err, TXA_HELP_TENANT,
 						   "%s: %s: \"%s\" is not a number or unlimited",
 						   what, attrs[k], argv[1]);
 			set_limit(t, k == TATTR_QPS ? TXA_LIM_QPS :
-				  TXA_LIM_ENDPOINTS, v);
+				  k == TATTR_ENDPOINTS ? TXA_LIM_ENDPOINTS :
+				  TXA_LIM_LISTENERS, v);
 			break;
 		case TATTR_PINNED:
 			if (txa_parse_limit(argv[1], true, &v))
@@ -531,6 +541,7 @@ enum {
 	PATTR_RX,
 	PATTR_MULT,
 	PATTR_STATE,
+	PATTR_KEY,
 };
 
 static void peer_given(struct txa_peer_args *p, enum txa_peer_arg arg)
@@ -634,6 +645,7 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 		[PATTR_RX]	= "rx",
 		[PATTR_MULT]	= "mult",
 		[PATTR_STATE]	= "state",
+		[PATTR_KEY]	= "key",
 		NULL
 	};
 	static const char *const states[] = { "up", "down", NULL };
@@ -648,8 +660,11 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 			return usage_error(err, TXA_HELP_PEER,
 					   "%s: unknown attribute \"%s\"",
 					   what, argv[0]);
+		/* the module refuses them too, in the same words; the key
+		 * file is not even read for a request that cannot succeed
+		 */
 		if (!add && (k == PATTR_ADDR || k == PATTR_DEV ||
-			     k == PATTR_PORT))
+			     k == PATTR_PORT || k == PATTR_KEY))
 			return usage_error(err, TXA_HELP_PEER,
 					   "peer set: \"%s\" cannot be changed: delete and add the peer",
 					   attrs[k]);
@@ -689,6 +704,14 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 						   argv[1]);
 			p->admin_up = st == 0;
 			peer_given(p, TXA_PARG_ADMIN_UP);
+			break;
+		case PATTR_KEY:
+			/* read and checked by peer add, just before it sends */
+			if (!*argv[1])
+				return usage_error(err, TXA_HELP_PEER, "%s",
+						   "peer add: key: the file name is empty");
+			p->key_file = argv[1];
+			peer_given(p, TXA_PARG_KEY);
 			break;
 		default:
 			ret = parse_peer_num(argv[1], k, p, what, err);
@@ -734,6 +757,9 @@ static int parse_peer_add(int argc, char **argv, struct txa_args *a,
 	if (!ret && !(a->peer.given & (1U << TXA_PARG_ADDR)))
 		ret = usage_error(err, TXA_HELP_PEER, "peer add: %s",
 				  "missing \"addr IPV4\"");
+	if (!ret && !(a->peer.given & (1U << TXA_PARG_KEY)))
+		ret = usage_error(err, TXA_HELP_PEER, "%s",
+				  TXA_PEER_NEEDS_KEY);
 	return ret;
 }
 

@@ -67,6 +67,7 @@ enum txa_peer_arg {
 	TXA_PARG_RX,
 	TXA_PARG_MULT,
 	TXA_PARG_ADMIN_UP,
+	TXA_PARG_KEY,
 };
 
 /* peer add/set/del/show NAME ... */
@@ -80,7 +81,12 @@ struct txa_peer_args {
 	uint32_t tx_us, rx_us;
 	uint8_t mult;			/* 1..255 */
 	bool admin_up;			/* set: state up|down */
+	const char *key_file;		/* add: path of the key, "-" stdin */
 };
+
+/* peer add without "key FILE": said before anything is sent */
+#define TXA_PEER_NEEDS_KEY \
+	"peer add needs key FILE: the hex key both hosts hold (openssl rand -hex 32 > FILE)"
 
 /* ep show [ id ID ] [ tenant NAME ] */
 struct txa_ep_args {

@@ -16,18 +16,49 @@ static const char *const limit_keys[TXA_LIM_NR] = {
 	[TXA_LIM_QPS]		= "qps",
 	[TXA_LIM_ENDPOINTS]	= "endpoints",
 	[TXA_LIM_PINNED]	= "pinned_bytes",
+	[TXA_LIM_LISTENERS]	= "listeners",
 	[TXA_LIM_BW_RATE]	= "bw_rate",
 	[TXA_LIM_BW_BURST]	= "bw_burst",
 	[TXA_LIM_OPS_RATE]	= "ops_rate",
 	[TXA_LIM_OPS_BURST]	= "ops_burst",
 };
 
-_Static_assert(TXRDMA_A_LIMIT_OPS_BURST - TXRDMA_A_LIMIT_QPS ==
-	       TXA_LIM_NR - 1, "TXRDMA_A_LIMIT_* are consecutive");
+static const int limit_attrs[TXA_LIM_NR] = {
+	[TXA_LIM_QPS]		= TXRDMA_A_LIMIT_QPS,
+	[TXA_LIM_ENDPOINTS]	= TXRDMA_A_LIMIT_ENDPOINTS,
+	[TXA_LIM_PINNED]	= TXRDMA_A_LIMIT_PINNED_BYTES,
+	[TXA_LIM_LISTENERS]	= TXRDMA_A_LIMIT_LISTENERS,
+	[TXA_LIM_BW_RATE]	= TXRDMA_A_LIMIT_BW_RATE,
+	[TXA_LIM_BW_BURST]	= TXRDMA_A_LIMIT_BW_BURST,
+	[TXA_LIM_OPS_RATE]	= TXRDMA_A_LIMIT_OPS_RATE,
+	[TXA_LIM_OPS_BURST]	= TXRDMA_A_LIMIT_OPS_BURST,
+};
+
+_Static_assert(TXA_LIM_NR <= 32, "a bit of an unsigned int per limit");
 
 const char *txa_limit_key(enum txa_limit lim)
 {
 	return (unsigned int)lim < TXA_LIM_NR ? limit_keys[lim] : NULL;
+}
+
+int txa_limit_attr(enum txa_limit lim)
+{
+	return (unsigned int)lim < TXA_LIM_NR ? limit_attrs[lim] : 0;
+}
+
+int txa_limit_of_attr(int attr)
+{
+	int i;
+
+	for (i = 0; i < TXA_LIM_NR; i++)
+		if (limit_attrs[i] == attr)
+			return i;
+	return -1;
+}
+
+bool txa_limit_is_quota(enum txa_limit lim)
+{
+	return lim <= TXA_LIM_LISTENERS;
 }
 
 bool txa_limit_is_bytes(enum txa_limit lim)

@@ -12,13 +12,16 @@
 #include <stdint.h>
 
 /*
- * The limits in the order of TXRDMA_A_LIMIT_QPS .. TXRDMA_A_LIMIT_OPS_BURST,
- * which are consecutive: attribute = TXRDMA_A_LIMIT_QPS + index.
+ * The limits in the order the module sends them: the countable
+ * resources (quotas), then the two token buckets.  The attributes are
+ * not consecutive (TXRDMA_A_LIMIT_LISTENERS came later): map an index to
+ * its attribute with txa_limit_attr() and back with txa_limit_of_attr().
  */
 enum txa_limit {
 	TXA_LIM_QPS,
 	TXA_LIM_ENDPOINTS,
 	TXA_LIM_PINNED,
+	TXA_LIM_LISTENERS,
 	TXA_LIM_BW_RATE,
 	TXA_LIM_BW_BURST,
 	TXA_LIM_OPS_RATE,
@@ -33,6 +36,12 @@ enum txa_limit {
 
 /* JSON key of a limit: "qps", "pinned_bytes", "bw_rate", ... */
 const char *txa_limit_key(enum txa_limit lim);
+/* its TXRDMA_A_LIMIT_* attribute, 0 for none */
+int txa_limit_attr(enum txa_limit lim);
+/* the limit of a TXRDMA_A_LIMIT_* attribute, -1 for none */
+int txa_limit_of_attr(int attr);
+/* true for the quotas: the limits with a usage (qps .. listeners) */
+bool txa_limit_is_quota(enum txa_limit lim);
 /* true for the limits counted in bytes (pinned, bw rate and burst) */
 bool txa_limit_is_bytes(enum txa_limit lim);
 

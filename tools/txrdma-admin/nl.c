@@ -59,8 +59,12 @@ static const char *const attr_names[] = {
 	[TXRDMA_A_LIMIT_BW_BURST]	= "limit_bw_burst",
 	[TXRDMA_A_LIMIT_OPS_RATE]	= "limit_ops_rate",
 	[TXRDMA_A_LIMIT_OPS_BURST]	= "limit_ops_burst",
+	[TXRDMA_A_PEER_NAME]		= "peer_name",
+	[TXRDMA_A_PEER_ADDR]		= "peer_addr",
 	[TXRDMA_A_EP_ID]		= "ep_id",
 	[TXRDMA_A_EP_TENANT]		= "ep_tenant",
+	[TXRDMA_A_PEER_KEY]		= "peer_key",
+	[TXRDMA_A_LIMIT_LISTENERS]	= "limit_listeners",
 };
 
 const char *txa_attr_name(unsigned int type)

@@ -8,7 +8,15 @@
  * the syntax and the ranges of the attribute types, sends what it was
  * given and prints the module's extack message, so the rules live in one
  * place.
+ *
+ * The exception is the peer key (TXRDMA_A_PEER_KEY), a secret: it is
+ * read from its file (key.c) only by peer add, just before the request
+ * is built, and checked here so that a mistyped file never reaches the
+ * kernel.  Nothing prints it; the struct that held it and the request
+ * that carried it are wiped once the kernel answered.  The kernel never
+ * reports it back, and the reply policy below does not read it.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,6 +26,7 @@
 #include <netlink/msg.h>
 #include <netlink/genl/genl.h>
 
+#include "key.h"
 #include "nl.h"
 #include "show.h"
 #include "peer.h"
@@ -144,6 +153,8 @@ static struct nla_policy peer_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_PEER_TX_SKIPPED]	= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_STALLS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_STALL_MAX_NS]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_AUTH_FAILS]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_RX_AUTH_DROPPED]	= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_UPS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_DOWNS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_ADMIN_UP]	= { .type = NLA_U8 },
@@ -185,6 +196,8 @@ static const struct num_attr num_attrs[] = {
 	NUM(PEER_TX_SKIPPED, TX_SKIPPED, tx_skipped),
 	NUM(PEER_STALLS, STALLS, stalls),
 	NUM(PEER_STALL_MAX_NS, STALL_MAX, stall_max_ns),
+	NUM(PEER_AUTH_FAILS, AUTH_FAILS, auth_fails),
+	NUM(PEER_RX_AUTH_DROPPED, RX_AUTH_DROPPED, rx_auth_dropped),
 	NUM(PEER_RTT_MIN_NS, RTT_MIN, rtt_min_ns),
 	NUM(PEER_RTT_AVG_NS, RTT_AVG, rtt_avg_ns),
 	NUM(PEER_RTT_MAX_NS, RTT_MAX, rtt_max_ns),
@@ -361,12 +374,15 @@ static void item(FILE *out, const struct txa_peer *p, enum txa_peer_field f,
 		fprintf(out, " %s %llu", label, (unsigned long long)v);
 }
 
-/* "    bfd tx 20000us ... probes tx 120 rx 118 dropped 0 skipped 0" */
+/*
+ * "    bfd tx 20000us ... probes tx 120 rx 118 dropped 0 skipped 0
+ * stalls 0 auth fails 0 dropped 0"
+ */
 static void print_bfd_plain(FILE *out, const struct txa_peer *p)
 {
 	bool first = true;
 
-	if (!has_any(p, TXA_PF_TX_US, TXA_PF_STALL_MAX))
+	if (!has_any(p, TXA_PF_TX_US, TXA_PF_RX_AUTH_DROPPED))
 		return;
 	sep(out, &first);
 	fputs("bfd", out);
@@ -400,6 +416,11 @@ static void print_bfd_plain(FILE *out, const struct txa_peer *p)
 	item(out, p, TXA_PF_STALLS, "stalls", p->stalls);
 	if (txa_peer_has(p, TXA_PF_STALL_MAX) && p->stalls)
 		fprintf(out, " (max %.1fms)", p->stall_max_ns / 1e6);
+	/* connections and control messages that failed the key */
+	if (has_any(p, TXA_PF_AUTH_FAILS, TXA_PF_RX_AUTH_DROPPED))
+		fputs(" auth", out);
+	item(out, p, TXA_PF_AUTH_FAILS, "fails", p->auth_fails);
+	item(out, p, TXA_PF_RX_AUTH_DROPPED, "dropped", p->rx_auth_dropped);
 	end_line(out, first);
 }
 
@@ -545,7 +566,7 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 	if (txa_peer_has(p, TXA_PF_ADMIN_UP))
 		json_kv_str(w, "admin", p->admin_up ? "up" : "down");
 
-	if (has_any(p, TXA_PF_TX_US, TXA_PF_STALL_MAX)) {
+	if (has_any(p, TXA_PF_TX_US, TXA_PF_RX_AUTH_DROPPED)) {
 		json_key(w, "bfd");
 		json_obj_start(w);
 		kv_u64(w, p, TXA_PF_TX_US, "tx_us", p->tx_us);
@@ -562,6 +583,9 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 		kv_u64(w, p, TXA_PF_TX_SKIPPED, "tx_skipped", p->tx_skipped);
 		kv_u64(w, p, TXA_PF_STALLS, "stalls", p->stalls);
 		kv_u64(w, p, TXA_PF_STALL_MAX, "stall_max_ns", p->stall_max_ns);
+		kv_u64(w, p, TXA_PF_AUTH_FAILS, "auth_fails", p->auth_fails);
+		kv_u64(w, p, TXA_PF_RX_AUTH_DROPPED, "rx_auth_dropped",
+		       p->rx_auth_dropped);
 		json_obj_end(w);
 	}
 	if (has_any(p, TXA_PF_RTT_MIN, TXA_PF_RTT_SAMPLES)) {
@@ -739,33 +763,83 @@ static int put_peer(struct nl_msg *msg, const struct txa_peer_args *p)
 	return 0;
 }
 
-static int change(struct txa_nl *nl, const struct txa_args *a, uint8_t cmd)
+/*
+ * Drop our reference to @msg, wiping all of its buffer first: it may
+ * hold a key.  libnl never moves a message (nlmsg_reserve() fails
+ * rather than grow it), so this is the only copy the tool made.
+ */
+static void free_wiped(struct nl_msg *msg)
+{
+	explicit_bzero(nlmsg_hdr(msg), nlmsg_get_max_size(msg));
+	nlmsg_free(msg);
+}
+
+/* @key: the peer key to send (PEER_NEW), or NULL */
+static int change(struct txa_nl *nl, const struct txa_args *a, uint8_t cmd,
+		  const struct txa_key *key)
 {
 	struct nl_msg *msg;
+	int ret;
 
 	msg = txa_nl_msg(nl, cmd, 0);
 	if (!msg)
 		return TXA_EXIT_FAIL;
-	if (put_peer(msg, &a->peer)) {
-		nlmsg_free(msg);
+	if (put_peer(msg, &a->peer) ||
+	    (key && nla_put(msg, TXRDMA_A_PEER_KEY, (int)key->len,
+			    key->bytes) < 0)) {
+		free_wiped(msg);
 		nomem(nl);
 		return TXA_EXIT_FAIL;
 	}
+	/* txa_nl_request() frees the request: keep it to wipe it after */
+	nlmsg_get(msg);
 	/* a warning the module attaches to the ACK is printed by nl.c */
-	if (!txa_nl_request(nl, msg, NULL, NULL))
+	ret = txa_nl_request(nl, msg, NULL, NULL);
+	free_wiped(msg);
+	if (!ret)
 		return TXA_EXIT_OK;
 	report(nl, a);
 	return TXA_EXIT_FAIL;
 }
 
+/*
+ * The key of peer add into @key: TXA_EXIT_OK, or TXA_EXIT_USAGE with the
+ * reason on @err (the parser refuses a missing key first; this keeps
+ * other callers honest).
+ */
+static int load_key(const struct txa_args *a, struct txa_key *key,
+		    FILE *err, const char *what)
+{
+	char why[TXA_KEY_WHY_MAX];
+
+	if (!given(&a->peer, TXA_PARG_KEY) || !a->peer.key_file) {
+		txa_key_wipe(key);
+		fprintf(err, TXA_PROG ": %s\n", TXA_PEER_NEEDS_KEY);
+		return TXA_EXIT_USAGE;
+	}
+	if (txa_key_load(a->peer.key_file, key, why, sizeof(why))) {
+		fprintf(err, TXA_PROG ": %s: %s\n", what, why);
+		return TXA_EXIT_USAGE;
+	}
+	return TXA_EXIT_OK;
+}
+
 int txa_peer_add(struct txa_nl *nl, const struct txa_args *a)
 {
-	return change(nl, a, TXRDMA_CMD_PEER_NEW);
+	struct txa_key key;
+	int ret;
+
+	ret = load_key(a, &key, nl->err, nl->what);
+	if (!ret)
+		ret = change(nl, a, TXRDMA_CMD_PEER_NEW, &key);
+	txa_key_wipe(&key);
+	return ret;
 }
 
 int txa_peer_set(struct txa_nl *nl, const struct txa_args *a)
 {
-	return change(nl, a, TXRDMA_CMD_PEER_SET);
+	/* a key cannot change: the parser refused "key" already */
+	return change(nl, a, TXRDMA_CMD_PEER_SET, NULL);
 }
 
 int txa_peer_del(struct txa_nl *nl, const struct txa_args *a)
@@ -774,11 +848,12 @@ int txa_peer_del(struct txa_nl *nl, const struct txa_args *a)
 
 	/* only the name: nothing else belongs in a delete */
 	del.peer.given = 0;
-	return change(nl, &del, TXRDMA_CMD_PEER_DEL);
+	return change(nl, &del, TXRDMA_CMD_PEER_DEL, NULL);
 }
 
 int txa_cmd_peer(const struct txa_args *a)
 {
+	struct txa_key key = { 0 };
 	const char *what;
 	struct txa_nl nl;
 	int ret;
@@ -799,14 +874,22 @@ int txa_cmd_peer(const struct txa_args *a)
 	default:
 		return TXA_EXIT_USAGE;
 	}
-	if (txa_nl_open(&nl, what))
+	/* a bad key file is reported whether or not the module is loaded */
+	if (a->cmd == TXA_CMD_PEER_ADD) {
+		ret = load_key(a, &key, stderr, what);
+		if (ret)
+			return ret;
+	}
+	if (txa_nl_open(&nl, what)) {
+		txa_key_wipe(&key);
 		return TXA_EXIT_FAIL;
+	}
 	switch (a->cmd) {
 	case TXA_CMD_PEER_SHOW:
 		ret = txa_peer_show(&nl, a, stdout);
 		break;
 	case TXA_CMD_PEER_ADD:
-		ret = txa_peer_add(&nl, a);
+		ret = change(&nl, a, TXRDMA_CMD_PEER_NEW, &key);
 		break;
 	case TXA_CMD_PEER_SET:
 		ret = txa_peer_set(&nl, a);
@@ -816,5 +899,6 @@ int txa_cmd_peer(const struct txa_args *a)
 		break;
 	}
 	txa_nl_close(&nl);
+	txa_key_wipe(&key);
 	return ret;
 }

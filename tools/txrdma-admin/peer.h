@@ -18,8 +18,9 @@
 
 /*
  * Which fields of struct txa_peer the kernel sent: bit (1ULL << field).
- * Printing tests ranges (TX_US..STALL_MAX is the "bfd" group, RTT_MIN..
- * RTT_SAMPLES "rtt", POOL_MIN..POOL_ERRORS "pool"): keep groups together.
+ * Printing tests ranges (TX_US..RX_AUTH_DROPPED is the "bfd" group,
+ * RTT_MIN..RTT_SAMPLES "rtt", POOL_MIN..POOL_ERRORS "pool"): keep groups
+ * together.
  */
 enum txa_peer_field {
 	TXA_PF_NAME,
@@ -48,6 +49,8 @@ enum txa_peer_field {
 	TXA_PF_TX_SKIPPED,
 	TXA_PF_STALLS,
 	TXA_PF_STALL_MAX,
+	TXA_PF_AUTH_FAILS,
+	TXA_PF_RX_AUTH_DROPPED,
 	TXA_PF_RTT_MIN,
 	TXA_PF_RTT_AVG,
 	TXA_PF_RTT_MAX,
@@ -95,6 +98,11 @@ struct txa_peer {
 	uint32_t local_disc, remote_disc;
 	uint64_t tx_pkts, rx_pkts, rx_dropped, tx_skipped;
 	uint64_t stalls, stall_max_ns;	/* our timer ran late */
+	/* connections that did not prove the key; control messages with a
+	 * bad MAC or sequence number (there is no field for the key: the
+	 * module never reports it, and a reply that did is not read)
+	 */
+	uint64_t auth_fails, rx_auth_dropped;
 	uint64_t rtt_min_ns, rtt_avg_ns, rtt_max_ns, rtt_samples;
 	/* QP pool */
 	uint32_t pool_min, pool_max;
@@ -141,7 +149,11 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p);
 void txa_peer_print_diag_plain(FILE *out, const struct txa_peer *p);
 
 struct txa_nl;
-/* The commands on an open socket; output to @out, errors to nl->err. */
+/*
+ * The commands on an open socket; output to @out, errors to nl->err.
+ * txa_peer_add() reads the key of a->peer.key_file just before it
+ * sends and wipes every copy after (TXA_EXIT_USAGE for a key refused).
+ */
 int txa_peer_show(struct txa_nl *nl, const struct txa_args *a, FILE *out);
 int txa_peer_add(struct txa_nl *nl, const struct txa_args *a);
 int txa_peer_set(struct txa_nl *nl, const struct txa_args *a);

@@ -41,9 +41,13 @@ static struct nla_policy limit_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_LIMIT_BW_BURST]	= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_OPS_RATE]	= { .type = NLA_U64 },
 	[TXRDMA_A_LIMIT_OPS_BURST]	= { .type = NLA_U64 },
+	[TXRDMA_A_LIMIT_LISTENERS]	= { .type = NLA_U64 },
 };
 
-/* a LIMITS/USAGE/REFUSED nest into @vals, bit (1 << lim) into *@have */
+/*
+ * A LIMITS/USAGE/REFUSED nest into @vals, bit (1 << lim) into *@have.
+ * By attribute type, whatever the order the module sends them in.
+ */
 static int parse_limits(struct nlattr *nest, uint64_t *vals,
 			unsigned int *have)
 {
@@ -53,7 +57,7 @@ static int parse_limits(struct nlattr *nest, uint64_t *vals,
 	if (nla_parse_nested(tb, TXRDMA_A_MAX, nest, limit_policy) < 0)
 		return -EINVAL;
 	for (i = 0; i < TXA_LIM_NR; i++) {
-		struct nlattr *nla = tb[TXRDMA_A_LIMIT_QPS + i];
+		struct nlattr *nla = tb[txa_limit_attr(i)];
 
 		if (nla) {
 			vals[i] = nla_get_u64(nla);
@@ -203,6 +207,7 @@ void txa_tenant_print_plain(FILE *out, const struct txa_tenant *t)
 	print_resource(out, t, TXA_LIM_QPS, "qps", &first);
 	print_resource(out, t, TXA_LIM_ENDPOINTS, "endpoints", &first);
 	print_resource(out, t, TXA_LIM_PINNED, "pinned", &first);
+	print_resource(out, t, TXA_LIM_LISTENERS, "listeners", &first);
 	if (!first)
 		fputc('\n', out);
 
@@ -231,9 +236,6 @@ static void json_kv_limit(struct json_writer *w, const char *key, uint64_t v)
 
 void txa_tenant_print_json(struct json_writer *w, const struct txa_tenant *t)
 {
-	static const enum txa_limit resources[] = {
-		TXA_LIM_QPS, TXA_LIM_ENDPOINTS, TXA_LIM_PINNED,
-	};
 	char buf[TXA_PRIO_STRLEN];
 	unsigned int i;
 
@@ -258,19 +260,18 @@ void txa_tenant_print_json(struct json_writer *w, const struct txa_tenant *t)
 	if (t->usage_have) {
 		json_key(w, "usage");
 		json_obj_start(w);
-		for (i = 0; i < sizeof(resources) / sizeof(resources[0]); i++)
-			if (has(t->usage_have, resources[i]))
-				json_kv_u64(w, txa_limit_key(resources[i]),
-					    t->usage[resources[i]]);
+		for (i = 0; i < TXA_LIM_NR; i++)
+			if (txa_limit_is_quota(i) && has(t->usage_have, i))
+				json_kv_u64(w, txa_limit_key(i), t->usage[i]);
 		json_obj_end(w);
 	}
 	if (t->refused_have) {
 		json_key(w, "refused");
 		json_obj_start(w);
-		for (i = 0; i < sizeof(resources) / sizeof(resources[0]); i++)
-			if (has(t->refused_have, resources[i]))
-				json_kv_u64(w, txa_limit_key(resources[i]),
-					    t->refused[resources[i]]);
+		for (i = 0; i < TXA_LIM_NR; i++)
+			if (txa_limit_is_quota(i) && has(t->refused_have, i))
+				json_kv_u64(w, txa_limit_key(i),
+					    t->refused[i]);
 		if (has(t->refused_have, TXA_LIM_BW_RATE))
 			json_kv_u64(w, "bw", t->refused[TXA_LIM_BW_RATE]);
 		if (has(t->refused_have, TXA_LIM_OPS_RATE))
@@ -418,7 +419,7 @@ static int put_tenant(struct nl_msg *msg, const struct txa_tenant_args *t)
 		return -1;
 	for (i = 0; i < TXA_LIM_NR; i++)
 		if (has(t->limits_set, i) &&
-		    nla_put_u64(msg, TXRDMA_A_LIMIT_QPS + i, t->limits[i]) < 0)
+		    nla_put_u64(msg, txa_limit_attr(i), t->limits[i]) < 0)
 			return -1;
 	nla_nest_end(msg, nest);
 	return 0;

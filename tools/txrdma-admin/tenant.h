@@ -38,8 +38,8 @@ struct txa_tenant {
 	/* per enum txa_limit; bit (1 << lim) of *_have: the kernel sent it */
 	unsigned int limits_have, usage_have, refused_have;
 	uint64_t limits[TXA_LIM_NR];
-	uint64_t usage[TXA_LIM_NR];	/* qps, endpoints, pinned */
-	uint64_t refused[TXA_LIM_NR];	/* qps, endpoints, pinned; bw/ops rate: throttled */
+	uint64_t usage[TXA_LIM_NR];	/* the quotas: qps .. listeners */
+	uint64_t refused[TXA_LIM_NR];	/* the quotas; bw/ops rate: throttled */
 	struct txa_stats traffic;	/* its endpoints', past and present */
 };
 

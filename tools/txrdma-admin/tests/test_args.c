@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests of the command-line parser (args.c). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include <linux/txrdma.h>
 
 #include "../args.h"
+#include "../key.h"
 
 static char *errbuf;
 static size_t errlen;
@@ -268,11 +272,12 @@ static void test_tenant_add(void)
 	TAP_CHECK(!a.tenant.force);
 
 	TAP_CHECK_INT(parse("tenant add a cgroup /db/a prio bulk qps 10 endpoints unlimited "
-			    "pinned 64M bw 100M:10M ops 1000:100", &a), 0);
+			    "pinned 64M listeners 16 bw 100M:10M ops 1000:100", &a), 0);
 	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_BULK);
 	TAP_CHECK(lim(&a, TXA_LIM_QPS, 10));
 	TAP_CHECK(lim(&a, TXA_LIM_ENDPOINTS, TXRDMA_UNLIMITED));
 	TAP_CHECK(lim(&a, TXA_LIM_PINNED, 64ULL << 20));
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, 16));
 	TAP_CHECK(lim(&a, TXA_LIM_BW_RATE, 100ULL << 20));
 	TAP_CHECK(lim(&a, TXA_LIM_BW_BURST, 10ULL << 20));
 	TAP_CHECK(lim(&a, TXA_LIM_OPS_RATE, 1000));
@@ -289,6 +294,14 @@ static void test_tenant_add(void)
 	TAP_CHECK(!(a.tenant.limits_set & (1U << TXA_LIM_BW_BURST)));
 	TAP_CHECK(lim(&a, TXA_LIM_OPS_RATE, 7));
 	TAP_CHECK(lim(&a, TXA_LIM_QPS, TXRDMA_UNLIMITED));
+	/* "l" is listeners; a count: no suffix, unlimited, 0 */
+	TAP_CHECK_INT(parse("t a x c /x l unl", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, TXRDMA_UNLIMITED));
+	TAP_CHECK_INT(a.tenant.limits_set, 1U << TXA_LIM_LISTENERS);
+	TAP_CHECK_INT(parse("tenant add x cgroup /x listeners 0", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, 0));
+	TAP_CHECK_INT(parse("tenant add x cgroup /x listeners 18446744073709551615", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, UINT64_MAX));
 	/* "p" is prio, the first keyword */
 	TAP_CHECK_INT(parse("tenant add a cgroup /a p normal", &a), 0);
 	TAP_CHECK_INT(a.tenant.prio, TXRDMA_PRIO_NORMAL);
@@ -343,6 +356,19 @@ static void test_tenant_add_errors(void)
 	TAP_CHECK(err_has("\"qps\" given twice"));
 	TAP_CHECK_INT(parse("tenant add a cgroup /a cgroup /b", &a),
 		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a listeners", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"listeners\" needs a value"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a listeners 1K", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("listeners: \"1K\" is not a number or unlimited"));
+	TAP_CHECK_INT(parse("tenant add a cgroup /a listeners -1", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a listeners 18446744073709551616", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK_INT(parse("tenant add a cgroup /a l 1 listeners 2", &a),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("\"listeners\" given twice"));
 }
 
 static void test_tenant_set_del_show(void)
@@ -367,6 +393,15 @@ static void test_tenant_set_del_show(void)
 	TAP_CHECK_INT(parse("tenant set", &a), TXA_EXIT_USAGE);
 	TAP_CHECK(err_has("tenant set: missing tenant name"));
 	TAP_CHECK_INT(parse("tenant set a ops 5:x", &a), TXA_EXIT_USAGE);
+	/* listeners alone, and with another limit */
+	TAP_CHECK_INT(parse("tenant set a listeners 4", &a), 0);
+	TAP_CHECK_INT(a.tenant.limits_set, 1U << TXA_LIM_LISTENERS);
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, 4));
+	TAP_CHECK_INT(parse("t se a li unlimited q 3", &a), 0);
+	TAP_CHECK(lim(&a, TXA_LIM_LISTENERS, TXRDMA_UNLIMITED));
+	TAP_CHECK(lim(&a, TXA_LIM_QPS, 3));
+	TAP_CHECK_INT(parse("tenant set a listeners x", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant set: listeners: \"x\" is not a number or unlimited"));
 
 	TAP_CHECK_INT(parse("tenant del a", &a), 0);
 	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_DEL);
@@ -423,15 +458,16 @@ static void test_peer_add(void)
 {
 	struct txa_args a;
 
-	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2", &a), 0);
+	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2 key /k", &a), 0);
 	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_ADD);
 	TAP_CHECK_STR(a.peer.name, "g1");
-	TAP_CHECK_INT(a.peer.given, 1U << TXA_PARG_ADDR);
+	TAP_CHECK_INT(a.peer.given, (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY));
 	TAP_CHECK(addr_is(&a, 198, 18, 0, 2));	/* network order */
 	TAP_CHECK(a.peer.dev == NULL);
+	TAP_CHECK_STR(a.peer.key_file, "/k");	/* read later, by peer add */
 
 	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2 dev rxe0 pool 2:8 port 7388 "
-			    "tx 20000 rx 30000 mult 4", &a), 0);
+			    "tx 20000 rx 30000 mult 4 key /etc/txrdma/peer.key", &a), 0);
 	TAP_CHECK_STR(a.peer.dev, "rxe0");
 	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MIN) && a.peer.pool_min == 2);
 	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MAX) && a.peer.pool_max == 8);
@@ -440,10 +476,12 @@ static void test_peer_add(void)
 	TAP_CHECK(pgiven(&a, TXA_PARG_RX) && a.peer.rx_us == 30000);
 	TAP_CHECK(pgiven(&a, TXA_PARG_MULT) && a.peer.mult == 4);
 	TAP_CHECK(!pgiven(&a, TXA_PARG_ADMIN_UP));
-	TAP_CHECK_INT(a.peer.given, (1U << TXA_PARG_ADMIN_UP) - 1);
+	TAP_CHECK_INT(a.peer.given, ((1U << TXA_PARG_ADMIN_UP) - 1) |
+		      (1U << TXA_PARG_KEY));
+	TAP_CHECK_STR(a.peer.key_file, "/etc/txrdma/peer.key");
 
 	/* abbreviations: "p" is pool, "por" port; pool MIN alone: no MAX */
-	TAP_CHECK_INT(parse("pe a g2 a 10.0.0.1 d mlx5_0 p 3 por 1 t 1 r 0 m 255", &a), 0);
+	TAP_CHECK_INT(parse("pe a g2 a 10.0.0.1 d mlx5_0 p 3 por 1 t 1 r 0 m 255 key /k", &a), 0);
 	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_ADD);
 	TAP_CHECK(addr_is(&a, 10, 0, 0, 1));
 	TAP_CHECK_STR(a.peer.dev, "mlx5_0");
@@ -454,20 +492,25 @@ static void test_peer_add(void)
 
 	/* the edges of every range */
 	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 port 65535 tx 4294967295 "
-			    "rx 4294967295 mult 1 pool 4294967295:4294967295", &a), 0);
+			    "rx 4294967295 mult 1 pool 4294967295:4294967295 key -", &a), 0);
 	TAP_CHECK(a.peer.port == 65535 && a.peer.mult == 1);
 	TAP_CHECK(a.peer.tx_us == UINT32_MAX && a.peer.rx_us == UINT32_MAX);
+	TAP_CHECK_STR(a.peer.key_file, "-");	/* standard input */
 	TAP_CHECK(a.peer.pool_min == UINT32_MAX && a.peer.pool_max == UINT32_MAX);
-	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 0:0", &a), 0);
+	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 0:0 key /k", &a), 0);
 	TAP_CHECK(a.peer.pool_min == 0 && a.peer.pool_max == 0 &&
 		  pgiven(&a, TXA_PARG_POOL_MAX));
-	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 3:3", &a), 0);
-	TAP_CHECK_INT(parse("peer add g1 addr 255.255.255.255", &a), 0);
+	TAP_CHECK_INT(parse("peer add g1 addr 1.2.3.4 pool 3:3 key /k", &a), 0);
+	TAP_CHECK_INT(parse("peer add g1 addr 255.255.255.255 key /k", &a), 0);
 	TAP_CHECK(addr_is(&a, 255, 255, 255, 255));
 	/* keyword order does not matter; the module judges names */
-	TAP_CHECK_INT(parse("peer add a.b-c_1 mult 2 addr 1.2.3.4", &a), 0);
+	TAP_CHECK_INT(parse("peer add a.b-c_1 mult 2 addr 1.2.3.4 key /k", &a), 0);
 	TAP_CHECK_STR(a.peer.name, "a.b-c_1");
 	TAP_CHECK(addr_is(&a, 1, 2, 3, 4));
+	/* "k" is key, anywhere on the line; a file name is not judged */
+	TAP_CHECK_INT(parse("pe a g1 k ./my.key a 1.2.3.4", &a), 0);
+	TAP_CHECK(pgiven(&a, TXA_PARG_KEY));
+	TAP_CHECK_STR(a.peer.key_file, "./my.key");
 }
 
 /* @line fails with exit 2 and @msg in the message */
@@ -512,6 +555,28 @@ static void test_peer_add_errors(void)
 	check_usage("peer add", "peer add: missing peer name");
 	check_usage("peer add g1", "peer add: missing \"addr IPV4\"");
 	check_usage("peer add g1 pool 1", "peer add: missing \"addr IPV4\"");
+	/* the key is required, said before anything is read or sent */
+	check_usage("peer add g1 addr 1.2.3.4", "peer add needs key FILE");
+	check_usage("peer add g1 addr 1.2.3.4 pool 2:4",
+		    "txrdma-admin: peer add needs key FILE: the hex key both hosts hold");
+	check_usage("peer add g1 addr 1.2.3.4 key",
+		    "peer add: \"key\" needs a value");
+	check_usage("peer add g1 addr 1.2.3.4 key /a key /b",
+		    "peer add: \"key\" given twice");
+	{
+		/* an empty word, as a shell passes "" */
+		char *argv[] = { "txrdma-admin", "peer", "add", "g1", "addr",
+				 "1.2.3.4", "key", "", NULL };
+		FILE *err;
+
+		free(errbuf);
+		errbuf = NULL;
+		err = open_memstream(&errbuf, &errlen);
+		TAP_CHECK_INT(txa_parse_args(8, argv, &a, err), TXA_EXIT_USAGE);
+		fclose(err);
+		TAP_CHECK(err_has("peer add: key: the file name is empty"));
+	}
+	check_usage("peer add g1 key /k", "peer add: missing \"addr IPV4\"");
 	check_usage("peer add g1 addr", "peer add: \"addr\" needs a value");
 	check_usage("peer add g1 addr 1.2.3.4 tx",
 		    "peer add: \"tx\" needs a value");
@@ -530,7 +595,7 @@ static void test_peer_add_errors(void)
 	check_usage("peer add g1 addr 1.2.3.4 dev xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 		    "peer add: dev: invalid device name");
 	/* 31 bytes fit (TXRDMA_PEER_NAME_MAX with the NUL), 32 do not */
-	TAP_CHECK_INT(parse("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4", &a), 0);
+	TAP_CHECK_INT(parse("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4 key /k", &a), 0);
 	check_usage("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4",
 		    "peer add: invalid peer name \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" (1 to 31 bytes)");
 
@@ -635,6 +700,11 @@ static void test_peer_set_del_show(void)
 		    "peer set: \"dev\" cannot be changed");
 	check_usage("peer set g1 port 7000",
 		    "peer set: \"port\" cannot be changed");
+	/* refused here, in the module's words; the file is not read */
+	check_usage("peer set g1 key /nonexistent",
+		    "peer set: \"key\" cannot be changed: delete and add the peer");
+	check_usage("peer set g1 tx 1000 key -",
+		    "peer set: \"key\" cannot be changed");
 	check_usage("peer set g1 state sideways",
 		    "peer set: state: \"sideways\" is not up or down");
 	check_usage("peer set g1 state", "peer set: \"state\" needs a value");
@@ -652,6 +722,7 @@ static void test_peer_set_del_show(void)
 	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_DEL);
 	check_usage("peer del", "peer del: missing peer name");
 	check_usage("peer del g1 force", "peer del: unexpected argument \"force\"");
+	check_usage("peer del g1 key /k", "peer del: unexpected argument \"key\"");
 
 	TAP_CHECK_INT(parse("peer", &a), 0);
 	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_SHOW);
@@ -747,7 +818,11 @@ static void test_usage_text(void)
 	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | peer | ep | monitor }"));
 	TAP_CHECK(strstr(buf, "tenant add NAME cgroup PATH [ LIMITS ]"));
 	TAP_CHECK(strstr(buf, "where  LIMITS :="));
-	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]"));
+	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 key FILE [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]"));
+	TAP_CHECK(strstr(buf, "key FILE: the secret both hosts hold"));
+	TAP_CHECK(strstr(buf, "openssl rand -hex 32 > FILE"));
+	TAP_CHECK(strstr(buf, "[ listeners { N | unlimited } ]"));
+	TAP_CHECK(strstr(buf, "pinned a quarter of RAM, listeners 1024"));
 	TAP_CHECK(strstr(buf, "peer set NAME [ PEER_ATTRS ] [ state { up | down } ]"));
 	TAP_CHECK(strstr(buf, "where  PEER_ATTRS := [ pool MIN[:MAX] ] [ tx USEC ] [ rx USEC ] [ mult N ]"));
 	TAP_CHECK(strstr(buf, "a tenant or a peer needs CAP_NET_ADMIN"));
@@ -769,6 +844,7 @@ static void test_usage_text(void)
 	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin peer [ show [ NAME ] ]\n", 43));
 	TAP_CHECK(strstr(buf, "       txrdma-admin peer del NAME\n"));
 	TAP_CHECK(strstr(buf, "PEER_ATTRS :="));
+	TAP_CHECK(strstr(buf, "mode 600"));
 	TAP_CHECK(!strstr(buf, "LIMITS"));
 	TAP_CHECK(!strstr(buf, "tenant"));
 	free(buf);
@@ -780,8 +856,299 @@ static void test_usage_text(void)
 	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin tenant [ show [ NAME ] ]\n", 45));
 	TAP_CHECK(strstr(buf, "tenant del NAME [ force ]"));
 	TAP_CHECK(strstr(buf, "KiB..TiB"));
+	TAP_CHECK(strstr(buf, "listeners { N | unlimited }"));
+	TAP_CHECK(!strstr(buf, "key FILE"));
 	TAP_CHECK(!strstr(buf, "monitor"));
 	free(buf);
+}
+
+/* ---- peer key files (key.c) ----------------------------------------- */
+
+static char keydir[64];
+
+/* a file in keydir holding @len bytes of @text, mode @mode exactly */
+static const char *key_file(const char *name, const char *text, size_t len,
+			    mode_t mode)
+{
+	static char path[8][128];
+	static unsigned int next;
+	char *p = path[next++ % 8];
+	int fd;
+
+	if (!keydir[0]) {
+		snprintf(keydir, sizeof(keydir), "/tmp/txa-key-XXXXXX");
+		if (!mkdtemp(keydir))
+			keydir[0] = '\0';
+	}
+	snprintf(p, sizeof(path[0]), "%s/%s", keydir, name);
+	unlink(p);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len ||
+	    fchmod(fd, mode))
+		tap_diag("  cannot make %s", p);
+	if (fd >= 0)
+		close(fd);
+	return p;
+}
+
+#define KEY_FILE(name, text, mode) key_file(name, text, sizeof(text) - 1, mode)
+
+static const char hex32[] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+/* the key is 0, 1, 2, ... @len - 1 */
+static bool key_is_ramp(const struct txa_key *k, size_t len)
+{
+	size_t i;
+
+	if (k->len != len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (k->bytes[i] != i)
+			return false;
+	return true;
+}
+
+static bool key_is_wiped(const struct txa_key *k)
+{
+	static const struct txa_key zero;
+
+	return !memcmp(k, &zero, sizeof(zero));
+}
+
+/* load @path; 0/-1 and the reason in why[] */
+static char why[TXA_KEY_WHY_MAX];
+
+static int load(const char *path, struct txa_key *k)
+{
+	why[0] = '\0';
+	return txa_key_load(path, k, why, sizeof(why));
+}
+
+static void test_key_decode(void)
+{
+	static const char spaced[] =
+		" \t\r\n0A0b0C0d0E0f0A0b0C0d0E0f0A0b0C0d\r\n\n ";
+	struct txa_key k;
+	size_t where = 99;
+
+	/* 16, 32, 64 bytes; either case; whitespace around */
+	TAP_CHECK_INT(txa_key_decode(hex32, 32, &k, &where), TXA_KEY_OK);
+	TAP_CHECK(key_is_ramp(&k, 16));
+	TAP_CHECK_INT(txa_key_decode(hex32, 64, &k, &where), TXA_KEY_OK);
+	TAP_CHECK(key_is_ramp(&k, 32));
+	TAP_CHECK_INT(txa_key_decode(spaced, strlen(spaced), &k, &where),
+		      TXA_KEY_OK);
+	TAP_CHECK_INT(k.len, 16);
+	TAP_CHECK(k.bytes[0] == 0x0a && k.bytes[1] == 0x0b && k.bytes[2] == 0x0c &&
+		  k.bytes[15] == 0x0d);
+	TAP_CHECK_INT(txa_key_decode("FFffFFffFFffFFffFFffFFffFFffFFff", 32, &k,
+				     &where), TXA_KEY_OK);
+	TAP_CHECK(k.len == 16 && k.bytes[0] == 0xff && k.bytes[15] == 0xff);
+
+	/* refusals, and where */
+	TAP_CHECK_INT(txa_key_decode("", 0, &k, &where), TXA_KEY_EMPTY);
+	TAP_CHECK_INT(txa_key_decode(" \n\t", 3, &k, &where), TXA_KEY_EMPTY);
+	TAP_CHECK_INT(txa_key_decode("  0x0102", 8, &k, &where), TXA_KEY_NOT_HEX);
+	TAP_CHECK_INT(where, 3);
+	TAP_CHECK_INT(txa_key_decode("0001 0203", 9, &k, &where), TXA_KEY_NOT_HEX);
+	TAP_CHECK_INT(where, 4);	/* inside: not surrounding whitespace */
+	TAP_CHECK_INT(txa_key_decode("00g1", 4, &k, &where), TXA_KEY_NOT_HEX);
+	TAP_CHECK_INT(where, 2);
+	TAP_CHECK_INT(txa_key_decode("00\0" "1", 4, &k, &where), TXA_KEY_NOT_HEX);
+	TAP_CHECK_INT(where, 2);
+	TAP_CHECK_INT(txa_key_decode(hex32, 33, &k, &where), TXA_KEY_ODD);
+	TAP_CHECK_INT(where, 33);
+	TAP_CHECK_INT(txa_key_decode(hex32, 30, &k, &where), TXA_KEY_LENGTH);
+	TAP_CHECK_INT(where, 15);
+	TAP_CHECK(key_is_wiped(&k));	/* nothing left of the last key */
+}
+
+static void test_key_files(void)
+{
+	char long_hex[2 * TXRDMA_PEER_KEY_MAX + 3], big[TXA_KEY_TEXT_MAX + 2];
+	const char *path;
+	struct txa_key k;
+	char want[512];
+
+	/* good: 16, 32 and 64 bytes, upper case, trailing newline */
+	path = key_file("k16", hex32, 32, 0600);
+	TAP_CHECK_INT(load(path, &k), 0);
+	TAP_CHECK(key_is_ramp(&k, 16));
+	TAP_CHECK_STR(why, "");
+	path = KEY_FILE("k32", "000102030405060708090A0B0C0D0E0F"
+			"101112131415161718191A1B1C1D1E1F\n", 0600);
+	TAP_CHECK_INT(load(path, &k), 0);
+	TAP_CHECK(key_is_ramp(&k, 32));
+	snprintf(long_hex, sizeof(long_hex), "%s%s\r\n", hex32, hex32);
+	path = key_file("k64", long_hex, strlen(long_hex), 0400);
+	TAP_CHECK_INT(load(path, &k), 0);
+	TAP_CHECK(k.len == 64 && k.bytes[0] == 0 && k.bytes[32] == 0 &&
+		  k.bytes[63] == 0x1f);
+
+	/* too short, too long, odd, not hex, empty */
+	path = key_file("short", hex32, 30, 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	snprintf(want, sizeof(want),
+		 "key file %s holds 15 bytes: a key is 16 to 64 bytes (32 to 128 hex digits)",
+		 path);
+	TAP_CHECK_STR(why, want);
+	TAP_CHECK(key_is_wiped(&k));
+	snprintf(long_hex, sizeof(long_hex), "%s%s02", hex32, hex32);
+	path = key_file("long", long_hex, strlen(long_hex), 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "holds 65 bytes: a key is 16 to 64 bytes"));
+	path = key_file("odd", hex32, 33, 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	snprintf(want, sizeof(want),
+		 "key file %s has an odd number of hex digits (33): two make a byte",
+		 path);
+	TAP_CHECK_STR(why, want);
+	path = KEY_FILE("nothex", "0001020304050607080g0a0b0c0d0e0f\n", 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	snprintf(want, sizeof(want),
+		 "key file %s is not hex text (byte 20 is not a hex digit): a key is 32 to 128 hex digits, e.g. from: openssl rand -hex 32",
+		 path);
+	TAP_CHECK_STR(why, want);
+	TAP_CHECK(!strstr(why, "0g"));
+	/* a raw binary key: refused, and none of its bytes is shown */
+	path = KEY_FILE("raw", "\x9c\xa7Q\x01\xfe\x80zz\x13\x37\xc0\xde\xba\xbe\xfa\xce", 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	/* exactly this: the path and the position, none of its bytes */
+	snprintf(want, sizeof(want),
+		 "key file %s is not hex text (byte 1 is not a hex digit): a key is 32 to 128 hex digits, e.g. from: openssl rand -hex 32",
+		 path);
+	TAP_CHECK_STR(why, want);
+	TAP_CHECK(!strchr(why, '\x9c') && !strchr(why, '\xfe'));
+	path = KEY_FILE("empty", "", 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	snprintf(want, sizeof(want),
+		 "key file %s is empty: make a key with: openssl rand -hex 32", path);
+	TAP_CHECK_STR(why, want);
+	path = KEY_FILE("blank", " \n\n", 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is empty"));
+	memset(big, ' ', sizeof(big));
+	memcpy(big, hex32, 32);
+	path = key_file("big", big, sizeof(big), 0600);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is too long: a key is 32 to 128 hex digits"));
+	path = key_file("fits", big, TXA_KEY_TEXT_MAX, 0600);
+	TAP_CHECK_INT(load(path, &k), 0);	/* whitespace up to the limit */
+	TAP_CHECK(key_is_ramp(&k, 16));
+
+	/* accessible by group or others: refused unread, like ssh */
+	path = key_file("g-r", hex32, 32, 0640);
+	TAP_CHECK_INT(load(path, &k), -1);
+	snprintf(want, sizeof(want),
+		 "key file %s is accessible by others: chmod 600 %s", path, path);
+	TAP_CHECK_STR(why, want);
+	TAP_CHECK(key_is_wiped(&k));
+	path = key_file("o-r", hex32, 32, 0604);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is accessible by others: chmod 600"));
+	path = key_file("g-w", hex32, 32, 0620);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is accessible by others"));
+	path = key_file("o-x", hex32, 32, 0601);
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is accessible by others"));
+	path = key_file("bad-and-open", "xyz", 3, 0644);	/* mode first */
+	TAP_CHECK_INT(load(path, &k), -1);
+	TAP_CHECK(strstr(why, "is accessible by others"));
+
+	/* missing, a directory */
+	snprintf(want, sizeof(want), "%s/missing", keydir);
+	TAP_CHECK_INT(load(want, &k), -1);
+	TAP_CHECK(strstr(why, "cannot read key file /tmp/txa-key-") &&
+		  strstr(why, "/missing: No such file or directory"));
+	TAP_CHECK_INT(load(keydir, &k), -1);
+	TAP_CHECK(strstr(why, ": Is a directory"));
+	TAP_CHECK(key_is_wiped(&k));
+}
+
+/* txa_key_load("-") with @len bytes of @text on standard input */
+static int load_stdin(const char *text, size_t len, struct txa_key *k)
+{
+	int saved = dup(STDIN_FILENO), fds[2], ret;
+
+	if (saved < 0 || pipe(fds))
+		return -2;
+	if (write(fds[1], text, len) != (ssize_t)len)
+		tap_diag("  short write to the pipe");
+	close(fds[1]);
+	dup2(fds[0], STDIN_FILENO);
+	close(fds[0]);
+	ret = load(TXA_KEY_STDIN, k);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	return ret;
+}
+
+static void test_key_stdin(void)
+{
+	struct txa_key k;
+	int saved, fd, pty;
+
+	TAP_CHECK_INT(load_stdin(hex32, 64, &k), 0);
+	TAP_CHECK(key_is_ramp(&k, 32));
+	TAP_CHECK_INT(load_stdin("000102030405060708090A0B0C0D0E0F\n", 33, &k), 0);
+	TAP_CHECK(key_is_ramp(&k, 16));
+	TAP_CHECK_INT(load_stdin(hex32, 31, &k), -1);
+	TAP_CHECK_STR(why, "the key on standard input has an odd number of hex digits (31): two make a byte");
+	TAP_CHECK_INT(load_stdin("", 0, &k), -1);
+	TAP_CHECK_STR(why, "the key on standard input is empty: make a key with: openssl rand -hex 32");
+	TAP_CHECK_INT(load_stdin(hex32, 16, &k), -1);
+	TAP_CHECK(strstr(why, "the key on standard input holds 8 bytes"));
+	TAP_CHECK_INT(load_stdin("secret passphrase", 17, &k), -1);
+	TAP_CHECK(strstr(why, "is not hex text (byte 1 is not a hex digit)"));
+	TAP_CHECK(!strstr(why, "secret") && !strstr(why, "passphrase"));
+
+	/* a file on standard input: its mode is the shell's business */
+	saved = dup(STDIN_FILENO);
+	fd = open(key_file("stdin", hex32, 32, 0644), O_RDONLY | O_CLOEXEC);
+	TAP_CHECK(saved >= 0 && fd >= 0);
+	dup2(fd, STDIN_FILENO);
+	TAP_CHECK_INT(load(TXA_KEY_STDIN, &k), 0);
+	TAP_CHECK(key_is_ramp(&k, 16));
+	dup2(saved, STDIN_FILENO);
+	close(fd);
+
+	/* a terminal would echo what is typed: refused */
+	pty = posix_openpt(O_RDWR | O_NOCTTY);
+	if (pty < 0 || grantpt(pty) || unlockpt(pty) ||
+	    (fd = open(ptsname(pty), O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		tap_diag("no pseudo-terminal here: terminal case not checked");
+	} else {
+		dup2(fd, STDIN_FILENO);
+		TAP_CHECK_INT(load(TXA_KEY_STDIN, &k), -1);
+		TAP_CHECK(strstr(why, "key -: standard input is a terminal"));
+		dup2(saved, STDIN_FILENO);
+		close(fd);
+	}
+	if (pty >= 0)
+		close(pty);
+	close(saved);
+}
+
+static void key_cleanup(void)
+{
+	static const char *const names[] = {
+		"k16", "k32", "k64", "short", "long", "odd", "nothex", "raw",
+		"empty", "blank", "big", "fits", "g-r", "o-r", "g-w", "o-x",
+		"bad-and-open", "stdin", NULL
+	};
+	char path[128];
+	int i;
+
+	if (!keydir[0])
+		return;
+	for (i = 0; names[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", keydir, names[i]);
+		unlink(path);
+	}
+	if (rmdir(keydir))
+		fprintf(stderr, "test_args: %s left behind\n", keydir);
 }
 
 static const struct tap_test tests[] = {
@@ -804,12 +1171,16 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_ep_show, "args: ep show [id ID] [tenant NAME], usage errors"),
 	TAP_TEST(test_peer_set_del_show, "args: peer set/del/show/help"),
 	TAP_TEST(test_usage_text, "args: help text names tenant, peer, LIMITS and PEER_ATTRS"),
+	TAP_TEST(test_key_decode, "key: hex of 16/32/64 bytes, either case, whitespace; refusals and where"),
+	TAP_TEST(test_key_files, "key: files good and bad (length, odd, not hex, empty, mode, missing), no key bytes in messages"),
+	TAP_TEST(test_key_stdin, "key: \"-\" reads standard input (pipe, file), refuses a terminal"),
 };
 
 int main(void)
 {
 	int ret = TAP_MAIN(tests);
 
+	key_cleanup();
 	free(errbuf);
 	return ret;
 }

@@ -208,6 +208,47 @@ static void test_prio(void)
 	TAP_CHECK(txa_limit_key(TXA_LIM_NR) == NULL);
 }
 
+static void test_limit_attrs(void)
+{
+	static const struct {
+		enum txa_limit lim;
+		int attr;
+		const char *key;
+		bool bytes, quota;
+	} want[] = {
+		{ TXA_LIM_QPS, TXRDMA_A_LIMIT_QPS, "qps", false, true },
+		{ TXA_LIM_ENDPOINTS, TXRDMA_A_LIMIT_ENDPOINTS, "endpoints", false, true },
+		{ TXA_LIM_PINNED, TXRDMA_A_LIMIT_PINNED_BYTES, "pinned_bytes", true, true },
+		{ TXA_LIM_LISTENERS, TXRDMA_A_LIMIT_LISTENERS, "listeners", false, true },
+		{ TXA_LIM_BW_RATE, TXRDMA_A_LIMIT_BW_RATE, "bw_rate", true, false },
+		{ TXA_LIM_BW_BURST, TXRDMA_A_LIMIT_BW_BURST, "bw_burst", true, false },
+		{ TXA_LIM_OPS_RATE, TXRDMA_A_LIMIT_OPS_RATE, "ops_rate", false, false },
+		{ TXA_LIM_OPS_BURST, TXRDMA_A_LIMIT_OPS_BURST, "ops_burst", false, false },
+	};
+	unsigned int i;
+
+	/* every limit once, in the module's order: quotas, then buckets */
+	TAP_CHECK_INT(TAP_ARRAY_SIZE(want), TXA_LIM_NR);
+	for (i = 0; i < TAP_ARRAY_SIZE(want); i++) {
+		TAP_CHECK_INT(want[i].lim, i);
+		TAP_CHECK_INT(txa_limit_attr(want[i].lim), want[i].attr);
+		TAP_CHECK_INT(txa_limit_of_attr(want[i].attr), want[i].lim);
+		TAP_CHECK_STR(txa_limit_key(want[i].lim), want[i].key);
+		TAP_CHECK_INT(txa_limit_is_bytes(want[i].lim), want[i].bytes);
+		TAP_CHECK_INT(txa_limit_is_quota(want[i].lim), want[i].quota);
+	}
+	/* LISTENERS is not next to the others: no arithmetic on them */
+	TAP_CHECK(TXRDMA_A_LIMIT_LISTENERS != TXRDMA_A_LIMIT_QPS + TXA_LIM_LISTENERS);
+	TAP_CHECK_INT(txa_limit_attr(TXA_LIM_NR), 0);
+	TAP_CHECK_INT(txa_limit_of_attr(TXRDMA_A_TENANT_NAME), -1);
+	TAP_CHECK_INT(txa_limit_of_attr(0), -1);
+	/* a listeners limit is a count: no suffix */
+	TAP_CHECK_INT(txa_parse_limit("1024", txa_limit_is_bytes(TXA_LIM_LISTENERS),
+				      &(uint64_t){ 0 }), 0);
+	TAP_CHECK_INT(txa_parse_limit("1K", txa_limit_is_bytes(TXA_LIM_LISTENERS),
+				      &(uint64_t){ 0 }), -1);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_size_suffixes, "limits: sizes with K/M/G/T and KiB..TiB"),
 	TAP_TEST(test_size_rejects, "limits: garbage, sign, overflow refused"),
@@ -216,6 +257,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_format, "limits: largest exact suffix, unlimited"),
 	TAP_TEST(test_round_trip, "limits: format then parse gives the value back"),
 	TAP_TEST(test_prio, "limits: priorities and keys"),
+	TAP_TEST(test_limit_attrs, "limits: attribute of each limit (listeners too), keys, quotas"),
 };
 
 int main(void)

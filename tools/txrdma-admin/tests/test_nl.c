@@ -9,8 +9,12 @@
  * TLVs, capped or with the request echoed).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -19,6 +23,7 @@
 #include "tap.h"
 #include "../dev.h"
 #include "../ep.h"
+#include "../key.h"
 #include "../monitor.h"
 #include "../nl.h"
 #include "../peer.h"
@@ -66,6 +71,7 @@ static struct {
 	bool capped;
 	const struct fdev *devs[2];
 	unsigned int ndevs;
+	struct nl_msg *held;		/* the request itself, with a reference */
 } fake;
 
 /* ---- building kernel messages --------------------------------------- */
@@ -178,6 +184,11 @@ static int fake_send(struct nl_sock *sk, struct nl_msg *msg)
 	free(fake.req);
 	fake.req = malloc(nlh->nlmsg_len);
 	memcpy(fake.req, nlh, nlh->nlmsg_len);
+	/* keep the tool's own buffer alive: was it wiped after sending? */
+	if (!fake.held) {
+		nlmsg_get(msg);
+		fake.held = msg;
+	}
 	fake.handler(fake.req);
 	return (int)nlh->nlmsg_len;
 }
@@ -282,6 +293,24 @@ static void teardown(void)
 	for (i = 0; i < fake.nq; i++)
 		free(fake.q[i]);
 	free(fake.req);
+	if (fake.held)
+		nlmsg_free(fake.held);
+}
+
+/* every byte of the buffer of the request the tool sent is 0 */
+static bool held_wiped(void)
+{
+	const unsigned char *b;
+	size_t i, n;
+
+	if (!fake.held)
+		return false;
+	b = (const unsigned char *)nlmsg_hdr(fake.held);
+	n = nlmsg_get_max_size(fake.held);
+	for (i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
 }
 
 static void cleanup_bufs(void)
@@ -750,56 +779,70 @@ static void test_monitor_loop(void)
 
 #define UNL	TXRDMA_UNLIMITED
 
+/* the order of the kernel's nests (txrdma_tenant.c) */
+static const int limit_attr[8] = {
+	TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
+	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_LISTENERS,
+	TXRDMA_A_LIMIT_BW_RATE, TXRDMA_A_LIMIT_BW_BURST,
+	TXRDMA_A_LIMIT_OPS_RATE, TXRDMA_A_LIMIT_OPS_BURST,
+};
+static const int refused_attr[6] = {
+	TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
+	TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_LISTENERS,
+	TXRDMA_A_LIMIT_BW_RATE, TXRDMA_A_LIMIT_OPS_RATE,
+};
+
 struct ftenant {
 	const char *name;
 	uint32_t id;
 	const char *cgroup;
 	uint8_t prio;
-	uint64_t limits[TXA_LIM_NR];
-	uint64_t usage[3];
-	uint64_t refused[5];	/* qps, endpoints, pinned, bw, ops */
+	bool reversed;		/* each nest in the opposite order */
+	uint64_t limits[8];	/* as limit_attr[] */
+	uint64_t usage[4];	/* qps, endpoints, pinned, listeners */
+	uint64_t refused[6];	/* as refused_attr[] */
 };
 
 static const struct ftenant ten_a = {
-	"a", 1, "/db/a", TXRDMA_PRIO_NORMAL,
-	{ 10, UNL, 64ULL << 20, 100ULL << 20, 10ULL << 20, 1000, 100 },
-	{ 0, 0, 0 }, { 0, 0, 0, 0, 0 },
+	"a", 1, "/db/a", TXRDMA_PRIO_NORMAL, false,
+	{ 10, UNL, 64ULL << 20, 1024, 100ULL << 20, 10ULL << 20, 1000, 100 },
+	{ 0, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0 },
 };
 
+/* the tool reads the nests by attribute type, not by position */
 static const struct ftenant ten_b = {
-	"b", 2, "/db/b \"q\"", TXRDMA_PRIO_BULK,
-	{ UNL, UNL, UNL, UNL, UNL, UNL, UNL },
-	{ 3, 5, 1536 }, { 4, 0, 1, 7, 9 },
+	"b", 2, "/db/b \"q\"", TXRDMA_PRIO_BULK, true,
+	{ UNL, UNL, UNL, UNL, UNL, UNL, UNL, UNL },
+	{ 3, 5, 1536, 2 }, { 4, 0, 1, 6, 7, 9 },
 };
 
 static const struct ftenant *ftenants[2] = { &ten_a, &ten_b };
 
+static void put_nest(struct nl_msg *m, int type, const int *attrs,
+		     const uint64_t *vals, unsigned int n, bool reversed)
+{
+	struct nlattr *nest = nla_nest_start(m, type | NLA_F_NESTED);
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		j = reversed ? n - 1 - i : i;
+		put_u64(m, attrs[j], vals[j]);
+	}
+	nla_nest_end(m, nest);
+}
+
 static void put_tenant_reply(struct nl_msg *m, const struct ftenant *t)
 {
-	static const int refused_attr[5] = {
-		TXRDMA_A_LIMIT_QPS, TXRDMA_A_LIMIT_ENDPOINTS,
-		TXRDMA_A_LIMIT_PINNED_BYTES, TXRDMA_A_LIMIT_BW_RATE,
-		TXRDMA_A_LIMIT_OPS_RATE,
-	};
-	struct nlattr *nest;
-	unsigned int i;
-
 	nla_put_string(m, TXRDMA_A_TENANT_NAME, t->name);
 	nla_put_u32(m, TXRDMA_A_TENANT_ID, t->id);
 	nla_put_string(m, TXRDMA_A_TENANT_CGROUP, t->cgroup);
 	nla_put_u8(m, TXRDMA_A_TENANT_PRIO, t->prio);
-	nest = nla_nest_start(m, TXRDMA_A_TENANT_LIMITS | NLA_F_NESTED);
-	for (i = 0; i < TXA_LIM_NR; i++)
-		put_u64(m, TXRDMA_A_LIMIT_QPS + i, t->limits[i]);
-	nla_nest_end(m, nest);
-	nest = nla_nest_start(m, TXRDMA_A_TENANT_USAGE | NLA_F_NESTED);
-	for (i = 0; i < 3; i++)
-		put_u64(m, TXRDMA_A_LIMIT_QPS + i, t->usage[i]);
-	nla_nest_end(m, nest);
-	nest = nla_nest_start(m, TXRDMA_A_TENANT_REFUSED | NLA_F_NESTED);
-	for (i = 0; i < 5; i++)
-		put_u64(m, refused_attr[i], t->refused[i]);
-	nla_nest_end(m, nest);
+	put_nest(m, TXRDMA_A_TENANT_LIMITS, limit_attr, t->limits, 8,
+		 t->reversed);
+	put_nest(m, TXRDMA_A_TENANT_USAGE, limit_attr, t->usage, 4,
+		 t->reversed);
+	put_nest(m, TXRDMA_A_TENANT_REFUSED, refused_attr, t->refused, 6,
+		 t->reversed);
 }
 
 static void handle_tenant_get(const struct nlmsghdr *req)
@@ -867,25 +910,26 @@ static const struct txa_tenant_args no_tenant_args = { .prio = -1 };
 
 static const char tenant_plain[] =
 "a: id 1 cgroup /db/a prio normal\n"
-"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0\n"
+"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0\n"
 "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
 "b: id 2 cgroup /db/b \"q\" prio bulk\n"
-"    qps 3/unlimited refused 4  endpoints 5/unlimited refused 0  pinned 1536/unlimited refused 1\n"
+"    qps 3/unlimited refused 4  endpoints 5/unlimited refused 0  pinned 1536/unlimited refused 1  listeners 2/unlimited refused 6\n"
 "    bw unlimited throttled 7  ops unlimited throttled 9\n";
 
 static const char tenant_a_json[] =
 "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/db/a\",\"prio\":\"normal\","
-"\"limits\":{\"qps\":10,\"endpoints\":null,\"pinned_bytes\":67108864,\"bw_rate\":104857600,"
-"\"bw_burst\":10485760,\"ops_rate\":1000,\"ops_burst\":100},"
-"\"usage\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0},"
-"\"refused\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0,\"bw\":0,\"ops\":0}}";
+"\"limits\":{\"qps\":10,\"endpoints\":null,\"pinned_bytes\":67108864,\"listeners\":1024,"
+"\"bw_rate\":104857600,\"bw_burst\":10485760,\"ops_rate\":1000,\"ops_burst\":100},"
+"\"usage\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0,\"listeners\":0},"
+"\"refused\":{\"qps\":0,\"endpoints\":0,\"pinned_bytes\":0,\"listeners\":0,\"bw\":0,\"ops\":0}}";
 
+/* in the tool's order, whatever order the nests came in */
 static const char tenant_b_json[] =
 "{\"name\":\"b\",\"id\":2,\"cgroup\":\"/db/b \\\"q\\\"\",\"prio\":\"bulk\","
-"\"limits\":{\"qps\":null,\"endpoints\":null,\"pinned_bytes\":null,\"bw_rate\":null,"
-"\"bw_burst\":null,\"ops_rate\":null,\"ops_burst\":null},"
-"\"usage\":{\"qps\":3,\"endpoints\":5,\"pinned_bytes\":1536},"
-"\"refused\":{\"qps\":4,\"endpoints\":0,\"pinned_bytes\":1,\"bw\":7,\"ops\":9}}";
+"\"limits\":{\"qps\":null,\"endpoints\":null,\"pinned_bytes\":null,\"listeners\":null,"
+"\"bw_rate\":null,\"bw_burst\":null,\"ops_rate\":null,\"ops_burst\":null},"
+"\"usage\":{\"qps\":3,\"endpoints\":5,\"pinned_bytes\":1536,\"listeners\":2},"
+"\"refused\":{\"qps\":4,\"endpoints\":0,\"pinned_bytes\":1,\"listeners\":6,\"bw\":7,\"ops\":9}}";
 
 static void test_tenant_dump(void)
 {
@@ -1013,8 +1057,10 @@ static void test_tenant_add_request(void)
 	struct txa_tenant_args t = {
 		.name = "a", .cgroup = "/db/a", .prio = TXRDMA_PRIO_CRITICAL,
 		.limits_set = (1U << TXA_LIM_QPS) | (1U << TXA_LIM_PINNED) |
+			      (1U << TXA_LIM_LISTENERS) |
 			      (1U << TXA_LIM_BW_RATE) | (1U << TXA_LIM_BW_BURST),
 		.limits = { [TXA_LIM_QPS] = 10, [TXA_LIM_PINNED] = UNL,
+			    [TXA_LIM_LISTENERS] = 64,
 			    [TXA_LIM_BW_RATE] = 1ULL << 20,
 			    [TXA_LIM_BW_BURST] = 4096 },
 	};
@@ -1046,9 +1092,10 @@ static void test_tenant_add_request(void)
 		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_PINNED_BYTES, UNL));
 		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_BW_RATE, 1ULL << 20));
 		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_BW_BURST, 4096));
+		TAP_CHECK(req_limit(lim, TXRDMA_A_LIMIT_LISTENERS, 64));
 		for (i = 0; i <= TXRDMA_A_MAX; i++)
 			n += !!lim[i];
-		TAP_CHECK_INT(n, 4);	/* only what was given */
+		TAP_CHECK_INT(n, 5);	/* only what was given */
 	}
 	teardown();
 	TAP_CHECK_STR(errbuf, "");
@@ -1087,9 +1134,26 @@ static void test_tenant_set_del_request(void)
 		  !nla_parse_nested(lim, TXRDMA_A_MAX,
 				    tb[TXRDMA_A_TENANT_LIMITS], NULL) &&
 		  req_limit(lim, TXRDMA_A_LIMIT_OPS_RATE, 500) &&
-		  !lim[TXRDMA_A_LIMIT_OPS_BURST] && !lim[TXRDMA_A_LIMIT_QPS]);
+		  !lim[TXRDMA_A_LIMIT_OPS_BURST] && !lim[TXRDMA_A_LIMIT_QPS] &&
+		  !lim[TXRDMA_A_LIMIT_LISTENERS]);
 	teardown();
 	cleanup_bufs();
+
+	/* listeners alone: one u64 in the nest, unlimited as ~0 */
+	t.limits_set = 1U << TXA_LIM_LISTENERS;
+	t.limits[TXA_LIM_LISTENERS] = UNL;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SET, "tenant set", &t, false,
+				 false), TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(tb[TXRDMA_A_TENANT_LIMITS] &&
+		  !nla_parse_nested(lim, TXRDMA_A_MAX,
+				    tb[TXRDMA_A_TENANT_LIMITS], NULL) &&
+		  req_limit(lim, TXRDMA_A_LIMIT_LISTENERS, UNL) &&
+		  !lim[TXRDMA_A_LIMIT_OPS_RATE]);
+	teardown();
+	cleanup_bufs();
+	t.limits_set = 1U << TXA_LIM_OPS_RATE;
 
 	t.force = true;
 	t.cgroup = "/ignored";
@@ -1214,6 +1278,19 @@ static void test_tenant_print_sparse(void)
 	fclose(f);
 	TAP_CHECK_STR(buf, "s: prio unknown(9)\n    qps 4\n    bw unlimited burst 3K\n");
 	free(buf);
+
+	/* listeners alone (usage and refusals only, no limit yet) */
+	t.have = TXA_TEN_HAVE_NAME;
+	t.limits_have = 0;
+	t.usage_have = t.refused_have = 1U << TXA_LIM_LISTENERS;
+	t.usage[TXA_LIM_LISTENERS] = 7;
+	t.refused[TXA_LIM_LISTENERS] = 2;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	txa_tenant_print_plain(f, &t);
+	fclose(f);
+	TAP_CHECK_STR(buf, "s:\n    listeners 7/? refused 2\n");
+	free(buf);
 }
 
 /* ---- peers ---------------------------------------------------------- */
@@ -1275,9 +1352,13 @@ static void put_peer_g1(struct nl_msg *m)
 	put_u64(m, TXRDMA_A_PEER_POOL_FAILURES, 0);
 	put_u64(m, TXRDMA_A_PEER_POOL_ERRORS, 0);
 	nla_put_u32(m, TXRDMA_A_PEER_QPS, 3);
+	put_u64(m, TXRDMA_A_PEER_AUTH_FAILS, 3);
+	put_u64(m, TXRDMA_A_PEER_RX_AUTH_DROPPED, 1);
 }
 
-/* g2: held AdminDown, unresolved, some counters only */
+/* g2: held AdminDown, unresolved, some counters only (no auth ones:
+ * a module from before peer keys)
+ */
 static void put_peer_g2(struct nl_msg *m)
 {
 	nla_put_string(m, TXRDMA_A_PEER_NAME, "g2");
@@ -1379,7 +1460,7 @@ static const struct txa_peer_args no_peer_args;
 static const char peer_plain[] =
 "g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
 "    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
-"probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms)\n"
+"probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms) auth fails 3 dropped 1\n"
 "    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 last change 2026-11-30 14:00:00.123\n"
 "    pool min 2 max 8 ready 2 in use 0 connecting 0 closing 0 takes 0 misses 0 failures 0 errors 0 qps 3\n"
 "g2: id 2 addr 10.0.0.9 port 7000 role unknown state admin_down (admin_down: held down by \"ops\") "
@@ -1394,7 +1475,7 @@ static const char peer_g1_json[] =
 "\"diag\":\"none\",\"admin\":\"up\","
 "\"bfd\":{\"tx_us\":20000,\"rx_us\":20000,\"mult\":4,\"neg_tx_us\":20000,\"detect_us\":80000,"
 "\"local_disc\":4660,\"remote_disc\":22136,\"tx_pkts\":120,\"rx_pkts\":118,\"rx_dropped\":0,"
-"\"tx_skipped\":0,\"stalls\":2,\"stall_max_ns\":23400000},"
+"\"tx_skipped\":0,\"stalls\":2,\"stall_max_ns\":23400000,\"auth_fails\":3,\"rx_auth_dropped\":1},"
 "\"rtt\":{\"min_ns\":120000,\"avg_ns\":300000,\"max_ns\":1200000,\"samples\":118},"
 "\"pool\":{\"min\":2,\"max\":8,\"ready\":2,\"in_use\":0,\"connecting\":0,\"closing\":0,"
 "\"takes\":0,\"misses\":0,\"failures\":0,\"errors\":0},"
@@ -1607,6 +1688,7 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(p.last_change_ns == G1_CHANGE_NS);
 	TAP_CHECK(p.pool_min == 2 && p.pool_max == 8 && p.pool_ready == 2);
 	TAP_CHECK_INT(p.qps, 3);
+	TAP_CHECK(p.auth_fails == 3 && p.rx_auth_dropped == 1);
 	TAP_CHECK(p.reason == NULL);
 	/* every field but the event-only ones */
 	TAP_CHECK(p.have == (((1ULL << TXA_PF_NR) - 1) &
@@ -1624,6 +1706,8 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(!txa_peer_has(&p, TXA_PF_DEV) &&
 		  !txa_peer_has(&p, TXA_PF_LOCAL_ADDR) &&
 		  !txa_peer_has(&p, TXA_PF_RTT_MIN) &&
+		  !txa_peer_has(&p, TXA_PF_AUTH_FAILS) &&
+		  !txa_peer_has(&p, TXA_PF_RX_AUTH_DROPPED) &&
 		  txa_peer_has(&p, TXA_PF_RTT_SAMPLES));
 	txa_peer_free(&p);
 	txa_peer_free(&p);	/* twice is harmless */
@@ -1715,6 +1799,20 @@ static void test_peer_print_sparse(void)
 		      "    qps 1\n");
 	free(buf);
 
+	/* the auth counters alone, one of them alone */
+	p.have = PF(NAME) | PF(AUTH_FAILS) | PF(RX_AUTH_DROPPED);
+	p.auth_fails = 18446744073709551615ULL;
+	p.rx_auth_dropped = 0;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s:\n    bfd auth fails 18446744073709551615 dropped 0\n");
+	free(buf);
+	p.have = PF(NAME) | PF(RX_AUTH_DROPPED) | PF(STALLS);
+	p.stalls = 0;
+	p.rx_auth_dropped = 4;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s:\n    bfd stalls 0 auth dropped 4\n");
+	free(buf);
+
 	/* a reason without a diagnostic; an empty reason is no reason */
 	p.have = PF(NAME) | PF(STATE) | PF(REASON) | PF(DIAG);
 	p.state = TXRDMA_PEER_DOWN;
@@ -1745,14 +1843,101 @@ static int count_attrs(struct nlattr **tb)
 
 #define ALL_ADD	((1U << TXA_PARG_ADMIN_UP) - 1)
 
+/* ---- peer keys ------------------------------------------------------ */
+
+/* 32 bytes no other attribute of the tests holds */
+static const uint8_t test_key[32] = {
+	0xc0, 0xff, 0xee, 0x00, 0xde, 0xad, 0xbe, 0xef,
+	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
+	0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78,
+};
+#define TEST_KEY_HEX \
+	"c0ffee00deadbeef0123456789abcdeffedcba98765432100f1e2d3c4b5a6978"
+
+static char keydir[64];
+static char key_path[128], open_key_path[128];
+
+/* @path: @text, mode @mode exactly */
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || fchmod(fd, mode))
+		tap_diag("  cannot make %s", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* key_path: TEST_KEY_HEX, mode 600; open_key_path: the same, mode 644 */
+static void make_keys(void)
+{
+	if (keydir[0])
+		return;
+	snprintf(keydir, sizeof(keydir), "/tmp/txa-nl-XXXXXX");
+	if (!mkdtemp(keydir)) {
+		tap_diag("  mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(key_path, sizeof(key_path), "%s/peer.key", keydir);
+	snprintf(open_key_path, sizeof(open_key_path), "%s/open.key", keydir);
+	write_file(key_path, TEST_KEY_HEX "\n", 0600);
+	write_file(open_key_path, TEST_KEY_HEX "\n", 0644);
+}
+
+static void remove_keys(void)
+{
+	if (!keydir[0])
+		return;
+	unlink(key_path);
+	unlink(open_key_path);
+	rmdir(keydir);
+}
+
+/* no form of test_key in @s: hex either case, raw bytes, a long run */
+static bool no_key_in(const char *s)
+{
+	char upper[sizeof(TEST_KEY_HEX)], half[17];
+	size_t i;
+
+	if (!s)
+		return true;
+	for (i = 0; i < sizeof(upper); i++)
+		upper[i] = (char)toupper((unsigned char)TEST_KEY_HEX[i]);
+	if (strcasestr(s, TEST_KEY_HEX) || strstr(s, upper) ||
+	    memmem(s, strlen(s), test_key, 8) ||
+	    memmem(s, strlen(s), test_key + 16, 8))
+		return false;
+	/* any 16 hex digits of it (a part of the key is a leak too) */
+	for (i = 0; i + 16 <= sizeof(TEST_KEY_HEX) - 1; i += 8) {
+		memcpy(half, TEST_KEY_HEX + i, 16);
+		half[16] = '\0';
+		if (strcasestr(s, half))
+			return false;
+	}
+	return true;
+}
+
+/* the request's key attribute holds exactly @key[0..@len) */
+static bool req_key(struct nlattr **tb, const uint8_t *key, int len)
+{
+	return tb[TXRDMA_A_PEER_KEY] && nla_len(tb[TXRDMA_A_PEER_KEY]) == len &&
+	       !memcmp(nla_data(tb[TXRDMA_A_PEER_KEY]), key, (size_t)len);
+}
+
 static void test_peer_add_request(void)
 {
 	struct txa_peer_args p = {
-		.name = "g1", .given = ALL_ADD, .addr = { 198, 18, 0, 2 },
+		.name = "g1", .given = ALL_ADD | (1U << TXA_PARG_KEY),
+		.addr = { 198, 18, 0, 2 },
 		.dev = "rxe0", .port = 7388, .pool_min = 2, .pool_max = 8,
 		.tx_us = 20000, .rx_us = 30000, .mult = 4,
 	};
 	struct nlattr *tb[TXRDMA_A_MAX + 1];
+
+	make_keys();
+	p.key_file = key_path;
 
 	setup(handle_ack_or_error);
 	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
@@ -1781,20 +1966,166 @@ static void test_peer_add_request(void)
 	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_MULT, 1) &&
 		  nla_get_u8(tb[TXRDMA_A_PEER_MULT]) == 4);
 	TAP_CHECK(!tb[TXRDMA_A_PEER_ADMIN_UP]);
-	TAP_CHECK_INT(count_attrs(tb), 9);
+	/* the key: exactly the bytes the hex in the file stands for */
+	TAP_CHECK(req_key(tb, test_key, 32));
+	TAP_CHECK_INT(count_attrs(tb), 10);
+	/* and the tool's copy of the request was wiped after sending */
+	TAP_CHECK(held_wiped());
 	teardown();
 	TAP_CHECK_STR(outbuf, "");
 	TAP_CHECK_STR(errbuf, "");
 	cleanup_bufs();
 
-	/* only the name and the address */
-	p.given = 1U << TXA_PARG_ADDR;
+	/* only the name, the address and the key */
+	p.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY);
 	setup(handle_ack_or_error);
 	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
 		      TXA_EXIT_OK);
 	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
 	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADDR, 4));
-	TAP_CHECK_INT(count_attrs(tb), 2);
+	TAP_CHECK(req_key(tb, test_key, 32));
+	TAP_CHECK_INT(count_attrs(tb), 3);
+	teardown();
+	cleanup_bufs();
+}
+
+/* peer add ... key - with @text on standard input */
+static int run_add_stdin(struct txa_peer_args *p, const char *text)
+{
+	int saved = dup(STDIN_FILENO), fds[2], ret;
+	size_t len = strlen(text);
+
+	if (saved < 0 || pipe(fds))
+		return -1;
+	if (write(fds[1], text, len) != (ssize_t)len)
+		tap_diag("  short write to the pipe");
+	close(fds[1]);
+	dup2(fds[0], STDIN_FILENO);
+	close(fds[0]);
+	p->key_file = TXA_KEY_STDIN;
+	ret = run_peer(TXA_CMD_PEER_ADD, "peer add", p, false, false);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	return ret;
+}
+
+static void test_peer_add_key(void)
+{
+	static const uint8_t ramp16[16] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	struct txa_peer_args p = {
+		.name = "g1", .addr = { 198, 18, 0, 2 },
+		.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY),
+	};
+	struct nlattr *tb[TXRDMA_A_MAX + 1];
+	char want[512];
+
+	make_keys();
+
+	/* key -: 16 bytes of upper-case hex on standard input */
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_add_stdin(&p, "000102030405060708090A0B0C0D0E0F\n"),
+		      TXA_EXIT_OK);
+	TAP_CHECK(fake.req != NULL);
+	if (fake.req) {
+		TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX,
+					    NULL), 0);
+		TAP_CHECK(req_key(tb, ramp16, 16));
+	}
+	TAP_CHECK(held_wiped());
+	teardown();
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	/* a bad key on standard input: exit 2, nothing sent */
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_add_stdin(&p, TEST_KEY_HEX "0\n"), TXA_EXIT_USAGE);
+	TAP_CHECK(fake.req == NULL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer add: the key on standard input has an odd number of hex digits (65): two make a byte\n");
+	cleanup_bufs();
+
+	/* no key: said before anything is read or sent (exit 2) */
+	p.given = 1U << TXA_PARG_ADDR;
+	p.key_file = NULL;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(fake.req == NULL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer add needs key FILE: the hex key both hosts hold (openssl rand -hex 32 > FILE)\n");
+	TAP_CHECK_STR(outbuf, "");
+	cleanup_bufs();
+
+	/* a key file others may read: refused unread, nothing sent */
+	p.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY);
+	p.key_file = open_key_path;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(fake.req == NULL);
+	teardown();
+	snprintf(want, sizeof(want),
+		 "txrdma-admin: peer add: key file %s is accessible by others: chmod 600 %s\n",
+		 open_key_path, open_key_path);
+	TAP_CHECK_STR(errbuf, want);
+	TAP_CHECK(no_key_in(errbuf));
+	cleanup_bufs();
+
+	/* a missing file */
+	snprintf(want, sizeof(want), "%s/none.key", keydir);
+	p.key_file = want;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_USAGE);
+	TAP_CHECK(fake.req == NULL);
+	teardown();
+	TAP_CHECK(errbuf && !strncmp(errbuf, "txrdma-admin: peer add: cannot read key file /tmp/txa-nl-", 57));
+	TAP_CHECK(errbuf && strstr(errbuf, "/none.key: No such file or directory\n"));
+	cleanup_bufs();
+
+	/* the module refuses (its words, exit 1); the request is wiped too */
+	p.key_file = key_path;
+	setup(handle_ack_or_error);
+	fake.errno_to_send = EINVAL;
+	fake.extack = "a peer needs a key (16-64 bytes) that both hosts hold";
+	fake.capped = true;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_FAIL);
+	TAP_CHECK(held_wiped());
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer add: a peer needs a key (16-64 bytes) that both hosts hold (Invalid argument)\n");
+	cleanup_bufs();
+
+	/* an old kernel that echoes the whole request in its error: the
+	 * tool still prints nothing of it
+	 */
+	setup(handle_ack_or_error);
+	fake.errno_to_send = EEXIST;
+	fake.capped = false;
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_FAIL);
+	teardown();
+	TAP_CHECK_STR(errbuf, "txrdma-admin: peer add: peer \"g1\", or a peer of address 198.18.0.2, exists (File exists)\n");
+	TAP_CHECK(no_key_in(errbuf));
+	cleanup_bufs();
+
+	/* set and del never carry a key, whatever the arguments hold */
+	p.given |= 1U << TXA_PARG_MULT;
+	p.mult = 3;
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SET, "peer set", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_PEER_KEY]);
+	teardown();
+	cleanup_bufs();
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_DEL, "peer del", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(!tb[TXRDMA_A_PEER_KEY] && count_attrs(tb) == 1);
 	teardown();
 	cleanup_bufs();
 }
@@ -1862,10 +2193,12 @@ static void check_peer_error(enum txa_cmd cmd, const char *what, int error,
 {
 	struct txa_peer_args p = {
 		.name = "g1", .addr = { 198, 18, 0, 2 }, .dev = "rxe9",
-		.given = (1U << TXA_PARG_ADDR) |
+		.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY) |
 			 (dev ? 1U << TXA_PARG_DEV : 0),
 	};
 
+	make_keys();
+	p.key_file = key_path;
 	setup(handle_ack_or_error);
 	fake.errno_to_send = error;
 	fake.extack = extack;
@@ -2072,6 +2405,81 @@ static void test_monitor_peer_loop(void)
 	TAP_CHECK_STR(errbuf, "txrdma-admin: monitor: skipped a malformed event\n"
 		      "txrdma-admin: monitor: 3 event(s) lost\n");
 	cleanup_bufs();
+}
+
+/* ---- no key in any output ----------------------------------------- */
+
+/* g1, from a module that (wrongly) sends the key back */
+static void handle_peer_get_with_key(const struct nlmsghdr *req)
+{
+	struct nl_msg *m;
+
+	if (req->nlmsg_flags & NLM_F_DUMP) {
+		m = genl_reply(TXRDMA_CMD_PEER_GET, NLM_F_MULTI);
+		put_peer_g1(m);
+		nla_put(m, TXRDMA_A_PEER_KEY, sizeof(test_key), test_key);
+		queue_append(m, true);
+		queue_done(0);
+		return;
+	}
+	m = genl_reply(TXRDMA_CMD_PEER_GET, 0);
+	nla_put(m, TXRDMA_A_PEER_KEY, sizeof(test_key), test_key);
+	put_peer_g1(m);
+	queue_append(m, true);
+	queue_error(0, NULL, true);
+}
+
+static void test_peer_show_no_key(void)
+{
+	struct txa_peer_args g1 = { .name = "g1" };
+	char *plain, *json, want[4096];
+	struct txa_peer ev;
+	struct nl_msg *m;
+
+	/* plain: exactly what it is without the key */
+	setup(handle_peer_get_with_key);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       false, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "%.*s",
+		 (int)(strstr(peer_plain, "g2:") - peer_plain), peer_plain);
+	TAP_CHECK_STR(outbuf, want);
+	TAP_CHECK(no_key_in(outbuf) && no_key_in(errbuf));
+	cleanup_bufs();
+
+	/* JSON, pretty JSON, a single peer */
+	setup(handle_peer_get_with_key);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &no_peer_args,
+			       true, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "[%s]\n", peer_g1_json);
+	TAP_CHECK_STR(outbuf, want);
+	TAP_CHECK(!strstr(outbuf, "key"));
+	TAP_CHECK(no_key_in(outbuf));
+	cleanup_bufs();
+	setup(handle_peer_get_with_key);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_SHOW, "peer show", &g1, true, true),
+		      TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK(outbuf && strstr(outbuf, "\"auth_fails\": 3"));
+	TAP_CHECK(!strstr(outbuf, "key"));
+	TAP_CHECK(no_key_in(outbuf));
+	cleanup_bufs();
+
+	/* nor in a monitor event that carried one */
+	m = peer_event(3, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put(m, TXRDMA_A_PEER_KEY, sizeof(test_key), test_key);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK(no_key_in(plain) && no_key_in(json));
+	TAP_CHECK(!strstr(json, "key"));
+	free(plain);
+	free(json);
+
+	/* and the helper itself sees a key where there is one */
+	TAP_CHECK(!no_key_in("x " TEST_KEY_HEX));
+	TAP_CHECK(!no_key_in("FEDCBA9876543210"));
+	TAP_CHECK(no_key_in("fedcba98 76543210"));
 }
 
 /* ---- endpoints ------------------------------------------------------ */
@@ -2379,7 +2787,7 @@ static void test_tenant_traffic(void)
 	teardown();
 	TAP_CHECK_STR(outbuf,
 "a: id 1 cgroup /db/a prio normal\n"
-"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0\n"
+"    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0\n"
 "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
 "    traffic tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n");
 	TAP_CHECK_STR(errbuf, "");
@@ -2430,7 +2838,9 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_peer_parse_reply, "peer: a PEER_GET reply with PADs parsed into struct txa_peer"),
 	TAP_TEST(test_peer_names, "peer: state, role and diagnostic names"),
 	TAP_TEST(test_peer_print_sparse, "peer show: partial attributes, diag and reason"),
-	TAP_TEST(test_peer_add_request, "peer add: name, 4-byte addr, dev, u16 port, u32/u8 attrs"),
+	TAP_TEST(test_peer_add_request, "peer add: name, 4-byte addr, dev, u16 port, u32/u8 attrs, key bytes, request wiped"),
+	TAP_TEST(test_peer_add_key, "peer add: key from stdin, refused key files and no key (nothing sent), kernel refusal"),
+	TAP_TEST(test_peer_show_no_key, "peer show/monitor: a key in a reply is never printed (plain, JSON, pretty)"),
 	TAP_TEST(test_peer_set_del_request, "peer set/del: only what was given, admin_up 0/1, del name only"),
 	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, warning ACK"),
 	TAP_TEST(test_peer_event, "monitor: PEER_STATE_NTF parsed, plain and JSON"),
@@ -2443,5 +2853,8 @@ static const struct tap_test tests[] = {
 
 int main(void)
 {
-	return TAP_MAIN(tests);
+	int ret = TAP_MAIN(tests);
+
+	remove_keys();
+	return ret;
 }
