@@ -58,7 +58,7 @@ other=$((1 - g))
 echo "== guest $g: the other guest as a peer: pooled RC QPs, BFD liveness"
 txrdma-admin monitor > "$TXRDMA_OUT/events.txt" &
 # 500 ms detection: two TCG guests busy with messages stall for tens of ms
-txrdma-admin peer add "g$other" addr "$(txrdma_peer_addr "$other")" pool 4:8 \
+txrdma-admin peer add "g$other" addr "$(txrdma_peer_addr "$other")" key "$TXRDMA_PEER_KEY" pool 4:8 \
 	tx 50000 rx 50000 mult 10
 peer_full() {
 	[ "$(txrdma-admin -j peer show "g$other" | jq ".[0] | .state == \"up\" and .pool.ready >= 4")" = true ]

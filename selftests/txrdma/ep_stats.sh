@@ -5,7 +5,8 @@
 # and the TRAFFIC nest of TXRDMA_CMD_TENANT_GET), on a host where no
 # process holds an endpoint: "ep show" is empty in every form, an unknown
 # endpoint is refused with a readable reason, a fresh tenant's traffic
-# has every counter at 0, and unprivileged users may read all of it.
+# has every counter at 0, and unprivileged users read their own
+# tenant's, not another's.
 # The checks of endpoints that carry traffic build on ep_keys_ok and
 # traffic_keys_ok below.
 #
@@ -163,7 +164,7 @@ diag "plain: $(tr '\n' '|' <<<"$plain")"
 check "tenant show: a traffic line" grep -qx "    traffic tx 0 msgs 0 bytes  rx 0 msgs 0 bytes  rw 0 ops 0 bytes  credit stalls 0 updates 0  slot stalls 0  throttled 0  errors crc 0 seq 0 proto 0 qp 0 sqe 0" <<<"$plain"
 check "tenant show: four lines" test "$(wc -l <<<"$plain")" -eq 4
 
-# ---- unprivileged -----------------------------------------------------
+# ---- unprivileged: only one's own tenant --------------------------------
 run "${NOBODY[@]}" "$ADMIN" -j ep show
 check "unprivileged ep show: exit 0" test "$rc" -eq 0
 check "unprivileged ep show: []" test "$out" = "[]"
@@ -171,8 +172,12 @@ run "${NOBODY[@]}" "$ADMIN" ep show id 99999
 check "unprivileged ep show id 99999: not found, not refused" \
 	test "$rc" -eq 1 -a -n "$(grep "No such file" <<<"$err")"
 run "${NOBODY[@]}" "$ADMIN" -j tenant show "$TENANT"
-check "unprivileged tenant show: the traffic too" traffic_keys_ok \
-	<<<"$(jq -c '.[0]' <<<"$out")"
+check "unprivileged tenant show outside the tenant: no such tenant" \
+	test "$rc" -eq 1 -a -n "$(grep -i "no such tenant" <<<"$err")"
+run sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh \
+	"$CGROOT/$CGDIR" "${NOBODY[@]}" "$ADMIN" -j tenant show "$TENANT"
+check "unprivileged tenant show in its cgroup: the traffic too" \
+	traffic_keys_ok <<<"$(jq -c '.[0]' <<<"$out")"
 
 run "$ADMIN" tenant del "$TENANT"
 check "tenant del: exit 0" test "$rc" -eq 0

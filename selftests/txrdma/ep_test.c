@@ -244,7 +244,8 @@ static int rdma_qps(struct qplist *l)
 
 	l->n = 0;
 	if (sh(buf, sizeof(buf),
-	       "rdma -j res show qp | jq -r '.[] | select(.comm == \"rdma_cm\")"
+	       "rdma -j res show qp | jq -r '.[] | select(.comm == \"rdma_cm\""
+	       " or ((.comm | test(\"txrdma\")) and .lqpn != .rqpn))"
 	       " | \"\\(.lqpn) \\(.state)\"'"))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line && l->n < 512;
@@ -610,13 +611,22 @@ FIXTURE_TEARDOWN(ep)
 	__fd; \
 })
 
+/* The cluster's peer key file (guest-init.sh installs it). */
+static const char *peer_key(void)
+{
+	const char *k = getenv("TXRDMA_PEER_KEY");
+
+	return k && *k ? k : "/run/txrdma-peer.key";
+}
+
 /* Add the self peer with pool MIN:MAX and wait until it is up and full. */
 #define PEER_UP(min, max) do { \
 	struct psnap __p; \
 	char __out[512]; \
 	ASSERT_EQ(0, sh(__out, sizeof(__out), "%s peer add " PEER \
-			" addr %s pool %u:%u %s 2>&1", admin(), self->addr, \
-			(unsigned int)(min), (unsigned int)(max), bfd_args())) \
+			" addr %s key %s pool %u:%u %s 2>&1", admin(), \
+			self->addr, peer_key(), (unsigned int)(min), \
+			(unsigned int)(max), bfd_args())) \
 		TH_LOG("peer add: %s", __out); \
 	ASSERT_TRUE(peer_wait(PEER, min, 0, 60, &__p)) \
 		TH_LOG("peer not up with %u ready QPs in 60 s: %s", \

@@ -57,7 +57,10 @@ pool_idle() {
 }
 
 rdma_cm_qps() {
-	rdma -j res show qp | jq '[.[] | select(.comm == "rdma_cm")] | length'
+	# what txrdma initiated (rdma_cm's) and accepted (its own, not the
+	# registration QP, which is connected to itself)
+	rdma -j res show qp |
+		jq '[.[] | select((.comm == "rdma_cm" or ((.comm | test("txrdma")) and .lqpn != .rqpn)))] | length'
 }
 
 no_qps() {
@@ -65,9 +68,33 @@ no_qps() {
 }
 
 addr=$(txrdma_peer_addr "$p")
+
+# A peer with the wrong key never comes up: its connections are refused
+# (the acceptor, the higher address, counts them), nothing is pooled.
+wrong=$(mktemp)
+chmod 600 "$wrong"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$wrong"
+check "$g: peer add $peer with a wrong key" \
+	"$ADMIN" peer add "$peer" addr "$addr" key "$wrong" pool 2:2
+ever_up=0
+for _ in $(seq 40); do
+	[ "$(pshow "$peer" .state)" = up ] && ever_up=1
+	txrdma_nap 0.2
+done
+diag "$g: wrong key: $(pshow "$peer" '"state \(.state) qps \(.qps) auth_fails \(.bfd.auth_fails)"')"
+check "$g: wrong key: never up in 8 s" test "$ever_up" = 0
+check "$g: wrong key: no QP pooled" test "$(pshow "$peer" .pool.ready)" = 0
+# guest g has address .(g+1) on the link: the higher one accepts
+if [ "$me" -gt "$p" ]; then
+	check "$g: wrong key: the acceptor refused and counted them" \
+		test "$(pshow "$peer" .bfd.auth_fails)" -gt 0
+fi
+"$ADMIN" peer del "$peer"
+rm -f "$wrong"
+
 # shellcheck disable=SC2086 # BFD is split into words on purpose
 check "$g: peer add $peer ($addr) pool $POOL $BFD" \
-	"$ADMIN" peer add "$peer" addr "$addr" pool "$POOL" $BFD
+	"$ADMIN" peer add "$peer" addr "$addr" key "$TXRDMA_PEER_KEY" pool "$POOL" $BFD
 check "$g: $peer up with ready QPs" txrdma_wait_until 120 peer_ready "$peer"
 "$ADMIN" peer show "$peer" | sed 's/^/# /'
 downs0=$(pshow "$peer" .downs)

@@ -26,7 +26,7 @@ p=$2
 peer=g$p
 addr=$(txrdma_peer_addr "$p")
 check "peer add $peer ($addr) tx 20000 rx 20000 mult 10" \
-	"$ADMIN" peer add "$peer" addr "$addr" pool 2:4 tx 20000 rx 20000 mult 10
+	"$ADMIN" peer add "$peer" addr "$addr" key "$TXRDMA_PEER_KEY" pool 2:4 tx 20000 rx 20000 mult 10
 mkdir -p /sys/fs/cgroup/txrdma-kill
 echo $$ > /sys/fs/cgroup/txrdma-kill/cgroup.procs
 check "tenant add kill-t" "$ADMIN" tenant add kill-t cgroup /txrdma-kill

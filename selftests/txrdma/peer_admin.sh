@@ -151,11 +151,13 @@ peers_cfg() {
 }
 
 # QPs and cm_ids as the RDMA core lists them.  rdma_cm creates the QPs of
-# txrdma's connections, so they show comm "rdma_cm"; txrdma's own
-# registration QP ("txrdma") and the GSI QP ("ib_core") are not peers'.
-cm_qps() {	# [STATE]: rdma_cm QPs, all or in STATE
+# the connections txrdma initiates (comm "rdma_cm"); those it accepts are
+# its own ("txrdma": they allow no remote access until the initiator
+# proves the key), as is its registration QP, which is connected to
+# itself (lqpn == rqpn); the GSI QP ("ib_core") is not a peer's.
+cm_qps() {	# [STATE]: peers' QPs, all or in STATE
 	rdma -j res show qp | jq --arg s "${1:-}" \
-		'[.[] | select(.comm == "rdma_cm" and ($s == "" or .state == $s))] | length'
+		'[.[] | select((.comm == "rdma_cm" or ((.comm | test("txrdma")) and .lqpn != .rqpn)) and ($s == "" or .state == $s))] | length'
 }
 cm_ids() {	# txrdma's cm_ids other than listeners
 	rdma -j res show cm_id | jq '[.[] | select(.comm == "txrdma" and .state != "LISTEN")] | length'
@@ -330,7 +332,7 @@ done
 check "monitor subscribed (saw a dev_set event)" test $subscribed -eq 0
 
 t0=$EPOCHREALTIME
-run "$ADMIN" peer add self addr "$ME" pool 2:4
+run "$ADMIN" peer add self addr "$ME" key "$TXRDMA_PEER_KEY" pool 2:4
 check "add self ($ME) pool 2:4: exit 0" test "$rc" -eq 0
 check "add self: quiet" test -z "$err"
 txrdma_wait_until $UP_S peer_is self \
@@ -486,7 +488,7 @@ expect_refused() {
 	check "$what: says why" grep -qiE -- "$want" <<<"$err"
 	check "$what: nothing changed" test "$before" = "$after"
 }
-A=("$ADMIN" peer add pa-bad)
+A=("$ADMIN" peer add pa-bad key "$TXRDMA_PEER_KEY")
 self_downs=$(peer self | jq .downs)
 
 if ip route get 203.0.113.7 >/dev/null 2>&1; then
@@ -524,7 +526,7 @@ expect_refused "mult 0" 2 "not a detect multiplier" "${A[@]}" addr "$OTHER" mult
 expect_refused "mult 51" 1 "detect multiplier above 50" "${A[@]}" addr "$OTHER" mult 51
 expect_refused "mult 256" 2 "not a detect multiplier" "${A[@]}" addr "$OTHER" mult 256
 expect_refused "duplicate name" 1 "a peer of that name exists" \
-	"$ADMIN" peer add self addr "$OTHER"
+	"$ADMIN" peer add self addr "$OTHER" key "$TXRDMA_PEER_KEY"
 expect_refused "duplicate address" 1 "another peer has that address" \
 	"${A[@]}" addr "$ME"
 expect_refused "pool 5:2" 2 "MIN 5 is above MAX 2" "${A[@]}" addr "$OTHER" pool 5:2
@@ -532,12 +534,25 @@ expect_refused "pool 5:2" 2 "MIN 5 is above MAX 2" "${A[@]}" addr "$OTHER" pool 
 expect_refused "pool 0:0" 1 "pool max must be at least 1" "${A[@]}" addr "$OTHER" pool 0:0
 expect_refused "pool 2000" 1 "pool max is at most 1024" "${A[@]}" addr "$OTHER" pool 2000
 expect_refused "pool 1:1025" 1 "pool max is at most 1024" "${A[@]}" addr "$OTHER" pool 1:1025
-expect_refused "name with /" 1 "peer names are 1-31 of" "$ADMIN" peer add pa/x addr "$OTHER"
-expect_refused "name with a space" 1 "peer names are 1-31 of" "$ADMIN" peer add "pa x" addr "$OTHER"
+expect_refused "name with /" 1 "peer names are 1-31 of" "$ADMIN" peer add pa/x addr "$OTHER" key "$TXRDMA_PEER_KEY"
+expect_refused "name with a space" 1 "peer names are 1-31 of" "$ADMIN" peer add "pa x" addr "$OTHER" key "$TXRDMA_PEER_KEY"
 expect_refused "32-character name" 2 "invalid peer name" \
-	"$ADMIN" peer add "pa-$(printf 'x%.0s' $(seq 29))" addr "$OTHER"
-expect_refused "empty name" 2 "invalid peer name" "$ADMIN" peer add "" addr "$OTHER"
-expect_refused "add without addr" 2 "addr" "$ADMIN" peer add pa-bad
+	"$ADMIN" peer add "pa-$(printf 'x%.0s' $(seq 29))" addr "$OTHER" key "$TXRDMA_PEER_KEY"
+expect_refused "empty name" 2 "invalid peer name" "$ADMIN" peer add "" addr "$OTHER" key "$TXRDMA_PEER_KEY"
+expect_refused "add without addr" 2 "addr" "$ADMIN" peer add pa-bad key "$TXRDMA_PEER_KEY"
+# a peer is who holds the key: none, a short one or a readable one is refused
+expect_refused "add without a key" 2 "needs key" "$ADMIN" peer add pa-bad addr "$OTHER"
+printf '%s\n' 00112233445566778899aabbccddee > "$TMP/short.key"
+chmod 600 "$TMP/short.key"
+expect_refused "15-byte key" 2 "key" \
+	"$ADMIN" peer add pa-bad addr "$OTHER" key "$TMP/short.key"
+cp "$TXRDMA_PEER_KEY" "$TMP/open.key" && chmod 644 "$TMP/open.key"
+expect_refused "key file readable by others" 2 "accessible by others" \
+	"$ADMIN" peer add pa-bad addr "$OTHER" key "$TMP/open.key"
+expect_refused "set key" 2 "cannot be changed" \
+	"$ADMIN" peer set self key "$TXRDMA_PEER_KEY"
+check "peer show never shows key material" \
+	eval '! "$ADMIN" -j peer show self | grep -qi -- "$(tr -d "\n" < "$TXRDMA_PEER_KEY" | cut -c1-16)"'
 expect_refused "set tx 0" 1 "tx interval below 1 ms" "$ADMIN" peer set self tx 0
 expect_refused "set rx 60000001" 1 "rx interval above 60 s" "$ADMIN" peer set self rx 60000001
 expect_refused "set mult 51" 1 "detect multiplier above 50" "$ADMIN" peer set self mult 51
@@ -557,7 +572,7 @@ check "unprivileged show: the same peers" test "$(cfg_of <<<"$out")" = "$(peers_
 out=$("${NOBODY[@]}" "$ADMIN" -j peer show self); rc=$?
 check "unprivileged show self: exit 0, state up" eval '[ $rc -eq 0 ] && jqe ".[0].state == \"up\"" <<<"$out"'
 expect_refused "unprivileged add" 1 "not permitted" \
-	"${NOBODY[@]}" "$ADMIN" peer add pa-nobody addr "$OTHER"
+	"${NOBODY[@]}" "$ADMIN" peer add pa-nobody addr "$OTHER" key "$TXRDMA_PEER_KEY"
 expect_refused "unprivileged set" 1 "not permitted" \
 	"${NOBODY[@]}" "$ADMIN" peer set self tx 50000
 expect_refused "unprivileged set state down" 1 "not permitted" \
@@ -578,14 +593,14 @@ if [ "${TXRDMA_PEER_FILL:-0}" = 1 ]; then
 	t0=$EPOCHREALTIME
 	fail=0
 	for ((i = 1; i < 1024; i++)); do
-		"$ADMIN" peer add "pa-f$i" addr "$(int2ip $((base + i)))" \
+		"$ADMIN" peer add "pa-f$i" addr "$(int2ip $((base + i)))" key "$TXRDMA_PEER_KEY" \
 			tx 1000000 rx 1000000 2>/dev/null || fail=$((fail + 1))
 	done
 	diag "1023 more peers added in $(since "$t0")s, $fail failures"
 	check "1024 peers fit" eval '[ $fail -eq 0 ] && [ "$("$ADMIN" -j peer show | jq length)" -eq 1024 ]'
 	LAST_CFG=
 	expect_refused "peer 1025" 1 "too many peers" \
-		"$ADMIN" peer add pa-full addr "$(int2ip $((base + 1500)))"
+		"$ADMIN" peer add pa-full addr "$(int2ip $((base + 1500)))" key "$TXRDMA_PEER_KEY"
 	t0=$EPOCHREALTIME
 	fail=0
 	for ((i = 1; i < 1024; i++)); do
@@ -659,7 +674,7 @@ else
 	txrdma_wait_cm_listen 7400 10
 	check "txrdma listens on 7400 only (rdma res: $(listeners))" test "$(listeners)" = 7400
 	check "rping still listens on 7399" txrdma_wait_cm_listen 7399 1
-	run "$ADMIN" peer add self2 addr "$ME" pool 1:1
+	run "$ADMIN" peer add self2 addr "$ME" key "$TXRDMA_PEER_KEY" pool 1:1
 	check "self peer on port 7400: add exit 0" test "$rc" -eq 0
 	txrdma_wait_until $UP_S peer_is self2 '.state == "up" and .pool.ready == 1'
 	check "self peer on port 7400: port 7400 and up" peer_is self2 '.port == 7400 and .state == "up"'
@@ -692,7 +707,7 @@ diag "before $CYCLES cycles: rdma_cm QPs $qp0, txrdma cm_ids $id0 + listener $li
 cycles() {
 	local i fail=0 t0=$EPOCHREALTIME
 	for ((i = 1; i <= CYCLES; i++)); do
-		"$ADMIN" peer add p addr "$ME" 2>>"$TMP/cycles.err" || fail=$((fail + 1))
+		"$ADMIN" peer add p addr "$ME" key "$TXRDMA_PEER_KEY" 2>>"$TMP/cycles.err" || fail=$((fail + 1))
 		"$ADMIN" peer del p 2>>"$TMP/cycles.err" || fail=$((fail + 1))
 		echo "$i" > "$TMP/cycles.at"
 	done

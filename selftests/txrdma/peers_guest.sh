@@ -48,7 +48,7 @@ monpid=$!
 # the monitor is subscribed once it prints our own first event
 for p in $others; do
 	check "$g: peer add g$p ($(peer_addr "$p"))" \
-		"$ADMIN" peer add "g$p" addr "$(peer_addr "$p")" \
+		"$ADMIN" peer add "g$p" addr "$(peer_addr "$p")" key "$TXRDMA_PEER_KEY" \
 		pool "$POOL_MIN:$POOL_MAX"
 done
 txrdma_signal "$g-added"
@@ -72,10 +72,12 @@ for p in $others; do
 		test "$(pshow "g$p" .local_addr)" = "$mine"
 done
 
-# txrdma's QPs (created through rdma_cm) in RTS, against peer show:
-# each peer holds its pooled QPs plus its control QP
+# txrdma's QPs in RTS, against peer show: each peer holds its pooled QPs
+# plus its control QP (those it initiated are rdma_cm's, those it
+# accepted its own; its registration QP is connected to itself)
 rdma_qps() {
-	rdma -j res show qp | jq '[.[] | select(.comm == "rdma_cm" and
+	rdma -j res show qp | jq '[.[] | select((.comm == "rdma_cm" or
+		((.comm | test("txrdma")) and .lqpn != .rqpn)) and
 		.state == "RTS")] | length'
 }
 peer_qps() {

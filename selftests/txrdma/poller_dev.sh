@@ -93,7 +93,7 @@ check "plain dev show: poller line" \
 mkdir -p "$CG" && echo $$ > "$CG/cgroup.procs" &&
 	"$ADMIN" tenant add "$TENANT" cgroup "/$CG_NAME" >/dev/null
 check "tenant $TENANT" test $? -eq 0
-"$ADMIN" peer add pself addr "$ME" pool 2:4 tx 50000 rx 50000 mult 10
+"$ADMIN" peer add pself addr "$ME" key "$TXRDMA_PEER_KEY" pool 2:4 tx 50000 rx 50000 mult 10
 peer_ready() {
 	"$ADMIN" -j peer show pself 2>/dev/null |
 		jq -e '.[0] | .state == "up" and .pool.ready >= 2' >/dev/null

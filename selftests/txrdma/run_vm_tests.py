@@ -12,7 +12,8 @@ Suites:
             region_stress (twice) and region_test; and the device's
             poller moved between CPUs while it serves a pair
             (poller_dev.sh)
-  msg     - 2 guests add each other as peers; guest 1 serves and guest 0
+  msg     - 2 guests (2 vCPUs each) add each other as peers, first with
+            a wrong key (never Up); guest 1 serves and guest 0
             connects endpoint pairs and SENDs (msg_guest.sh, msg_test):
             100,000 messages checked byte by byte with 20,000 the other
             way, a slow receiver, bad input, a close while connected
@@ -120,7 +121,10 @@ def suite_msg(args):
         env += "TXRDMA_MSG_SEED=%d " % args.msg_seed
     cmds = [env + "selftests/txrdma/msg_guest.sh client 1",
             env + "selftests/txrdma/msg_guest.sh server 0"]
-    with txrdmavm.Cluster(2, cmds, timeout=args.timeout) as c:
+    # 2 vCPUs each: completions, the poller and the processes really
+    # run in parallel (a CQ use-after-free in pair teardown only ever
+    # showed with 2)
+    with txrdmavm.Cluster(2, cmds, timeout=args.timeout, smp=2) as c:
         c.start()
         results = c.wait()
     return report("msg", results)

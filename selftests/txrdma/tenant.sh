@@ -94,13 +94,14 @@ check "show tta: name" jqe '.name == "tta"' <<<"$a"
 check "show tta: id is a positive number" jqe '(.id | type) == "number" and .id > 0' <<<"$a"
 check "show tta: cgroup" jqe --arg c "/$CGDIR/a" '.cgroup == $c' <<<"$a"
 check "show tta: prio critical" jqe '.prio == "critical"' <<<"$a"
-check "show tta: every limit as given" jqe '.limits == {"qps":10,"endpoints":20,
-	"pinned_bytes":67108864,"bw_rate":104857600,"bw_burst":10485760,
-	"ops_rate":1000,"ops_burst":100}' <<<"$a"
+check "show tta: every limit as given, listeners by default 1024" \
+	jqe '.limits == {"qps":10,"endpoints":20,
+	"pinned_bytes":67108864,"listeners":1024,"bw_rate":104857600,
+	"bw_burst":10485760,"ops_rate":1000,"ops_burst":100}' <<<"$a"
 check "fresh tenant: usage is 0" \
-	jqe '.usage == {"qps":0,"endpoints":0,"pinned_bytes":0}' <<<"$a"
+	jqe '.usage == {"qps":0,"endpoints":0,"pinned_bytes":0,"listeners":0}' <<<"$a"
 check "fresh tenant: refused and throttled are 0" \
-	jqe '.refused == {"qps":0,"endpoints":0,"pinned_bytes":0,"bw":0,"ops":0}' <<<"$a"
+	jqe '.refused == {"qps":0,"endpoints":0,"pinned_bytes":0,"listeners":0,"bw":0,"ops":0}' <<<"$a"
 check "dump lists tta once" \
 	jqe 'map(select(.name == "tta")) | length == 1' <<<"$("$ADMIN" -j tenant show)"
 plain=$("$ADMIN" tenant show tta)
@@ -108,7 +109,7 @@ diag "plain: $(tr '\n' '|' <<<"$plain")"
 check "plain show: header line" \
 	grep -qx "tta: id [0-9]* cgroup /$CGDIR/a prio critical" <<<"$plain"
 check "plain show: quotas with suffixes" \
-	grep -qx "    qps 0/10 refused 0  endpoints 0/20 refused 0  pinned 0/64M refused 0" <<<"$plain"
+	grep -qx "    qps 0/10 refused 0  endpoints 0/20 refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0" <<<"$plain"
 check "plain show: buckets" \
 	grep -qx "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0" <<<"$plain"
 
@@ -117,10 +118,20 @@ check "add with defaults: exit 0" test "$rc" -eq 0
 b=$(tenant ttb)
 diag "ttb: $b"
 check "defaults: prio normal" jqe '.prio == "normal"' <<<"$b"
-check "defaults: all seven limits unlimited (null)" \
-	jqe '.limits | length == 7 and all(.[]; . == null)' <<<"$b"
+# safe defaults: pinned memory a quarter of RAM (in 2 MiB), 1024
+# listeners; the rest unlimited
+ram_quarter=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024 / 4 ))
+ram_quarter=$(( ram_quarter / (2 << 20) * (2 << 20) ))
+diag "a quarter of RAM, in 2 MiB: $ram_quarter"
+check "defaults: pinned is a quarter of RAM, not unlimited" \
+	jqe --argjson q "$ram_quarter" '.limits.pinned_bytes == $q' <<<"$b"
+check "defaults: 1024 listeners" jqe '.limits.listeners == 1024' <<<"$b"
+check "defaults: the other six limits unlimited (null)" \
+	jqe '.limits | length == 8 and
+	     ([.qps, .endpoints, .bw_rate, .bw_burst, .ops_rate, .ops_burst] |
+	      all(.[]; . == null))' <<<"$b"
 check "defaults: usage and refused 0" \
-	jqe '(.usage | all(.[]; . == 0)) and (.refused | length == 5 and all(.[]; . == 0))' <<<"$b"
+	jqe '(.usage | all(.[]; . == 0)) and (.refused | length == 6 and all(.[]; . == 0))' <<<"$b"
 check "two tenants, two ids" \
 	test "$(jq .id <<<"$a")" != "$(jq .id <<<"$b")"
 
@@ -170,6 +181,8 @@ set_expect() {
 set_expect "qps" '.limits.qps = 5' qps 5
 set_expect "endpoints unlimited" '.limits.endpoints = null' endpoints unlimited
 set_expect "pinned" '.limits.pinned_bytes = 1073741824' pinned 1G
+set_expect "listeners" '.limits.listeners = 3' listeners 3
+set_expect "listeners unlimited" '.limits.listeners = null' listeners unlimited
 set_expect "ops rate and burst" '.limits.ops_rate = 2000 | .limits.ops_burst = 200' ops 2000:200
 set_expect "bw unlimited" '.limits.bw_rate = null | .limits.bw_burst = null' bw unlimited
 set_expect "bw back to a rate" '.limits.bw_rate = 1048576 | .limits.bw_burst = 65536' bw 1M:64K
@@ -187,13 +200,33 @@ expect_refused "set ops burst 0" "rate|burst" "$ADMIN" tenant set tta ops 5:0
 expect_refused "set of an unknown tenant" "no such tenant" \
 	"$ADMIN" tenant set ttnone qps 1
 
-# ---- unprivileged -----------------------------------------------------
+# ---- unprivileged: tenants are namespaces ------------------------------
+# nobody outside every tenant sees none; inside tta's cgroup, only tta
 out=$("${NOBODY[@]}" "$ADMIN" -j tenant show); rc=$?
-check "unprivileged show: exit 0" test "$rc" -eq 0
-check "unprivileged show: the same tenants" \
-	test "$(jq -c '[.[] | select(.name | startswith("tt"))] | sort_by(.name)' <<<"$out")" = "$(tt_tenants)"
+check "unprivileged show outside a tenant: exit 0" test "$rc" -eq 0
+check "unprivileged show outside a tenant: no tenant at all" \
+	test "$out" = "[]"
 run "${NOBODY[@]}" "$ADMIN" -j tenant show tta
-check "unprivileged show NAME: exit 0" test "$rc" -eq 0
+check "unprivileged show tta outside it: no such tenant" \
+	test "$rc" -eq 1 -a -n "$(grep -i "no such tenant" <<<"$err")"
+# in_cg DIR CMD...: CMD as nobody, in the cgroup DIR
+in_cg() {
+	local d=$1
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh \
+		"$CGROOT/$CGDIR/$d" "${NOBODY[@]}" "$@"
+}
+out=$(in_cg a "$ADMIN" -j tenant show); rc=$?
+check "unprivileged show in tta's cgroup: exit 0" test "$rc" -eq 0
+check "unprivileged show in tta's cgroup: tta alone, as root sees it" \
+	test "$(jq -c '.[] | select(.name == "tta")' <<<"$out")" = \
+	"$("$ADMIN" -j tenant show tta | jq -c '.[0]')" -a \
+	"$(jq length <<<"$out")" = 1
+run in_cg a "$ADMIN" -j tenant show ttb
+check "unprivileged show ttb from tta's cgroup: no such tenant" \
+	test "$rc" -eq 1 -a -n "$(grep -i "no such tenant" <<<"$err")"
+check "unprivileged show ttb: its name does not leak" \
+	test -z "$(grep -F "$CGDIR/b" <<<"$out$err")"
 expect_refused "unprivileged add" "not permitted" \
 	"${NOBODY[@]}" "$ADMIN" tenant add ttc cgroup /$CGDIR/c
 expect_refused "unprivileged set" "not permitted" \

@@ -125,8 +125,8 @@ echo $$ > "$CG/cgroup.procs" || die "cannot enter cgroup $CG"
 "$ADMIN" tenant add "$TENANT" cgroup "/$CG_NAME" >/dev/null ||
 	die "txrdma-admin tenant add $TENANT failed"
 # shellcheck disable=SC2086 # PEER_ATTRS is split on purpose
-"$ADMIN" peer add self addr "$ME" $PEER_ATTRS ||
-	die "txrdma-admin peer add self addr $ME $PEER_ATTRS failed"
+"$ADMIN" peer add self addr "$ME" key "$TXRDMA_PEER_KEY" $PEER_ATTRS ||
+	die "txrdma-admin peer add self addr $ME key $TXRDMA_PEER_KEY $PEER_ATTRS failed"
 
 peer_ready() {
 	"$ADMIN" -j peer show self 2>/dev/null |

@@ -18,7 +18,7 @@ other=$((1 - me))
 mine=$(txrdma_my_addr "$other")
 theirs=$(awk -v g="$me" -v p="$other" '$2 == g && $12 == p { print $14 }' \
 	"$TXRDMA_JOB/topology")
-"$ADMIN" peer add "g$other" addr "$theirs" pool 8:16
+"$ADMIN" peer add "g$other" addr "$theirs" key "$TXRDMA_PEER_KEY" pool 8:16
 
 if [ "$me" = 1 ]; then
 	cmtime -b "$mine" > "$TXRDMA_OUT/cmtime-server.log" 2>&1 &

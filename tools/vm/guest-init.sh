@@ -73,11 +73,16 @@ OUT=$JOB/g$G
 TXRDMA_GUEST=$G
 TXRDMA_JOB=$JOB
 TXRDMA_OUT=$OUT
+# the cluster's peer key (txrdmavm.py), private to root as a key must be
+TXRDMA_PEER_KEY=/run/txrdma-peer.key
+if [ -r "$JOB/peer.key" ]; then
+	(umask 077 && cat "$JOB/peer.key" > "$TXRDMA_PEER_KEY")
+fi
 HOME=/root
 TERM=${TXRDMA_TERM:-vt100}
 PATH="$TXRDMA_ROOT/tools/txrdma-admin:$PATH"
 export TXRDMA_GUEST TXRDMA_NGUESTS TXRDMA_JOB TXRDMA_OUT TXRDMA_ROOT \
-	TXRDMA_KO HOME TERM PATH
+	TXRDMA_KO TXRDMA_PEER_KEY HOME TERM PATH
 
 : > "$OUT/output"
 

@@ -346,6 +346,13 @@ class Cluster:
         os.makedirs(self.jobdir, exist_ok=True)
         with open(self.job_path("topology"), "w") as f:
             f.write("\n".join(self.topology_lines()) + "\n")
+        # one peer key for the whole cluster, fresh for each run: every
+        # guest's peers prove it (guest-init installs it as
+        # $TXRDMA_PEER_KEY, mode 600, for "txrdma-admin peer add ... key")
+        fd = os.open(self.job_path("peer.key"),
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(os.urandom(32).hex() + "\n")
         for g in range(self.n):
             os.makedirs(self.guest_dir(g), exist_ok=True)
             gj = self.job_path("g%d" % g)
