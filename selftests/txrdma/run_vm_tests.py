@@ -20,6 +20,11 @@ Suites:
   msgkill - 2 guests; guest 0 streams SENDs to guest 1, the host kills
             guest 1 (SIGKILL) mid-stream; guest 0 checks its error
             completions, the Down and its tenant's counts
+  ep_race - 1 guest, twice (1 vCPU with preempt=full, then 2 vCPUs):
+            a tenant's threads pair endpoints over a self peer while
+            another destroys the ids being paired and a third replaces
+            the files under their fds (ep_race_guest.sh, ep_race); then
+            the tenant holds nothing, is deleted without force, rmmod
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -162,6 +167,69 @@ def suite_smp(args):
         c.start()
         results = c.wait()
     return report("smp", results)
+
+
+def wait_watching(c, grace=60, problem_grace=150):
+    """Cluster.wait() for suites that expect to break the module: once a
+    guest's QEMU has exited without its status (a kernel panic ends it:
+    panic=-1 with -no-reboot), the others get GRACE seconds; once a
+    guest's console shows a kernel problem (an Oops, a soft lockup, a
+    slub report), every guest gets PROBLEM_GRACE seconds to finish its
+    checks.  Then they are stopped, rather than waiting for timeouts
+    that a guest whose CPU is stuck in the kernel would only run out."""
+    dead_at = problem_at = None
+    last_read = 0
+    while c.running():
+        now = time.monotonic()
+        for g in range(c.n):
+            p = c.procs[g]
+            if (dead_at is None and p is not None and p.poll() is not None
+                    and not os.path.exists(c.job_path("g%d/status" % g))):
+                dead_at = now
+                print("# guest %d died (no exit status): the others get "
+                      "%d s" % (g, grace))
+            if p is not None and p.poll() is None and (
+                    now - c.started[g] > c.timeout):
+                c.kill(g, "timed out after %ds" % c.timeout)
+        if problem_at is None and now - last_read > 5:
+            last_read = now
+            for g in range(c.n):
+                try:
+                    with open(c.console_path(g), errors="replace") as f:
+                        bad = txrdmavm.dmesg_problems(f.read())
+                except OSError:
+                    bad = []
+                if bad:
+                    problem_at = now
+                    print("# guest %d: kernel problem on its console (%s): "
+                          "%d s to finish" % (g, bad[0].strip(),
+                                              problem_grace))
+                    break
+        if dead_at is not None and now - dead_at > grace:
+            for g in c.running():
+                c.kill(g, "stopped %d s after another guest died" % grace)
+        if problem_at is not None and now - problem_at > problem_grace:
+            for g in c.running():
+                c.kill(g, "stopped %d s after a kernel problem (see the "
+                       "dmesg lines)" % problem_grace)
+        time.sleep(0.5)
+    return c.wait()
+
+
+def suite_ep_race(args):
+    """The same race on one vCPU with full preemption (where it was seen
+    to oops) and on two vCPUs, each in a guest of its own."""
+    failed = 0
+    cmd = "selftests/txrdma/ep_race_guest.sh %d %d" % (args.race_seconds,
+                                                       args.seed)
+    for smp, append in ((1, "preempt=full"), (2, "")):
+        tag = "ep_race/smp%d%s" % (smp, "-" + append if append else "")
+        with txrdmavm.Cluster(1, cmd, timeout=args.race_seconds + 400,
+                              smp=smp, append=append) as c:
+            c.start()
+            results = wait_watching(c)
+        failed += report(tag, results)
+    return failed
 
 
 class EventLog:
@@ -338,7 +406,9 @@ def suite_soak(args):
 
 SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
-          "soak": suite_soak}
+          "soak": suite_soak,
+          # adversarial: by name only, the lead decides (testing.rst)
+          "ep_race": suite_ep_race}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
@@ -366,6 +436,11 @@ def main():
     ap.add_argument("--msg-seed", type=lambda v: int(v, 0), default=None,
                     help="msg: seed of the message sizes (default: "
                     "msg_test's fixed one, printed)")
+    ap.add_argument("--race-seconds", type=int, default=100,
+                    help="ep_race: seconds of racing per guest (default 100)")
+    ap.add_argument("--seed", type=lambda v: int(v, 0), default=0x20261201,
+                    help="seed of the adversarial suites' random choices "
+                    "(default 0x20261201; printed by each program)")
     args = ap.parse_args()
     ko = txrdmavm.default_module()
     if not os.path.exists(ko):
