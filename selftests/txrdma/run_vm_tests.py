@@ -25,6 +25,12 @@ Suites:
             another destroys the ids being paired and a third replaces
             the files under their fds (ep_race_guest.sh, ep_race); then
             the tenant holds nothing, is deleted without force, rmmod
+  pair_churn
+          - 2 guests of 2 vCPUs: guest 0 makes an endpoint pair with
+            guest 1, sends one message and closes, ~10 a second and
+            then as fast as it can; guest 1 checks every message byte by
+            byte; the peer stays Up, the tenants hold nothing after,
+            rmmod (pair_churn_guest.sh, pair_churn)
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -232,6 +238,20 @@ def suite_ep_race(args):
     return failed
 
 
+def suite_pair_churn(args):
+    """Guest 0 churns pairs to guest 1 (pair_churn_guest.sh); two vCPUs
+    each, where teardown races run in parallel."""
+    cmds = ["selftests/txrdma/pair_churn_guest.sh client 1 %d %d"
+            % (args.churn_seconds, args.seed),
+            "selftests/txrdma/pair_churn_guest.sh server 0 %d %d"
+            % (args.churn_seconds, args.seed)]
+    with txrdmavm.Cluster(2, cmds, timeout=args.churn_seconds + 900,
+                          smp=2) as c:
+        c.start()
+        results = wait_watching(c)
+    return report("pair_churn", results)
+
+
 class EventLog:
     """A guest's "txrdma-admin -j monitor" output, read by the host as
     the guest writes it (the job directory is shared)."""
@@ -408,7 +428,8 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
           "soak": suite_soak,
           # adversarial: by name only, the lead decides (testing.rst)
-          "ep_race": suite_ep_race}
+          "ep_race": suite_ep_race,
+          "pair_churn": suite_pair_churn}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
@@ -438,6 +459,9 @@ def main():
                     "msg_test's fixed one, printed)")
     ap.add_argument("--race-seconds", type=int, default=100,
                     help="ep_race: seconds of racing per guest (default 100)")
+    ap.add_argument("--churn-seconds", type=int, default=90,
+                    help="pair_churn: seconds of churn (default 90: half "
+                    "at ~10 pairs/s, half as fast as possible)")
     ap.add_argument("--seed", type=lambda v: int(v, 0), default=0x20261201,
                     help="seed of the adversarial suites' random choices "
                     "(default 0x20261201; printed by each program)")
