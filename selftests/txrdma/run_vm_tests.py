@@ -31,6 +31,12 @@ Suites:
             then as fast as it can; guest 1 checks every message byte by
             byte; the peer stays Up, the tenants hold nothing after,
             rmmod (pair_churn_guest.sh, pair_churn)
+  listen_flood
+          - 1 guest: an unprivileged process of a tenant listens on up to
+            2,000,000 services in 20 s; listeners must be bounded per
+            tenant and charged to its memory cgroup, others' open() and
+            close() of /dev/txrdma must stay fast, and so must closing
+            the flooding file (listen_flood_guest.sh, listen_flood)
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -252,6 +258,16 @@ def suite_pair_churn(args):
     return report("pair_churn", results)
 
 
+def suite_listen_flood(args):
+    cmd = "selftests/txrdma/listen_flood_guest.sh %d %d" % (
+        args.flood_max, args.flood_seconds)
+    with txrdmavm.Cluster(1, cmd, timeout=args.flood_seconds + 600, smp=2,
+                          mem=2048) as c:
+        c.start()
+        results = wait_watching(c)
+    return report("listen_flood", results)
+
+
 class EventLog:
     """A guest's "txrdma-admin -j monitor" output, read by the host as
     the guest writes it (the job directory is shared)."""
@@ -429,7 +445,8 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "soak": suite_soak,
           # adversarial: by name only, the lead decides (testing.rst)
           "ep_race": suite_ep_race,
-          "pair_churn": suite_pair_churn}
+          "pair_churn": suite_pair_churn,
+          "listen_flood": suite_listen_flood}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
@@ -462,6 +479,10 @@ def main():
     ap.add_argument("--churn-seconds", type=int, default=90,
                     help="pair_churn: seconds of churn (default 90: half "
                     "at ~10 pairs/s, half as fast as possible)")
+    ap.add_argument("--flood-max", type=int, default=2000000,
+                    help="listen_flood: most listeners to try (2000000)")
+    ap.add_argument("--flood-seconds", type=int, default=20,
+                    help="listen_flood: longest flood in seconds (20)")
     ap.add_argument("--seed", type=lambda v: int(v, 0), default=0x20261201,
                     help="seed of the adversarial suites' random choices "
                     "(default 0x20261201; printed by each program)")
