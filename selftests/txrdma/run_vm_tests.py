@@ -37,6 +37,11 @@ Suites:
             tenant and charged to its memory cgroup, others' open() and
             close() of /dev/txrdma must stay fast, and so must closing
             the flooding file (listen_flood_guest.sh, listen_flood)
+  cross_tenant
+          - 2 guests: on guest 1 tenants ct-a and ct-b both listen on
+            service 100 (ct-a first); a ct-b client on guest 0 must be
+            paired with ct-b's process, and ct-a's must read nothing
+            (cross_tenant_guest.sh, cross_tenant)
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -268,6 +273,15 @@ def suite_listen_flood(args):
     return report("listen_flood", results)
 
 
+def suite_cross_tenant(args):
+    cmds = ["selftests/txrdma/cross_tenant_guest.sh client 1 %d" % args.seed,
+            "selftests/txrdma/cross_tenant_guest.sh server 0 %d" % args.seed]
+    with txrdmavm.Cluster(2, cmds, timeout=900) as c:
+        c.start()
+        results = wait_watching(c)
+    return report("cross_tenant", results)
+
+
 class EventLog:
     """A guest's "txrdma-admin -j monitor" output, read by the host as
     the guest writes it (the job directory is shared)."""
@@ -446,7 +460,8 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           # adversarial: by name only, the lead decides (testing.rst)
           "ep_race": suite_ep_race,
           "pair_churn": suite_pair_churn,
-          "listen_flood": suite_listen_flood}
+          "listen_flood": suite_listen_flood,
+          "cross_tenant": suite_cross_tenant}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
