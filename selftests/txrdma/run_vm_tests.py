@@ -42,6 +42,13 @@ Suites:
             service 100 (ct-a first); a ct-b client on guest 0 must be
             paired with ct-b's process, and ct-a's must read nothing
             (cross_tenant_guest.sh, cross_tenant)
+  hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
+            every word it shares with the module, calls every ioctl
+            with bad arguments, maps, forks, closes while blocked and
+            SIGKILLs itself with work in flight, under three seeds,
+            while another tenant's stream over the same self peer must
+            stay byte-exact; then both tenants hold nothing, rmmod
+            (hostile_guest.sh, hostile, legit_stream)
   peers   - 3 guests add each other as peers (peers_guest.sh); the host
             cuts the link between guests 0 and 1 twenty times and times
             each Down event at both ends, while RDMA traffic runs on the
@@ -282,6 +289,18 @@ def suite_cross_tenant(args):
     return report("cross_tenant", results)
 
 
+def suite_hostile(args):
+    seeds = " ".join(str(args.seed + k) for k in range(3))
+    cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
+        args.hostile_ops, args.hostile_seconds,
+        min(100000, 3 * args.hostile_ops), seeds)
+    with txrdmavm.Cluster(1, cmd, timeout=3 * args.hostile_seconds + 900,
+                          smp=2, mem=2048) as c:
+        c.start()
+        results = wait_watching(c)
+    return report("hostile", results)
+
+
 class EventLog:
     """A guest's "txrdma-admin -j monitor" output, read by the host as
     the guest writes it (the job directory is shared)."""
@@ -461,7 +480,8 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "ep_race": suite_ep_race,
           "pair_churn": suite_pair_churn,
           "listen_flood": suite_listen_flood,
-          "cross_tenant": suite_cross_tenant}
+          "cross_tenant": suite_cross_tenant,
+          "hostile": suite_hostile}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
@@ -498,6 +518,11 @@ def main():
                     help="listen_flood: most listeners to try (2000000)")
     ap.add_argument("--flood-seconds", type=int, default=20,
                     help="listen_flood: longest flood in seconds (20)")
+    ap.add_argument("--hostile-ops", type=int, default=35000,
+                    help="hostile: operations per seed (35000; three "
+                    "seeds: --seed, --seed+1, --seed+2)")
+    ap.add_argument("--hostile-seconds", type=int, default=90,
+                    help="hostile: most seconds per seed (90)")
     ap.add_argument("--seed", type=lambda v: int(v, 0), default=0x20261201,
                     help="seed of the adversarial suites' random choices "
                     "(default 0x20261201; printed by each program)")
