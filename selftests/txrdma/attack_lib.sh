@@ -50,7 +50,8 @@ at_self_addr() {
 at_peer_add() {
 	# shellcheck disable=SC2086 # AT_BFD is split into words on purpose
 	check "peer add $1 ($2) pool $3 $AT_BFD" \
-		"$ADMIN" peer add "$1" addr "$2" pool "$3" $AT_BFD &&
+		"$ADMIN" peer add "$1" addr "$2" key "$TXRDMA_PEER_KEY" \
+		pool "$3" $AT_BFD &&
 		check "peer $1 up with ready QPs" \
 			at_wait_until 120 at_peer_ready "$1"
 }
