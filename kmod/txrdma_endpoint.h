@@ -167,7 +167,8 @@ struct txrdma_ep_snap {
  * @flags: TXRDMA_EP_F_*
  * @dev: device of the pair's QP (to find region registrations)
  * @poller: @dev's poller, referenced: the ring's poller once it joins
- * @held_by: the connection holding a reference on us, or NULL
+ * @held_by: the connection holding a reference on us, or NULL; its
+ *	completions may still reach us while it is set (ep->lock)
  * @rx_region: region of our receive ring, referenced
  * @rx_base: kernel address of the ring area (header, then units)
  * @rx_mr: the registration that lets the peer write our ring's units,
@@ -199,6 +200,10 @@ struct txrdma_ep_snap {
  * @nexports: entries in @exports
  * @mrs_gone: the pair's QP is destroyed: its registrations for the
  *	peer are gone and no new one may be made (ep->lock)
+ * @rx_stop: publish no more frames: the process closed it, or a frame
+ *	failed its checks (ep->lock)
+ * @rx_error: the error the receive ring reports once the QP is drained
+ *	(frames that completed before the end come first), 0 if none
  * @export_pending: region id of an EXPORT waiting for its ACK, or 0
  * @export_result: the ACK's status
  */
@@ -254,6 +259,8 @@ struct txrdma_ep {
 	struct txrdma_export exports[TXRDMA_EP_MAX_EXPORTS];
 	u32 nexports;
 	bool mrs_gone;
+	bool rx_stop;
+	int rx_error;
 	u32 export_pending;
 	int export_result;
 };

@@ -22,8 +22,10 @@
  * arrived meanwhile runs before the detection time is checked.
  */
 #include <linux/bitops.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "txrdma.h"
@@ -222,18 +224,9 @@ skipped:
 	peer->tx_skipped++;
 }
 
-/**
- * txrdma_ctrl_send_ep() - send an endpoint pairing message
- * @peer: to whom
- * @e: the message
- *
- * Return: 0; -ENOTCONN without an established control QP; -EAGAIN when
- * every send slot is in flight (the link is cut and RC retransmits);
- * -EINVAL for a message that breaks the format's rules; -EIO when the
- * post failed.
- */
-int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
-			const struct txrdma_ctrl_ep *e)
+/* One try of txrdma_ctrl_send_ep(). */
+static int txrdma_ctrl_send_ep_once(struct txrdma_peer *peer,
+				    const struct txrdma_ctrl_ep *e)
 {
 	struct txrdma_ctrl_slot *s;
 	struct txrdma_conn *c;
@@ -258,6 +251,39 @@ int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
 out:
 	spin_unlock_bh(&peer->lock);
 	return ret;
+}
+
+/* how long a pairing message waits for one of the control QP's slots */
+#define TXRDMA_CTRL_SLOT_WAIT_MS	1000
+
+/**
+ * txrdma_ctrl_send_ep() - send an endpoint pairing message
+ * @peer: to whom
+ * @e: the message
+ *
+ * Process context: when every send slot is in flight (pairing churn on
+ * a host that reaps completions late, or a cut link that RC
+ * retransmits) it waits for one, up to TXRDMA_CTRL_SLOT_WAIT_MS, rather
+ * than fail a pairing that has already bound a QP.
+ *
+ * Return: 0; -ENOTCONN without an established control QP; -EAGAIN when
+ * no slot came free in time; -EINVAL for a message that breaks the
+ * format's rules; -EIO when the post failed.
+ */
+int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
+			const struct txrdma_ctrl_ep *e)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(TXRDMA_CTRL_SLOT_WAIT_MS);
+	int ret;
+
+	might_sleep();
+	for (;;) {
+		ret = txrdma_ctrl_send_ep_once(peer, e);
+		if (ret != -EAGAIN || time_after(jiffies, end) ||
+		    fatal_signal_pending(current))
+			return ret;
+		usleep_range(200, 1000);
+	}
 }
 
 /* Caller holds peer->lock: make the timer fire no later than needed. */

@@ -128,6 +128,19 @@ static void txrdma_msg_slot_done(struct txrdma_ep *ep,
 	txrdma_slot_put(ep, s);
 }
 
+/* Caller holds ep->lock: publish @error in the receive ring, once. */
+static void txrdma_msg_rx_error_locked(struct txrdma_ep *ep, int error)
+{
+	lockdep_assert_held(&ep->lock);
+	if (ep->rx_base && !READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
+		/* after the last tail store: the process reads frames first */
+		smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR),
+				  (u32)-error);
+	if (ep->ring)
+		wake_up_interruptible_poll(&ep->ring->wait,
+					   EPOLLIN | EPOLLRDNORM);
+}
+
 /* Caller holds ep->lock: the endpoint fails; @error is negative. */
 static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 {
@@ -148,15 +161,21 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++)
 		if (ep->slots[i].busy)
 			txrdma_msg_slot_done(ep, &ep->slots[i], error);
-	if (ep->rx_base && !READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
-		/* after the last tail store: the process reads frames first */
-		smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR),
-				  (u32)-error);
-	if (ep->ring) {
-		wake_up_interruptible_poll(&ep->ring->wait,
-					   EPOLLIN | EPOLLRDNORM);
-		txrdma_poller_kick(ep->ring);
+	/*
+	 * Frames the peer placed before its end may still wait in the CQ
+	 * (a disconnect can overtake their completions): while our end of
+	 * the QP is not drained they are still published, and the error
+	 * word - which the process reads after the last frame - waits for
+	 * the drain (txrdma_msg_conn_destroyed()).
+	 */
+	if (ep->held_by && !ep->rx_stop) {
+		if (!ep->rx_error)
+			ep->rx_error = error;
+	} else {
+		txrdma_msg_rx_error_locked(ep, error);
 	}
+	if (ep->ring)
+		txrdma_poller_kick(ep->ring);
 }
 
 /**
@@ -269,12 +288,13 @@ static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	/*
 	 * A connector may see the acceptor's first frames before its
 	 * EP_ACCEPT (another QP): they are checked and published all the
-	 * same, and the ACCEPT must then name the same endpoint.
+	 * same, and the ACCEPT must then name the same endpoint.  Frames
+	 * that completed before a detach are published too (the sender
+	 * saw them succeed); none after our own close or a bad frame.
 	 */
-	if (!ep->conn || (ep->dstate != TXRDMA_EP_CONNECTED &&
-			  ep->dstate != TXRDMA_EP_CONNECTING))
+	if (!ep->held_by || ep->rx_stop)
 		goto out;
-	if (txrdma_msg_post_recv(ep))
+	if (ep->conn && txrdma_msg_post_recv(ep))
 		ep->stats.err_qp++;
 	if (!(wc->wc_flags & IB_WC_WITH_IMM)) {
 		ep->stats.err_proto++;
@@ -366,7 +386,8 @@ unblock:
 	}
 	goto out;
 fail:
-	/* never delivered */
+	/* never delivered, nor anything after it */
+	ep->rx_stop = true;
 	txrdma_msg_fail_locked(ep, err);
 	spin_unlock_bh(&ep->lock);
 	/* and the QP closes, so the sender cannot wait on us forever */
@@ -1153,9 +1174,15 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 	peer = txrdma_peer_get_name((char *)req.peer);
 	if (!peer)
 		return -ENOENT;
+	/*
+	 * -EBUSY: both sides took that QP; -ECONNRESET: the acceptor gave
+	 * it up while pairing (its refusal's reason may come after the
+	 * disconnect).  Nothing was exchanged yet: another QP may do.
+	 */
 	for (i = 0; i < TXRDMA_MSG_ATTEMPTS; i++) {
 		ret = txrdma_msg_connect_once(tf, peer, &req, &ep);
-		if (ret != -EBUSY)
+		if ((ret != -EBUSY && ret != -ECONNRESET) ||
+		    signal_pending(current))
 			break;
 	}
 	txrdma_peer_put(peer);
@@ -1443,6 +1470,10 @@ void txrdma_msg_close(struct txrdma_ep *ep)
 			xa_erase(&ring->eps, ep->id);
 		mutex_unlock(&ring->lock);
 	}
+	/* the process is done with it: nothing more is published */
+	spin_lock_bh(&ep->lock);
+	ep->rx_stop = true;
+	spin_unlock_bh(&ep->lock);
 	spin_lock_bh(&peer->lock);
 	c = ep->conn;
 	if (c) {
@@ -1474,13 +1505,16 @@ void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
 		ib_dma_unmap_single(c->dev->ibdev, ep->hdrs_dma,
 				    TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
 				    DMA_TO_DEVICE);
-		ep->held_by = NULL;
 		/*
-		 * The pair is over: every key the peer had for us dies now
-		 * (a stale rkey gets a remote access error), not when the
-		 * process gets round to destroying its endpoint.
+		 * The pair is over: every frame the QP carried is published,
+		 * so its error may follow; every key the peer had for us
+		 * dies now (a stale rkey gets a remote access error), not
+		 * when the process gets round to destroying its endpoint.
 		 */
 		spin_lock_bh(&ep->lock);
+		ep->held_by = NULL;
+		if (ep->rx_error)
+			txrdma_msg_rx_error_locked(ep, ep->rx_error);
 		ep->mrs_gone = true;
 		if (ep->rx_mr)
 			mrs[n++] = ep->rx_mr;

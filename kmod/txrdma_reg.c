@@ -249,93 +249,23 @@ static int txrdma_reg_post(struct txrdma_dev_reg *reg, struct ib_mr *mr,
 	return ret;
 }
 
-/* Register pages[0..n) (each PAGE_SIZE << order bytes) as one MR. */
-static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
-			  unsigned long n, unsigned int order,
-			  struct list_head *out)
-{
-	struct ib_device *ibdev = dev->ibdev;
-	size_t chunk = PAGE_SIZE << order;
-	struct scatterlist *sg;
-	struct txrdma_mr *m;
-	unsigned long i;
-	int ret, nents;
-
-	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
-	if (!m)
-		return -ENOMEM;
-	m->dev = dev;
-	ret = sg_alloc_table(&m->sgt, n, GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		kfree(m);
-		return ret;
-	}
-	for_each_sg(m->sgt.sgl, sg, n, i)
-		sg_set_page(sg, pages[i], chunk, 0);
-	nents = ib_dma_map_sg(ibdev, m->sgt.sgl, n, DMA_BIDIRECTIONAL);
-	if (nents <= 0) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	m->sgt.nents = nents;
-	m->mr = ib_alloc_mr(dev->reg.pd, IB_MR_TYPE_MEM_REG, n);
-	if (IS_ERR(m->mr)) {
-		ret = PTR_ERR(m->mr);
-		m->mr = NULL;
-		goto out_free;
-	}
-	ret = ib_map_mr_sg(m->mr, m->sgt.sgl, nents, NULL, chunk);
-	if (ret != nents) {
-		ret = ret < 0 ? ret : -EINVAL;
-		goto out_free;
-	}
-	mutex_lock(&dev->reg.lock);
-	/* local access only: this key is never sent to anyone */
-	ret = READ_ONCE(dev->reg.broken) ? -EIO :
-	      txrdma_reg_post(&dev->reg, m->mr, IB_ACCESS_LOCAL_WRITE);
-	mutex_unlock(&dev->reg.lock);
-	if (ret)
-		goto out_free;
-	list_add_tail(&m->node, out);
-	return 0;
-
-out_free:
-	txrdma_mr_free(m);
-	return ret;
-}
-
-/**
- * txrdma_reg_range() - register a byte range of pages for a peer
- * @dev: the device (its reg.pd is set)
- * @pages: the region's pages, each PAGE_SIZE << @order bytes
- * @order: their order
- * @off: first byte of the range
- * @len: its length (> 0)
- * @access: IB_ACCESS_REMOTE_READ and/or IB_ACCESS_REMOTE_WRITE
- *
- * The registration covers exactly [@off, @off + @len): the device
- * refuses an access outside it, or of another kind, with a remote
- * access error.  Its address is zero-based (the offset of @off in its
- * first page), so no kernel address reaches the peer.  Process
- * context; the caller keeps the pages alive until txrdma_mr_free().
- *
- * Return: the registration, or ERR_PTR: -EFBIG (more pages than one
- * fast registration maps on @dev), -ENOMEM, -EIO or -ETIMEDOUT.
+/*
+ * Register the byte range of @pages that [@off, @off + @len) covers
+ * (each page @chunk bytes) as one MR allowing @access: map it for the
+ * device, map the MR over it, post REG_MR and wait.
+ * Return: the registration, or ERR_PTR.
  */
-struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
-				   unsigned int order, u64 off, u64 len,
-				   int access)
+static struct txrdma_mr *txrdma_reg_mr(struct txrdma_dev *dev,
+				       struct page **pages, size_t chunk,
+				       u64 off, u64 len, int access)
 {
 	struct ib_device *ibdev = dev->ibdev;
-	size_t chunk = PAGE_SIZE << order;
 	unsigned long first = off / chunk, last = (off + len - 1) / chunk;
 	unsigned long n = last - first + 1, i;
 	struct scatterlist *sg;
 	struct txrdma_mr *m;
 	int ret, nents;
 
-	if (n > max_t(u32, ibdev->attrs.max_fast_reg_page_list_len, 1))
-		return ERR_PTR(-EFBIG);
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
@@ -369,12 +299,12 @@ struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
 		ret = ret < 0 ? ret : -EINVAL;
 		goto out_free;
 	}
-	/* zero-based: the peer learns offsets, not our addresses */
-	m->mr->iova &= chunk - 1;
+	/* what a peer may reach is zero-based: it learns no addresses */
+	if (access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE))
+		m->mr->iova &= chunk - 1;
 	mutex_lock(&dev->reg.lock);
 	ret = READ_ONCE(dev->reg.broken) ? -EIO :
-	      txrdma_reg_post(&dev->reg, m->mr,
-			      IB_ACCESS_LOCAL_WRITE | access);
+	      txrdma_reg_post(&dev->reg, m->mr, access);
 	mutex_unlock(&dev->reg.lock);
 	if (ret)
 		goto out_free;
@@ -383,6 +313,54 @@ struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
 out_free:
 	txrdma_mr_free(m);
 	return ERR_PTR(ret);
+}
+
+/* Register pages[0..n) (each PAGE_SIZE << order bytes) as one MR. */
+static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
+			  unsigned long n, unsigned int order,
+			  struct list_head *out)
+{
+	size_t chunk = PAGE_SIZE << order;
+	struct txrdma_mr *m;
+
+	/* local access only: this key is never sent to anyone */
+	m = txrdma_reg_mr(dev, pages, chunk, 0, n * chunk,
+			  IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	list_add_tail(&m->node, out);
+	return 0;
+}
+
+/**
+ * txrdma_reg_range() - register a byte range of pages for a peer
+ * @dev: the device (its reg.pd is set)
+ * @pages: the region's pages, each PAGE_SIZE << @order bytes
+ * @order: their order
+ * @off: first byte of the range
+ * @len: its length (> 0)
+ * @access: IB_ACCESS_REMOTE_READ and/or IB_ACCESS_REMOTE_WRITE
+ *
+ * The registration covers exactly [@off, @off + @len): the device
+ * refuses an access outside it, or of another kind, with a remote
+ * access error.  Its address is zero-based (the offset of @off in its
+ * first page), so no kernel address reaches the peer.  Process
+ * context; the caller keeps the pages alive until txrdma_mr_free().
+ *
+ * Return: the registration, or ERR_PTR: -EFBIG (more pages than one
+ * fast registration maps on @dev), -ENOMEM, -EIO or -ETIMEDOUT.
+ */
+struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
+				   unsigned int order, u64 off, u64 len,
+				   int access)
+{
+	size_t chunk = PAGE_SIZE << order;
+	unsigned long n = (off + len - 1) / chunk - off / chunk + 1;
+
+	if (n > max_t(u32, dev->ibdev->attrs.max_fast_reg_page_list_len, 1))
+		return ERR_PTR(-EFBIG);
+	return txrdma_reg_mr(dev, pages, chunk, off, len,
+			     IB_ACCESS_LOCAL_WRITE | access);
 }
 
 /**
