@@ -571,8 +571,15 @@ check "unprivileged show: exit 0" test "$rc" -eq 0
 check "unprivileged show: the same peers" test "$(cfg_of <<<"$out")" = "$(peers_cfg)"
 out=$("${NOBODY[@]}" "$ADMIN" -j peer show self); rc=$?
 check "unprivileged show self: exit 0, state up" eval '[ $rc -eq 0 ] && jqe ".[0].state == \"up\"" <<<"$out"'
+# the cluster key is root's: nobody gets a copy of its own to try with
+nobody_key=$(mktemp /tmp/pa-nobody-key.XXXXXX)
+cp "$TXRDMA_PEER_KEY" "$nobody_key" && chown 65534:65534 "$nobody_key"
 expect_refused "unprivileged add" 1 "not permitted" \
-	"${NOBODY[@]}" "$ADMIN" peer add pa-nobody addr "$OTHER" key "$TXRDMA_PEER_KEY"
+	"${NOBODY[@]}" "$ADMIN" peer add pa-nobody addr "$OTHER" key "$nobody_key"
+rm -f "$nobody_key"
+run "${NOBODY[@]}" "$ADMIN" peer add pa-nobody addr "$OTHER" key "$TXRDMA_PEER_KEY"
+check "unprivileged users cannot read the cluster key file" \
+	test "$rc" -eq 2 -a -n "$(grep "Permission denied" <<<"$err")"
 expect_refused "unprivileged set" 1 "not permitted" \
 	"${NOBODY[@]}" "$ADMIN" peer set self tx 50000
 expect_refused "unprivileged set state down" 1 "not permitted" \
