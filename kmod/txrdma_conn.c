@@ -575,6 +575,8 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 	atomic_inc(&txrdma_half_open);
 	c->half_open = true;
 	list_add_tail(&c->node, &peer->conns);
+	/* the work item enforces the connect timeout: it must learn of @c */
+	txrdma_peer_kick(peer);
 	spin_unlock_bh(&peer->lock);
 	id->context = c;
 
