@@ -55,6 +55,11 @@ Suites:
             other links for the soak time (no Down allowed there); then
             it pauses guest 2 and kills guest 1 and times the survivors'
             Down events
+  rogue   - 1 guest whose module has a self peer; rogue_peer (librdmacm
+            and libibverbs, no txrdma code) attacks the module's rdma_cm
+            port: forged and replayed requests, 100 at once, an attacker
+            with the key reading and writing with stale and guessed
+            rkeys (rogue_guest.sh); not in the default set
 
 Every guest's TAP lines are printed as "ok - gG <suite>: ..." and every
 guest adds "dmesg clean" and "exit status" lines of its own.  Exit 0 only
@@ -301,6 +306,16 @@ def suite_hostile(args):
     return report("hostile", results)
 
 
+def suite_rogue(args):
+    """A hostile peer against the module's rdma_cm port, in one guest
+    whose module pairs with itself (rogue_guest.sh, rogue_peer.c)."""
+    cmd = "selftests/txrdma/rogue_guest.sh"
+    with txrdmavm.Cluster(1, cmd, timeout=args.timeout) as c:
+        c.start()
+        results = c.wait()
+    return report("rogue", results)
+
+
 class EventLog:
     """A guest's "txrdma-admin -j monitor" output, read by the host as
     the guest writes it (the job directory is shared)."""
@@ -476,27 +491,28 @@ def suite_soak(args):
 SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
           "soak": suite_soak,
-          # adversarial: by name only, the lead decides (testing.rst)
           "ep_race": suite_ep_race,
           "pair_churn": suite_pair_churn,
           "listen_flood": suite_listen_flood,
           "cross_tenant": suite_cross_tenant,
-          "hostile": suite_hostile}
+          "hostile": suite_hostile,
+          "rogue": suite_rogue}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
-# which these suites count as failures; see testing.rst
-# what CI runs: the regression suites of issue 12's trust boundaries
-# after the functional ones
+# which these suites count as failures; see testing.rst.
+# CI runs the functional suites, then the regression suites of issue
+# 12's trust boundaries (the adversarial ones and the rogue peer).
 DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill", "ep_race",
-                  "pair_churn", "listen_flood", "cross_tenant", "hostile"]
+                  "pair_churn", "listen_flood", "cross_tenant", "hostile",
+                  "rogue"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("suites", nargs="*", default=DEFAULT_SUITES,
-                    help="suites to run (default: %s; also: soak): "
+                    help="suites to run (default: %s; also: soak, rogue): "
                     % " ".join(DEFAULT_SUITES) + " ".join(SUITES))
     ap.add_argument("--timeout", type=int, default=1500,
                     help="per-guest timeout in seconds (default 1500)")
