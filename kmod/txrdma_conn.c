@@ -109,8 +109,29 @@ static void txrdma_conn_half_open_end(struct txrdma_conn *c)
 {
 	if (c->half_open) {
 		c->half_open = false;
+		c->peer->nhalf_open--;
 		atomic_dec(&txrdma_half_open);
 	}
+}
+
+/*
+ * Caller holds the peer's lock: a request carrying a nonce we answered
+ * lately is a replay (an initiator draws a fresh one for every
+ * request): refuse it before anything is allocated.  Otherwise the
+ * nonce is remembered.  Return: true if it was seen.
+ */
+static bool txrdma_conn_nonce_seen_locked(struct txrdma_peer *peer,
+					  const u8 *nonce)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&peer->lock);
+	for (i = 0; i < TXRDMA_PEER_NONCES; i++)
+		if (!memcmp(peer->nonces[i], nonce, TXRDMA_NONCE_LEN))
+			return true;
+	memcpy(peer->nonces[peer->nonce_next], nonce, TXRDMA_NONCE_LEN);
+	peer->nonce_next = (peer->nonce_next + 1) % TXRDMA_PEER_NONCES;
+	return false;
 }
 
 /*
@@ -540,12 +561,20 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 	if (!ret && !txrdma_auth_equal(mac, (const u8 *)cp->private_data +
 				       TXRDMA_HS_LEN, TXRDMA_REQ_MAC_LEN))
 		ret = -EACCES;
+	if (!ret && txrdma_conn_nonce_seen_locked(peer, priv.nonce))
+		ret = -EACCES;
 	if (ret) {
 		peer->auth_fails++;
 		goto out_unlock;
 	}
+	/*
+	 * What a request proves is only that someone once held the key:
+	 * until AUTH, it costs a bounded share of this peer's and of the
+	 * host's resources.
+	 */
 	ret = -EBUSY;
-	if (atomic_read(&txrdma_half_open) >= TXRDMA_MAX_HALF_OPEN)
+	if (atomic_read(&txrdma_half_open) >= TXRDMA_MAX_HALF_OPEN ||
+	    peer->nhalf_open > peer->pool.max + 1)
 		goto out_unlock;
 	c->mirror = peer->self;
 	if (c->mirror) {
@@ -573,6 +602,7 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 		}
 	}
 	atomic_inc(&txrdma_half_open);
+	peer->nhalf_open++;
 	c->half_open = true;
 	list_add_tail(&c->node, &peer->conns);
 	/* the work item enforces the connect timeout: it must learn of @c */

@@ -1451,6 +1451,31 @@ out_ep:
 	return ret;
 }
 
+/*
+ * Process context: the registrations that let the peer reach our ring
+ * and our exports die (a late or stale rkey gets a remote access
+ * error), and no new one is made for this endpoint.
+ */
+static void txrdma_msg_drop_mrs(struct txrdma_ep *ep)
+{
+	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
+	unsigned int i, n = 0;
+
+	spin_lock_bh(&ep->lock);
+	ep->mrs_gone = true;
+	if (ep->rx_mr)
+		mrs[n++] = ep->rx_mr;
+	ep->rx_mr = NULL;
+	for (i = 0; i < ep->nexports; i++) {
+		if (ep->exports[i].m)
+			mrs[n++] = ep->exports[i].m;
+		ep->exports[i].m = NULL;
+	}
+	spin_unlock_bh(&ep->lock);
+	for (i = 0; i < n; i++)
+		txrdma_mr_free(mrs[i]);
+}
+
 /**
  * txrdma_msg_close() - an endpoint of a pair leaves its file
  * @ep: unpublished already
@@ -1486,6 +1511,12 @@ void txrdma_msg_close(struct txrdma_ep *ep)
 	ep->dstate = TXRDMA_EP_CLOSED;
 	ep->ring = NULL;
 	spin_unlock_bh(&ep->lock);
+	/*
+	 * The process may reuse the ring's memory as soon as this returns:
+	 * the peer's keys die now, so that no write of the ended pair can
+	 * land there later (its QP may live a little longer).
+	 */
+	txrdma_msg_drop_mrs(ep);
 }
 
 /**
@@ -1494,9 +1525,7 @@ void txrdma_msg_close(struct txrdma_ep *ep)
  */
 void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
 {
-	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
 	struct txrdma_ep *ep = c->held_ep;
-	unsigned int i, n = 0;
 
 	if (!ep)
 		return;
@@ -1507,26 +1536,18 @@ void txrdma_msg_conn_destroyed(struct txrdma_conn *c)
 				    DMA_TO_DEVICE);
 		/*
 		 * The pair is over: every frame the QP carried is published,
-		 * so its error may follow; every key the peer had for us
-		 * dies now (a stale rkey gets a remote access error), not
-		 * when the process gets round to destroying its endpoint.
+		 * so its error may follow - unless the process closed the
+		 * endpoint, whose ring may hold another pair's frames by
+		 * now; every key the peer had for us dies now (a stale rkey
+		 * gets a remote access error), not when the process gets
+		 * round to destroying its endpoint.
 		 */
 		spin_lock_bh(&ep->lock);
 		ep->held_by = NULL;
-		if (ep->rx_error)
+		if (ep->rx_error && !ep->rx_stop)
 			txrdma_msg_rx_error_locked(ep, ep->rx_error);
-		ep->mrs_gone = true;
-		if (ep->rx_mr)
-			mrs[n++] = ep->rx_mr;
-		ep->rx_mr = NULL;
-		for (i = 0; i < ep->nexports; i++) {
-			if (ep->exports[i].m)
-				mrs[n++] = ep->exports[i].m;
-			ep->exports[i].m = NULL;
-		}
 		spin_unlock_bh(&ep->lock);
-		for (i = 0; i < n; i++)
-			txrdma_mr_free(mrs[i]);
+		txrdma_msg_drop_mrs(ep);
 	}
 	txrdma_ep_put(ep);
 }

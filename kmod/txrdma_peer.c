@@ -423,6 +423,9 @@ static void txrdma_peer_work(struct work_struct *work)
 		next = min(next, peer->ctrl_retry_at_ns);
 		spin_unlock_bh(&peer->lock);
 	}
+	/* what starts now must be timed out too, not only what was here */
+	if (want_ctrl || n_connect)
+		next = min(next, ktime_get_ns() + TXRDMA_CONNECT_TIMEOUT_NS);
 	for (; n_connect; n_connect--) {
 		if (!txrdma_conn_start(peer, TXRDMA_CONN_POOL,
 				       TXRDMA_ACCT_CONNECTING))

@@ -55,6 +55,8 @@ struct txrdma_ep;
  */
 
 #define TXRDMA_PEER_EVQ			16
+/* nonces of the last connection requests accepted: replays are refused */
+#define TXRDMA_PEER_NONCES		64
 
 enum txrdma_conn_state {
 	TXRDMA_CONN_CONNECTING,	/* resolving, connecting or accepted */
@@ -243,6 +245,10 @@ struct txrdma_peer_ev {
  * @auth_fails: connections refused because they did not prove the key
  * @rx_auth_dropped: control messages dropped: bad MAC or sequence
  * @nmirror: self peer: accepting halves of its own connections
+ * @nhalf_open: its passive connections not authenticated yet
+ * @nonces: the nonces of the last TXRDMA_PEER_NONCES requests it made
+ *	that we answered, a ring (a replayed request is refused at once)
+ * @nonce_next: where the next goes in @nonces
  * @stall_max_ns: the latest the liveness timer ever fired: how long this
  *	host could not run its probes (bfd.stalls counts the late firings)
  * @evq: state changes not yet multicast
@@ -289,6 +295,9 @@ struct txrdma_peer {
 	u64 auth_fails;
 	u64 rx_auth_dropped;
 	u32 nmirror;
+	u32 nhalf_open;
+	u8 nonces[TXRDMA_PEER_NONCES][TXRDMA_NONCE_LEN];
+	u32 nonce_next;
 	u64 stall_max_ns;
 	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
 	u8 ev_head;
