@@ -26,20 +26,23 @@
  *	before.
  *  replays
  *	a request made with the right key stands for one captured on the
- *	wire (the attacker has no key): the module answers it
- *	(ESTABLISHED), then closes the connection (DISCONNECTED, or
- *	REJECTED when it closes before its CM had our RTU) for (a)
+ *	wire (the attacker has no key).  One the module answered before
+ *	(an earlier, complete handshake) is REJECTED at once: it keeps the
+ *	nonces it answered lately, and counts the replay in auth_fails.
+ *	One it never saw (captured in flight, the original lost) it
+ *	answers (ESTABLISHED), then closes the connection (DISCONNECTED,
+ *	or REJECTED when it closes before its CM had our RTU) for (a)
  *	a garbage AUTH (random bytes, a zero MAC, a short message), (b)
- *	the AUTH of an earlier, complete handshake of that same request,
- *	(c) no AUTH at all, within 3 s (the connect timeout) plus slack;
- *	auth_fails counts (a) and (b) only.  In (c)'s window the attacker
+ *	the AUTH of the earlier handshake, (c) no AUTH at all, within 3 s
+ *	(the connect timeout) plus slack; auth_fails counts the replay,
+ *	(a) and (b), not (c).  In (c)'s window the attacker
  *	posts RDMA READ and WRITE with every rkey "rdma res show mr" lists
  *	for txrdma (regions' own registrations, a live pair's receive
  *	rings and export, each at its right address) and with guesses:
  *	every one completes with an error, and no byte of those regions
  *	changes.
  *  half_open_bound
- *	100 replayed requests at once: at most 64 are ESTABLISHED at the
+ *	100 distinct captured requests at once: at most 64 are ESTABLISHED at the
  *	same time, every one is answered (ESTABLISHED or REJECTED), every
  *	established one is closed by the module; afterwards none of the
  *	module's QPs of them is left in "rdma res show qp" and the peer's
@@ -535,8 +538,10 @@ static int access_once(struct rg_conn *c, bool write, const struct target *t,
 }
 
 /*
- * A replayed request on a fresh connection: true once ESTABLISHED (the
- * replay is counted).
+ * A captured request on a fresh connection: true once ESTABLISHED (the
+ * replay is counted).  The module refuses a request whose nonce it has
+ * answered already (see replays), so each stands for one captured in
+ * flight whose original never reached it: a fresh one each time.
  */
 static bool replay_open(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rogue) *self, struct rg_conn *c)
@@ -546,6 +551,7 @@ static bool replay_open(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, ret) TH_LOG("rg_open: %s", strerror(-ret));
 	if (ret)
 		return false;
+	make_captured(_metadata, self);
 	ret = rg_connect(c, self->captured, self->captured_len, 30);
 	st->replays_sent++;
 	st->replays_est += ret == RDMA_CM_EVENT_ESTABLISHED;
@@ -824,7 +830,7 @@ static size_t regions_check(FIXTURE_DATA(rogue) *self, struct lpair **pairs,
 TEST_F_TIMEOUT(rogue, replays, 900)
 {
 	struct mrlist prev, rings, exp;
-	uint8_t auth_a[RG_CTRL_LEN];
+	uint8_t auth_a[RG_CTRL_LEN], auth_req[RG_REQ_LEN];
 	struct psnap mid, after;
 	struct tgtlist tl = { 0 };
 	uint32_t ring_seed[2];
@@ -873,6 +879,7 @@ TEST_F_TIMEOUT(rogue, replays, 900)
 	 */
 	memset(auth_a, 0, sizeof(auth_a));
 	if (self->auth) {
+		memcpy(auth_req, self->captured, RG_REQ_LEN);
 		ret = rg_open(&c, &self->tgt);
 		ASSERT_EQ(0, ret);
 		ret = rg_connect(&c, self->captured, RG_REQ_LEN, 30);
@@ -884,6 +891,24 @@ TEST_F_TIMEOUT(rogue, replays, 900)
 		s = rg_post(&c, IBV_WR_SEND, 0, 0, RG_CTRL_LEN, LOFF_AUTH);
 		EXPECT_EQ(IBV_WC_SUCCESS, s) TH_LOG("AUTH: %s", wc_str(s));
 		msleep(200);
+		rg_close(&c);
+
+		/*
+		 * That very request again: its nonce was answered, so it is
+		 * refused before the module makes anything for it.
+		 */
+		ret = rg_open(&c, &self->tgt);
+		ASSERT_EQ(0, ret);
+		ret = rg_connect(&c, auth_req, RG_REQ_LEN, 30);
+		st->replays_sent++;
+		EXPECT_EQ(RDMA_CM_EVENT_REJECTED, ret)
+			TH_LOG("a request answered before: event %s (%d)",
+			       ret >= 0 ? rdma_event_str(ret) :
+			       strerror(-ret), ret);
+		if (ret == RDMA_CM_EVENT_REJECTED) {
+			st->replays_refused++;
+			delivered++;	/* counted in auth_fails */
+		}
 		rg_close(&c);
 	}
 
@@ -922,7 +947,7 @@ TEST_F_TIMEOUT(rogue, replays, 900)
 		TH_LOG("auth_fails %lld -> %lld after %d bad AUTH messages delivered",
 		       fails0, mid.auth_fails, delivered);
 	if (self->auth)
-		EXPECT_EQ(4, delivered);
+		EXPECT_EQ(5, delivered);
 
 	/* (c) no AUTH at all: closed after the connect timeout */
 	if (replay_open(_metadata, self, &c)) {
@@ -991,6 +1016,8 @@ TEST_F_TIMEOUT(rogue, half_open_bound, 900)
 	}
 	t0 = rg_now();
 	for (int i = 0; i < BURST; i++) {
+		/* distinct captured requests: one repeated is refused */
+		make_captured(_metadata, self);
 		ASSERT_EQ(0, rg_connect_start(&c[i], self->captured,
 					      self->captured_len));
 		st->replays_sent++;
