@@ -20,22 +20,10 @@ HOME=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
 export HOME
 export TXRDMA_CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
-SRCTAR=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1 || true)
-if [ -z "$SRCTAR" ]; then
-	echo "kunit.sh: no /usr/src/linux-source-*.tar.xz (run scripts/setup.sh)" >&2
-	exit 1
-fi
-SRCVER=$(basename "$SRCTAR" .tar.xz)
-SRC=$CACHE/$SRCVER
 BUILD=$CACHE/uml-build
-
-mkdir -p "$CACHE"
-if [ ! -f "$SRC/.txrdma-unpacked" ] || [ "$SRCTAR" -nt "$SRC/.txrdma-unpacked" ]; then
-	echo "kunit.sh: unpacking $SRCTAR into $CACHE"
-	rm -rf "$SRC"
-	tar -C "$CACHE" -xf "$SRCTAR"
-	touch "$SRC/.txrdma-unpacked"
-fi
+# shellcheck source=scripts/kernel-src.sh
+. "$ROOT/scripts/kernel-src.sh"
+txrdma_kernel_src || { echo "kunit.sh: no kernel source" >&2; exit 1; }
 
 # stage: copy a file only if its content differs (keeps mtimes stable)
 stage() {
