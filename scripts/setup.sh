@@ -12,6 +12,11 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	# KUnit on UML, kselftest_harness.h and checkpatch.pl
 	linux-source-6.1 python3
+	# the debug kernel (scripts/debug-kernel.sh): the build group above
+	# (flex, bison, bc, libelf-dev for objtool), xz to unpack the source,
+	# depmod (kmod) and flock (util-linux); no module signing, no BTF,
+	# so neither libssl-dev nor dwarves
+	xz-utils
 	# user space
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev
 	# guests and what runs in them
