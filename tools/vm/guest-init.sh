@@ -12,7 +12,10 @@
 #   /txrdma-job/gN/cmd   the command, run with sh -c
 #   /txrdma-job/topology one line per guest NIC
 # Outputs: /txrdma-job/gN/{output,dmesg,boot_time,status}; status is written
-# last (after dmesg), so its presence means the guest is done.
+# last (after dmesg), so its presence means the guest is done.  On a kernel
+# with kmemleak (the debug lane's) also kmemleak (the report of a scan at
+# the end) and {module,cmd}_jiffies (when txrdma.ko was first loaded and
+# the command started: the host counts leaks from then on).
 
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -71,6 +74,7 @@ OUT=$JOB/g$G
 . "$OUT/env"
 
 TXRDMA_GUEST=$G
+TXRDMA_MODDIR=${TXRDMA_MODDIR:-}
 TXRDMA_JOB=$JOB
 TXRDMA_OUT=$OUT
 # the cluster's peer key (txrdmavm.py), private to root as a key must be
@@ -86,7 +90,29 @@ export TXRDMA_GUEST TXRDMA_NGUESTS TXRDMA_JOB TXRDMA_OUT TXRDMA_ROOT \
 
 : > "$OUT/output"
 
+# the kernel's jiffies now (kmemleak reports an object's allocation time
+# in jiffies)
+jiffies_now() {
+	awk '/^jiffies:/ { print $2; exit }' /proc/timer_list 2>/dev/null
+}
+
+# kmemleak (debug kernels): scan twice at the end (an object must stay
+# unreferenced across both; the first also ages objects past kmemleak's
+# 5 s minimum) and keep the report for the host (txrdmavm.py counts
+# what was allocated after the module's load or names txrdma)
+kmemleak_scan() {
+	kl=/sys/kernel/debug/kmemleak
+	[ -w $kl ] || return 0
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	echo scan > $kl
+	echo scan > $kl
+	cat $kl > "$OUT/kmemleak.tmp" 2>&1
+	mv "$OUT/kmemleak.tmp" "$OUT/kmemleak"
+	log "kmemleak: scanned twice from ${t0}s, $(grep -c '^unreferenced object' "$OUT/kmemleak") object(s) reported (host filters)"
+}
+
 finish() {
+	kmemleak_scan
 	dmesg > "$OUT/dmesg" 2>&1
 	echo "$1" > "$OUT/status.tmp"
 	mv "$OUT/status.tmp" "$OUT/status"
@@ -100,6 +126,28 @@ setup_fail() {
 	log "setup failed: $*"
 	echo "txrdma-vm: guest $G setup failed: $*" >> "$OUT/output"
 	return 1
+}
+
+# --- the kernel's modules directory -------------------------------------------
+# A kernel that is not the host's (the debug lane's) comes with its own
+# modules directory (TXRDMA_MODDIR, a host path visible through the 9p
+# root): it becomes /lib/modules/$(uname -r) in the overlay (the host's
+# /lib is untouched), so modprobe finds modules.builtin and a built-in
+# driver "loads".
+link_moddir() {
+	[ -n "$TXRDMA_MODDIR" ] || return 0
+	kver=$(uname -r)
+	[ "$(basename "$TXRDMA_MODDIR")" = "$kver" ] ||
+		{ setup_fail "modules directory $TXRDMA_MODDIR is not for the running kernel $kver"; return 1; }
+	[ -d "$TXRDMA_MODDIR" ] ||
+		{ setup_fail "modules directory $TXRDMA_MODDIR missing"; return 1; }
+	if [ ! -e "/lib/modules/$kver" ] &&
+	   ! { mkdir -p /lib/modules && ln -s "$TXRDMA_MODDIR" "/lib/modules/$kver"; }; then
+		setup_fail "cannot link /lib/modules/$kver"
+		return 1
+	fi
+	log "kernel $kver, modules from $TXRDMA_MODDIR"
+	return 0
 }
 
 # --- network and rxe ----------------------------------------------------------
@@ -168,11 +216,12 @@ setup_module() {
 		setup_fail "insmod $TXRDMA_KO: $err"
 		return 1
 	fi
+	jiffies_now > "$OUT/module_jiffies"
 	log "loaded $TXRDMA_KO"
 	return 0
 }
 
-setup_net && setup_module
+link_moddir && setup_net && setup_module
 
 cd "$TXRDMA_ROOT" || cd /
 
@@ -194,6 +243,7 @@ if [ -n "$SETUP_ERR" ]; then
 	finish 125
 fi
 cut -d' ' -f1 /proc/uptime > "$OUT/boot_time"
+jiffies_now > "$OUT/cmd_jiffies"
 log "running command"
 sh -c "$(cat "$OUT/cmd")" </dev/null >>"$OUT/output" 2>&1
 st=$?

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """txrdma-vm: boot QEMU guests that share the host root and talk over rxe.
 
-Each guest boots the installed distribution kernel with a tiny initramfs
-(mkinitramfs.sh), mounts the host root read-only over 9p under a tmpfs
+Each guest boots the installed distribution kernel (or another kernel image
+with its modules directory: the debug lane's, see debug_kernel()) with a
+tiny initramfs (mkinitramfs.sh), mounts the host root read-only over 9p under a tmpfs
 overlay and runs guest-init.sh as PID 1.  Every pair of guests is wired with
 its own point-to-point Ethernet link (QEMU "dgram" netdevs over unix
 sockets); guest-init puts an rxe device on each link.  The host talks to
@@ -56,6 +57,16 @@ PROBLEM_PATTERNS = [
     r"list_add corruption",
     r"list_del corruption",
     r"UBSAN",
+    # lockdep (most of its reports also carry "WARNING:")
+    r"possible circular locking dependency",
+    r"inconsistent lock state",
+    r"possible recursive locking",
+    r"suspicious RCU usage",
+    r"lock held when returning to user space",
+    # DEBUG_OBJECTS
+    r"ODEBUG:",
+    # kmemleak (guest-init's end-of-run scan; see kmemleak_problems)
+    r"unreferenced object",
 ]
 IGNORE_PATTERNS = [
     r"module verification failed: signature and/or required key missing",
@@ -76,6 +87,95 @@ def dmesg_problems(text):
             continue
         if _PROBLEM_RE.search(line):
             out.append(line)
+    return out
+
+
+_LEAK_HEAD_RE = re.compile(r"^unreferenced object (0x[0-9a-f]+) \(size (\d+)\):")
+_LEAK_COMM_RE = re.compile(r'^\s+comm "(.*)", pid (\d+), jiffies (\d+)')
+_LEAK_FRAME_RE = re.compile(r"^\s+\[<[0-9a-fx]+>\] (\S+)(.*)$")
+_RAW_ADDR_RE = re.compile(r"^0x([0-9a-f]+)$")
+# the allocator's own frames say nothing: a report starts at its caller
+_ALLOC_FRAME_RE = re.compile(
+    r"(kmemleak_|slab_post_alloc_hook|__kmem_cache_alloc|kmem_cache_alloc|"
+    r"__kmalloc|kmalloc_trace|__alloc_pages|alloc_pages|__kasan|kasan_)")
+
+
+def parse_modsyms(text):
+    """Symbols of unloaded modules, from /proc/kallsyms lines saved before
+    the unload ("ADDR TYPE NAME\t[MODULE]"): a sorted list of (address,
+    name, module)."""
+    syms = []
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if len(parts) < 4 or not parts[3].startswith("["):
+            continue
+        try:
+            syms.append((int(parts[0], 16), parts[2], parts[3].strip("[]")))
+        except ValueError:
+            continue
+    syms.sort()
+    return syms
+
+
+def _symbolize(frame, syms):
+    """A raw address in FRAME (what kmemleak prints for code of a module
+    unloaded since) as NAME+0xOFF [MODULE, unloaded], if SYMS has it."""
+    m = _RAW_ADDR_RE.match(frame)
+    if not m or not syms:
+        return frame
+    addr = int(m.group(1), 16)
+    best = None
+    for a, name, mod in syms:
+        if a > addr:
+            break
+        best = (a, name, mod)
+    # a module's code is well under 1 MiB: anything further is not its
+    if best is None or addr - best[0] > 1 << 20 or addr > syms[-1][0] + (1 << 20):
+        return frame
+    return "%s+0x%x [%s, unloaded]" % (best[1], addr - best[0], best[2])
+
+
+def kmemleak_problems(report, since=None, modsyms=""):
+    """The objects of a kmemleak REPORT (/sys/kernel/debug/kmemleak after a
+    scan) that count, one line each.
+
+    An object counts when txrdma appears in its allocation backtrace, or
+    when it was allocated at or after jiffies SINCE (guest-init: when
+    txrdma.ko was first loaded, else when the command started).  Objects
+    from earlier in boot are not txrdma's and include kmemleak's known
+    early-boot false positives; they are left out.  Without SINCE every
+    object counts.  MODSYMS (kallsyms lines of modules saved before they
+    were unloaded, see unload_end.sh) names frames of unloaded modules."""
+    try:
+        since = int(str(since).strip()) if since is not None else None
+    except ValueError:
+        since = None
+    syms = parse_modsyms(modsyms)
+    out = []
+    blocks = []
+    for line in report.splitlines():
+        if _LEAK_HEAD_RE.match(line):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    for b in blocks:
+        head = _LEAK_HEAD_RE.match(b[0])
+        comm, jiffies, frames = "?", None, []
+        for line in b[1:]:
+            m = _LEAK_COMM_RE.match(line)
+            if m:
+                comm, jiffies = m.group(1), int(m.group(3))
+            m = _LEAK_FRAME_RE.match(line)
+            if m:
+                frames.append(_symbolize(m.group(1), syms) + m.group(2))
+        ours = any("txrdma" in f for f in frames)
+        late = since is None or jiffies is None or jiffies >= since
+        if not (ours or late):
+            continue
+        shown = [f for f in frames if not _ALLOC_FRAME_RE.match(f)] or frames
+        out.append("kmemleak: unreferenced object %s (size %s): comm \"%s\" "
+                   "jiffies %s: %s" % (head.group(1), head.group(2), comm,
+                                       jiffies, " <- ".join(shown[:6])))
     return out
 
 
@@ -117,12 +217,64 @@ def cache_dir():
 
 
 def default_module():
-    return os.path.join(REPO_ROOT, "kmod", "txrdma.ko")
+    """$TXRDMA_KO, else the checkout's kmod/txrdma.ko."""
+    return os.environ.get("TXRDMA_KO") or os.path.join(
+        REPO_ROOT, "kmod", "txrdma.ko")
 
 
-def build_initramfs(kver):
-    """Build (or reuse) the initramfs for KVER; return its path."""
+# slub_debug of every guest: red zones, poisoning, sanity checks and
+# alloc/free traces on every cache but ACPI's (see testing.rst)
+SLUB_DEBUG = "FZPU;-,Acpi-*"
+
+DEBUG_KERNEL_SCRIPT = os.path.join(REPO_ROOT, "scripts", "debug-kernel.sh")
+
+
+def debug_kernel():
+    """The debug lane's kernel as Cluster keyword arguments, read from the
+    env file scripts/debug-kernel.sh writes into the cache (or into
+    $TXRDMA_DEBUG_KERNEL_DIR): kernel, moddir,
+    module (txrdma.ko built against it), and
+
+    - machine q35: the default i440fx machine's ACPI tables build the PCI
+      interrupt routing (_PRT) in an AML loop that the debug kernel's ACPI
+      interpreter, under TCG, does not finish within ACPI's 30 s loop
+      timeout (three "ACPI Error ... AE_AML_LOOP_TIMEOUT", 90 s of boot);
+      q35's _PRT is a constant;
+    - no slub_debug: KASAN already has red zones, a quarantine for freed
+      objects and alloc/free stacks in its reports, and slub_debug on top
+      made every exec and allocation about 1.5x slower again.
+
+    Raises RuntimeError when it has not been built."""
+    path = os.path.join(os.environ.get("TXRDMA_DEBUG_KERNEL_DIR") or
+                        os.path.join(cache_dir(), "debug-kernel"), "env")
+    env = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                env[k] = v
+    except OSError:
+        raise RuntimeError("no debug kernel: %s missing (run %s)"
+                           % (path, DEBUG_KERNEL_SCRIPT))
+    kw = {"kernel": env.get("TXRDMA_KERNEL"),
+          "moddir": env.get("TXRDMA_MODDIR"),
+          "module": env.get("TXRDMA_KO")}
+    for k, v in kw.items():
+        if not v or not os.path.exists(v):
+            raise RuntimeError("debug kernel: %s %r missing (run %s)"
+                               % (k, v, DEBUG_KERNEL_SCRIPT))
+    kw.update(machine="q35", slub_debug=None)
+    return kw
+
+
+def build_initramfs(kver, moddir=None):
+    """Build (or reuse) the initramfs for KVER (its modules in MODDIR,
+    default /lib/modules/KVER); return its path."""
     env = dict(os.environ, KVER=kver)
+    if moddir:
+        env["TXRDMA_MODDIR"] = moddir
+    else:
+        env.pop("TXRDMA_MODDIR", None)
     res = subprocess.run(["sh", MKINITRAMFS, kver], env=env,
                          stdout=subprocess.PIPE, check=True,
                          universal_newlines=True)
@@ -172,6 +324,7 @@ class GuestResult:
         self.dmesg = ""
         self.console = None     # path of the console log
         self.problems = []      # kernel log lines that match PROBLEM_PATTERNS
+        self.kmemleak = ""      # the end-of-run kmemleak report, if any
         self.error = None       # "timed out after Ns", "killed", ...
         self.boot_s = None      # guest uptime when its command started
         self.cmd_s = None       # command run time (guest clock)
@@ -199,11 +352,20 @@ class Cluster:
     cmds: one command string for every guest, or a list with one per guest.
     timeout: per-guest limit in seconds from launch to power-off; past it
     the guest's QEMU is killed and the guest fails ("timed out after Ns").
+    kernel, moddir: a kernel image and its modules directory (host paths,
+    .../lib/modules/KVER; KVER is its name) instead of the installed
+    /boot/vmlinuz-KVER and /lib/modules/KVER; default $TXRDMA_KERNEL and
+    $TXRDMA_MODDIR.  Guests see MODDIR as their /lib/modules/KVER.
+    machine: QEMU's -machine (default: QEMU's, i440fx "pc").
+    slub_debug: the guests' slub_debug= (None: none).
+    debug_kernel() gives all of these for the debug lane's kernel.
     """
 
     def __init__(self, n, cmds, module=None, timeout=300, rundir=None,
                  load_module=True, append="", kver=None, mem=None, smp=None,
-                 module_params="", shell=False, keep=False, verbose=False):
+                 module_params="", shell=False, keep=False, verbose=False,
+                 kernel=None, moddir=None, machine=None,
+                 slub_debug=SLUB_DEBUG):
         if n < 1:
             raise ValueError("need at least one guest")
         if isinstance(cmds, str):
@@ -220,7 +382,24 @@ class Cluster:
         self.module_params = module_params
         self.timeout = timeout
         self.append = append
+        kernel = kernel or os.environ.get("TXRDMA_KERNEL") or None
+        moddir = moddir or os.environ.get("TXRDMA_MODDIR") or None
+        if bool(kernel) != bool(moddir):
+            raise ValueError("a kernel image needs its modules directory "
+                             "and vice versa (kernel=%r moddir=%r)"
+                             % (kernel, moddir))
+        self.moddir = os.path.abspath(moddir) if moddir else None
+        if self.moddir:
+            name = os.path.basename(self.moddir.rstrip("/"))
+            if kver and kver != name:
+                raise ValueError("kver %s but modules directory %s"
+                                 % (kver, self.moddir))
+            kver = name
         self.kver = kver or default_kver()
+        self.kernel = (os.path.abspath(kernel) if kernel
+                       else "/boot/vmlinuz-" + self.kver)
+        self.machine = machine
+        self.slub_debug = slub_debug
         self.mem = int(mem or os.environ.get("TXRDMA_VM_MEM", 1536))
         self.smp = int(smp or os.environ.get("TXRDMA_VM_SMP", 1))
         self.shell = shell
@@ -305,17 +484,22 @@ class Cluster:
             accel_args = ["-accel", "kvm", "-cpu", "host"]
         else:
             accel_args = ["-accel", "tcg,thread=multi", "-cpu", "max"]
-        cmdline = ("console=ttyS0 loglevel=5 slub_debug=FZPU;-,Acpi-* panic=-1 "
-                   "txrdmavm.init=%s txrdmavm.guest=%d" % (GUEST_INIT, g))
+        cmdline = "console=ttyS0 loglevel=5 "
+        if self.slub_debug:
+            cmdline += "slub_debug=%s " % self.slub_debug
+        cmdline += "panic=-1 txrdmavm.init=%s txrdmavm.guest=%d" % (
+            GUEST_INIT, g)
         if self.append:
             cmdline += " " + self.append
         serial = ("mon:stdio" if self.shell
                   else "file:" + self.console_path(g))
+        if self.machine:
+            accel_args += ["-machine", self.machine]
         argv = ["qemu-system-x86_64"] + accel_args + [
             "-m", str(self.mem), "-smp", str(self.smp),
             "-nodefaults", "-no-reboot", "-display", "none",
             "-serial", serial,
-            "-kernel", "/boot/vmlinuz-" + self.kver,
+            "-kernel", self.kernel,
             "-initrd", initramfs,
             "-append", cmdline,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,"
@@ -365,6 +549,8 @@ class Cluster:
                 "TXRDMA_MODPARAMS": self.module_params,
                 "TXRDMA_SHELL": "1" if self.shell else "0",
                 "TXRDMA_TERM": os.environ.get("TERM", "vt100"),
+                # guest-init links it as /lib/modules/$(uname -r)
+                "TXRDMA_MODDIR": self.moddir or "",
             }
             if self.shell:
                 try:
@@ -383,13 +569,16 @@ class Cluster:
         """Build the initramfs, write the job directory, launch all QEMUs."""
         for what, path in (("repository", REPO_ROOT),
                            ("module", self.module if self.load_module
-                            else None)):
+                            else None),
+                           ("modules directory", self.moddir)):
             if path and _shadowed(path):
                 raise RuntimeError(
                     "%s %s is under a directory the guest replaces with its "
                     "own (%s); guests cannot see it" % (
                         what, path, " ".join(GUEST_PRIVATE_DIRS)))
-        initramfs = build_initramfs(self.kver)
+        if not os.path.exists(self.kernel):
+            raise RuntimeError("kernel image %s missing" % self.kernel)
+        initramfs = build_initramfs(self.kver, self.moddir)
         if os.path.exists(self.rundir) and os.listdir(self.rundir):
             raise RuntimeError("rundir %s is not empty" % self.rundir)
         os.makedirs(self.rundir, exist_ok=True)
@@ -594,6 +783,12 @@ class Cluster:
         if self.started[g] is not None and self.ended[g] is not None:
             r.wall_s = self.ended[g] - self.started[g]
         r.problems = dmesg_problems(r.dmesg)
+        r.kmemleak = self._read_job(g, "kmemleak") or ""
+        if r.kmemleak:
+            since = self._read_job(g, "module_jiffies") or \
+                self._read_job(g, "cmd_jiffies")
+            r.problems += kmemleak_problems(
+                r.kmemleak, since, self._read_job(g, "modsyms"))
         # The console also sees what happened after dmesg was saved, or
         # everything when the guest died before saving it.
         seen = set(r.problems)

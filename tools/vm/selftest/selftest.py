@@ -9,6 +9,7 @@ Prints one line per test with its wall time; exits non-zero on a failure.
 import itertools
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -117,6 +118,50 @@ def t_kill():
     return "guest 0 killed, guest 1 ok"
 
 
+DEBUG_BUGS = {
+    # bug=NAME of debugcheck.ko: what the guest's problems must show.  In
+    # this order: a KASAN report turns lockdep off (the kernel is then
+    # "unreliable" for it), so lockorder goes first and uaf last.
+    "lockorder": "possible circular locking dependency",
+    "odebug": "ODEBUG: free active",
+    "atomic": "BUG: sleeping function called from invalid context",
+    "leak": "kmemleak: unreferenced object",
+    "uaf": "BUG: KASAN: use-after-free in debugcheck_uaf",
+}
+
+
+def t_debug_checks():
+    """On the debug kernel (scripts/debug-kernel.sh), each bug of
+    debugcheck.ko is reported and fails the guest; the leak is counted
+    and names its allocator."""
+    dk = txrdmavm.debug_kernel()
+    src = os.path.join(HERE, "debugcheck")
+    mod = os.path.join(BASE, "debugcheck")
+    shutil.copytree(src, mod)
+    build = os.path.join(dk["moddir"], "build")
+    res = subprocess.run(["make", "-C", build, "M=" + mod, "modules"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    assert res.returncode == 0, res.stdout[-2000:]
+    ko = os.path.join(mod, "debugcheck.ko")
+    # its symbols saved before each unload, as unload_end.sh does
+    cmd = ("for b in %s; do insmod %s bug=$b || exit 1; "
+           "grep '\\[debugcheck\\]$' /proc/kallsyms > $TXRDMA_OUT/modsyms; "
+           "rmmod debugcheck || exit 2; done" % (" ".join(DEBUG_BUGS), ko))
+    dk.pop("module")
+    r = run(1, cmd, timeout=600, **dk)[0]
+    assert r.status == 0, format_result(r)
+    assert not r.ok, "the bugs must fail the guest"
+    missing = [b for b, what in DEBUG_BUGS.items()
+               if not any(what in p for p in r.problems)]
+    assert not missing, "not reported: %s\n%s" % (
+        " ".join(missing), "\n".join(r.problems))
+    leaks = [p for p in r.problems if p.startswith("kmemleak:")]
+    assert any("debugcheck_leak" in p for p in leaks), leaks
+    return "%d problem lines, all 5 bugs reported (boot %.1fs, run %.1fs)" % (
+        len(r.problems), r.boot_s or -1, r.cmd_s or -1)
+
+
 TESTS = [
     ("loopback", t_loopback),
     ("pair", t_pair),
@@ -127,6 +172,7 @@ TESTS = [
     ("missing_module", t_missing_module),
     ("timeout_kill", t_timeout_kill),
     ("kill", t_kill),
+    ("debug_checks", t_debug_checks),
 ]
 
 
