@@ -11,6 +11,10 @@
 #   host       lib + txrdma-admin unit tests (ASan/UBSan)    host
 #   kunit      txrdma_* suites on UML (scripts/kunit.sh)     host (UML)
 #   vm         kselftests in 2 QEMU guests with rxe          QEMU
+#   debug      debug kernel (KASAN, lockdep, kmemleak) and   host, QEMU
+#              txrdma.ko against it (scripts/debug-kernel.sh,
+#              cached); ring/region/endpoint/smp/msg suites
+#              on it (run_vm_tests.py debug)
 #
 # TXRDMA_STAGES="build host" runs a subset (setup and build always run
 # first when named or implied).  Logs go to $TXRDMA_OUT (default
@@ -24,7 +28,7 @@ export HOME
 export TXRDMA_CACHE=${TXRDMA_CACHE:-$HOME/.cache/txrdma}
 cd "$ROOT"
 OUT=${TXRDMA_OUT:-$ROOT/out/test}
-STAGES=${TXRDMA_STAGES:-"setup build style host kunit vm"}
+STAGES=${TXRDMA_STAGES:-"setup build style host kunit vm debug"}
 mkdir -p "$OUT"
 
 PASSED=0
@@ -79,7 +83,7 @@ if want setup; then
 fi
 
 BUILD_OK=1
-if want build || want vm || want host; then
+if want build || want vm || want host || want debug; then
 	stage_begin build
 	make modules > "$OUT/build-kmod.log" 2>&1; rc=$?
 	if [ $rc -eq 0 ] && ! grep -q 'warning:' "$OUT/build-kmod.log"; then
@@ -171,6 +175,28 @@ if want vm; then
 		result "vm: kselftests in QEMU (not run: the build failed)" FAIL
 	fi
 	stage_end vm
+fi
+
+if want debug; then
+	stage_begin debug
+	# a debug kernel that does not build fails the stage: never a skip
+	t0=$(date +%s)
+	if scripts/debug-kernel.sh > "$OUT/debug-kernel.log" 2>&1; then
+		kver=$(sed -n 's/^KVER=//p' "$OUT/debug-kernel.log")
+		kt=$(sed -n 's/^TXRDMA_DEBUG_KERNEL_SECONDS=//p' "$OUT/debug-kernel.log")
+		result "debug: $kver and txrdma.ko against it, no warnings (kernel make ${kt}s, $(($(date +%s) - t0))s in all)" OK
+		if [ $BUILD_OK -eq 1 ]; then
+			selftests/txrdma/run_vm_tests.py debug > "$OUT/debug.log" 2>&1
+			grep -E '^(ok|not ok)|^# (suite|both|debug-)' "$OUT/debug.log"
+			count_tap "$OUT/debug.log"
+		else
+			result "debug: suites on the debug kernel (not run: the build failed)" FAIL
+		fi
+	else
+		result "debug: debug kernel or txrdma.ko against it (see $OUT/debug-kernel.log)" FAIL
+		tail -30 "$OUT/debug-kernel.log"
+	fi
+	stage_end debug
 fi
 
 echo "===== times: ${TIMES[*]}"

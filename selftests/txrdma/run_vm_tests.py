@@ -59,7 +59,17 @@ Suites:
             and libibverbs, no txrdma code) attacks the module's rdma_cm
             port: forged and replayed requests, 100 at once, an attacker
             with the key reading and writing with stale and guessed
-            rkeys (rogue_guest.sh); not in the default set
+            rkeys (rogue_guest.sh)
+  debug   - the debug-kernel lane: the ring, region and endpoint tests
+            (guest_suite.sh, split over 2 guests), the smp suite (2
+            vCPUs) and the msg suite (its fuzz case included) booted on
+            the debug kernel (KASAN, lockdep, kmemleak, DEBUG_OBJECTS;
+            scripts/debug-kernel.sh builds it and txrdma.ko against it);
+            each guest unloads txrdma.ko at the end and kmemleak scans,
+            any report fails the guest
+
+--debug-kernel runs the suites named on the debug kernel instead of the
+installed one (their TAP lines then say "debug-SUITE").
 
 Every guest's TAP lines are printed as "ok - gG <suite>: ..." and every
 guest adds "dmesg clean" and "exit status" lines of its own.  Exit 0 only
@@ -117,18 +127,38 @@ def report(suite, results, extra_fail=None):
     return failed
 
 
-def suite_single(args):
+def cluster(args, n, cmds, **kw):
+    """A Cluster on the kernel the run uses (args.kernel_kw: the debug
+    kernel's image, modules directory and module, or nothing).  On the
+    debug kernel each guest's command ends by unloading txrdma.ko
+    (unload_end.sh), so the kmemleak scan that follows sees whatever the
+    module did not free."""
+    if args.kernel_kw:
+        end = "; st=$?; \"$TXRDMA_ROOT\"/selftests/txrdma/unload_end.sh; exit $st"
+        if isinstance(cmds, str):
+            cmds = "(%s)%s" % (cmds, end)
+        else:
+            cmds = ["(%s)%s" % (c, end) for c in cmds]
+    kw.update(args.kernel_kw)
+    return txrdmavm.Cluster(n, cmds, **kw)
+
+
+def suite_single(args, name="single", tests=None):
+    """guest_suite.sh in 2 guests: every test in each, or TESTS (a list of
+    two strings, one per guest) split between them."""
     cmd = "selftests/txrdma/guest_suite.sh"
-    with txrdmavm.Cluster(2, cmd, timeout=args.timeout) as c:
+    if tests:
+        cmd = ["TXRDMA_TESTS='%s' %s" % (t, cmd) for t in tests]
+    with cluster(args, 2, cmd, timeout=args.timeout) as c:
         c.start()
         results = c.wait()
-    return report("single", results)
+    return report(args.prefix + name, results)
 
 
 def suite_link(args):
     cmd = "selftests/txrdma/link_events_guest.sh"
     err = None
-    with txrdmavm.Cluster(2, cmd, timeout=args.timeout) as c:
+    with cluster(args, 2, cmd, timeout=args.timeout) as c:
         c.start()
         try:
             for g in range(2):
@@ -143,7 +173,7 @@ def suite_link(args):
         except (TimeoutError, RuntimeError) as e:
             err = str(e)
         results = c.wait()
-    return report("link", results, err)
+    return report(args.prefix + "link", results, err)
 
 
 def suite_msg(args):
@@ -151,6 +181,10 @@ def suite_msg(args):
     given the other as its peer.  They pace each other through the
     protocol itself; the host only collects their TAP and kernel logs."""
     env = "TXRDMA_MSG_COUNT=%d " % args.msg_count
+    if args.msg_rev_count is not None:
+        env += "TXRDMA_MSG_REV_COUNT=%d " % args.msg_rev_count
+    if args.msg_skip:
+        env += "TXRDMA_MSG_SKIP='%s' " % args.msg_skip
     if args.msg_seed is not None:
         env += "TXRDMA_MSG_SEED=%d " % args.msg_seed
     cmds = [env + "selftests/txrdma/msg_guest.sh client 1",
@@ -158,10 +192,10 @@ def suite_msg(args):
     # 2 vCPUs each: completions, the poller and the processes really
     # run in parallel (a CQ use-after-free in pair teardown only ever
     # showed with 2)
-    with txrdmavm.Cluster(2, cmds, timeout=args.timeout, smp=2) as c:
+    with cluster(args, 2, cmds, timeout=args.timeout, smp=2) as c:
         c.start()
         results = c.wait()
-    return report("msg", results)
+    return report(args.prefix + "msg", results)
 
 
 def suite_msgkill(args):
@@ -172,7 +206,7 @@ def suite_msgkill(args):
     cmds = ["selftests/txrdma/msgkill_guest.sh client 1",
             "selftests/txrdma/msgkill_guest.sh server 0"]
     err = None
-    with txrdmavm.Cluster(2, cmds, timeout=args.timeout) as c:
+    with cluster(args, 2, cmds, timeout=args.timeout) as c:
         c.start()
         try:
             c.wait_file(0, "streaming", 300)
@@ -184,7 +218,7 @@ def suite_msgkill(args):
         if r.guest == 1 and r.error == killed:
             r.error = None
             r.status = 0
-    return report("msgkill", results, err)
+    return report(args.prefix + "msgkill", results, err)
 
 
 def suite_smp(args):
@@ -192,10 +226,10 @@ def suite_smp(args):
            "TXRDMA_TESTS='region_stress region_test region_stress "
            "poller_dev.sh' "
            "./guest_suite.sh")
-    with txrdmavm.Cluster(1, cmd, timeout=args.timeout, smp=2) as c:
+    with cluster(args, 1, cmd, timeout=args.timeout, smp=2) as c:
         c.start()
         results = c.wait()
-    return report("smp", results)
+    return report(args.prefix + "smp", results)
 
 
 def wait_watching(c, grace=60, problem_grace=150):
@@ -253,11 +287,11 @@ def suite_ep_race(args):
                                                        args.seed)
     for smp, append in ((1, "preempt=full"), (2, "")):
         tag = "ep_race/smp%d%s" % (smp, "-" + append if append else "")
-        with txrdmavm.Cluster(1, cmd, timeout=args.race_seconds + 400,
-                              smp=smp, append=append) as c:
+        with cluster(args, 1, cmd, timeout=args.race_seconds + 400,
+                     smp=smp, append=append) as c:
             c.start()
             results = wait_watching(c)
-        failed += report(tag, results)
+        failed += report(args.prefix + tag, results)
     return failed
 
 
@@ -268,30 +302,30 @@ def suite_pair_churn(args):
             % (args.churn_seconds, args.seed),
             "selftests/txrdma/pair_churn_guest.sh server 0 %d %d"
             % (args.churn_seconds, args.seed)]
-    with txrdmavm.Cluster(2, cmds, timeout=args.churn_seconds + 900,
-                          smp=2) as c:
+    with cluster(args, 2, cmds, timeout=args.churn_seconds + 900,
+                 smp=2) as c:
         c.start()
         results = wait_watching(c)
-    return report("pair_churn", results)
+    return report(args.prefix + "pair_churn", results)
 
 
 def suite_listen_flood(args):
     cmd = "selftests/txrdma/listen_flood_guest.sh %d %d" % (
         args.flood_max, args.flood_seconds)
-    with txrdmavm.Cluster(1, cmd, timeout=args.flood_seconds + 600, smp=2,
-                          mem=2048) as c:
+    with cluster(args, 1, cmd, timeout=args.flood_seconds + 600, smp=2,
+                 mem=2048) as c:
         c.start()
         results = wait_watching(c)
-    return report("listen_flood", results)
+    return report(args.prefix + "listen_flood", results)
 
 
 def suite_cross_tenant(args):
     cmds = ["selftests/txrdma/cross_tenant_guest.sh client 1 %d" % args.seed,
             "selftests/txrdma/cross_tenant_guest.sh server 0 %d" % args.seed]
-    with txrdmavm.Cluster(2, cmds, timeout=900) as c:
+    with cluster(args, 2, cmds, timeout=900) as c:
         c.start()
         results = wait_watching(c)
-    return report("cross_tenant", results)
+    return report(args.prefix + "cross_tenant", results)
 
 
 def suite_hostile(args):
@@ -299,21 +333,21 @@ def suite_hostile(args):
     cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
         args.hostile_ops, args.hostile_seconds,
         min(100000, 3 * args.hostile_ops), seeds)
-    with txrdmavm.Cluster(1, cmd, timeout=3 * args.hostile_seconds + 900,
-                          smp=2, mem=2048) as c:
+    with cluster(args, 1, cmd, timeout=3 * args.hostile_seconds + 900,
+                 smp=2, mem=2048) as c:
         c.start()
         results = wait_watching(c)
-    return report("hostile", results)
+    return report(args.prefix + "hostile", results)
 
 
 def suite_rogue(args):
     """A hostile peer against the module's rdma_cm port, in one guest
     whose module pairs with itself (rogue_guest.sh, rogue_peer.c)."""
     cmd = "selftests/txrdma/rogue_guest.sh"
-    with txrdmavm.Cluster(1, cmd, timeout=args.timeout) as c:
+    with cluster(args, 1, cmd, timeout=args.timeout) as c:
         c.start()
         results = c.wait()
-    return report("rogue", results)
+    return report(args.prefix + "rogue", results)
 
 
 class EventLog:
@@ -415,7 +449,7 @@ def suite_peers(args):
     err = None
     cuts, pause, kill = {}, {}, {}
     ncuts = 0
-    with txrdmavm.Cluster(3, cmd, timeout=args.timeout + args.soak) as c:
+    with cluster(args, 3, cmd, timeout=args.timeout + args.soak) as c:
         logs = [EventLog(c, g) for g in range(3)]
         c.start()
         try:
@@ -449,7 +483,7 @@ def suite_peers(args):
         if r.guest == 1 and r.error == killed:
             r.error = None
             r.status = 0
-    failed = report("peers", results, err)
+    failed = report(args.prefix + "peers", results, err)
     checks = []
 
     def phase(name, res, n_expected):
@@ -475,7 +509,8 @@ def suite_peers(args):
     if not checks:
         checks.append(("liveness timings measured", False))
     for what, good in checks:
-        print("%s - peers: %s" % ("ok" if good else "not ok", what))
+        print("%s - %speers: %s" % ("ok" if good else "not ok",
+                                    args.prefix, what))
         failed += not good
     return failed
 
@@ -488,6 +523,52 @@ def suite_soak(args):
     return suite_peers(args)
 
 
+# The debug lane's share of guest_suite.sh, one list per guest (they run
+# side by side): the region tests in one, the ring and endpoint tests in
+# the other, each with the module's basics first.
+DEBUG_TESTS = [
+    "probe_test region_test lib_region_test region_dev.sh region_admin.sh "
+    "region_stress load_cycles.sh",
+    "probe_test ep_test ring_test lib_ring_test ep_stats.sh tenant_test",
+]
+
+
+def suite_debug(args):
+    """The debug-kernel lane: ring, region and endpoint tests, the smp
+    suite (2 vCPUs), the msg suite (its fuzz case included) and the
+    hostile tenant on the debug kernel."""
+    dargs = argparse.Namespace(**vars(args))
+    dargs.kernel_kw = debug_kernel_kw()
+    dargs.prefix = "debug-"
+    dargs.msg_count = args.debug_msg_count
+    dargs.msg_rev_count = max(1, args.debug_msg_count // 5)
+    # rate checks, not memory or locking: the debug kernel under TCG
+    # carried 0.27 of the 2 MiB/s and 188 of the 1,000 ops/s limits
+    dargs.msg_skip = "throttle"
+    # the hostile tenant, 3 seeds, >= 100,000 operations: more time per
+    # seed on a kernel that checks every access
+    dargs.hostile_seconds = max(args.hostile_seconds,
+                                args.debug_hostile_seconds)
+    failed = 0
+    for name, fn in (("single", lambda: suite_single(dargs, "single",
+                                                     DEBUG_TESTS)),
+                     ("smp", lambda: suite_smp(dargs)),
+                     ("msg", lambda: suite_msg(dargs)),
+                     ("hostile", lambda: suite_hostile(dargs))):
+        t0 = time.monotonic()
+        failed += fn()
+        print("# debug-%s took %.0f s" % (name, time.monotonic() - t0))
+    return failed
+
+
+def debug_kernel_kw():
+    try:
+        return txrdmavm.debug_kernel()
+    except RuntimeError as e:
+        print("not ok - debug kernel: %s" % e)
+        sys.exit(1)
+
+
 SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
           "soak": suite_soak,
@@ -496,11 +577,13 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "listen_flood": suite_listen_flood,
           "cross_tenant": suite_cross_tenant,
           "hostile": suite_hostile,
-          "rogue": suite_rogue}
+          "rogue": suite_rogue,
+          "debug": suite_debug}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
 # flap (false Downs while guests boot, rebuild QPs or carry traffic),
-# which these suites count as failures; see testing.rst.
+# which these suites count as failures; see testing.rst.  "debug" runs in
+# its own stage of scripts/test.sh (after the kernel build it needs).
 # CI runs the functional suites, then the regression suites of issue
 # 12's trust boundaries (the adversarial ones and the rogue peer).
 DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill", "ep_race",
@@ -525,6 +608,21 @@ def main():
     ap.add_argument("--msg-count", type=int, default=100000,
                     help="msg: messages from client to server in the "
                     "stream case (default 100000)")
+    ap.add_argument("--msg-rev-count", type=int, default=None,
+                    help="msg: messages from server to client meanwhile "
+                    "(default: msg_test's, 20000)")
+    ap.add_argument("--msg-skip", default="", metavar="CASES",
+                    help="msg: msg_test cases to skip (TXRDMA_MSG_SKIP)")
+    ap.add_argument("--debug-msg-count", type=int, default=2000,
+                    help="debug: messages in the msg suite's stream case "
+                    "on the debug kernel, a fifth of them back (default "
+                    "2000), and no throttle case")
+    ap.add_argument("--debug-hostile-seconds", type=int, default=240,
+                    help="debug: seconds per seed of the hostile suite on "
+                    "the debug kernel (default 240)")
+    ap.add_argument("--debug-kernel", action="store_true",
+                    help="run the suites named on the debug kernel "
+                    "(scripts/debug-kernel.sh) with its txrdma.ko")
     ap.add_argument("--msg-seed", type=lambda v: int(v, 0), default=None,
                     help="msg: seed of the message sizes (default: "
                     "msg_test's fixed one, printed)")
@@ -547,8 +645,14 @@ def main():
                     help="seed of the adversarial suites' random choices "
                     "(default 0x20261201; printed by each program)")
     args = ap.parse_args()
-    ko = txrdmavm.default_module()
-    if not os.path.exists(ko):
+    args.prefix = ""
+    args.kernel_kw = {}
+    if args.debug_kernel:
+        args.kernel_kw = debug_kernel_kw()
+        args.prefix = "debug-"
+    ko = args.kernel_kw.get("module") or txrdmavm.default_module()
+    # "debug" alone needs only its own module (it checks it)
+    if [s for s in args.suites if s != "debug"] and not os.path.exists(ko):
         print("not ok - vm: %s not built (run make)" % ko)
         return 1
     failed = 0
