@@ -45,15 +45,22 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 	lockdep_assert_held(&c->peer->lock);
 	if (!ep)
 		return;
+	c->ep = NULL;
+	/*
+	 * ep->conn is written under both locks: the data path reads it
+	 * under ep->lock alone (posting on ep->conn->qp), teardown under
+	 * the peer's.
+	 */
+	spin_lock(&ep->lock);
 	ep->conn = NULL;
 	ep->qp_num = 0;
 	/* a pair whose QP broke or was closed by the other side is reset */
 	if (ep->dstate != TXRDMA_EP_PLAIN && error == -EIO)
 		error = -ECONNRESET;
 	WRITE_ONCE(ep->error, error);
-	c->ep = NULL;
 	if (ep->dstate != TXRDMA_EP_PLAIN)
 		txrdma_msg_detach_locked(ep, error);
+	spin_unlock(&ep->lock);
 }
 
 /* Lend a ready pooled QP of @peer to @ep: 0, -ENOTCONN or -EAGAIN. */
@@ -87,8 +94,10 @@ static int txrdma_ep_take(struct txrdma_peer *peer, struct txrdma_ep *ep)
 	if (!ret) {
 		found->acct = TXRDMA_ACCT_IN_USE;
 		found->ep = ep;
+		spin_lock(&ep->lock);
 		ep->conn = found;
 		ep->qp_num = found->qp->qp_num;
+		spin_unlock(&ep->lock);
 	}
 	txrdma_peer_kick(peer);	/* refill what was taken, or grow */
 out:

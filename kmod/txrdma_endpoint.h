@@ -215,6 +215,7 @@ struct txrdma_ep {
 	struct txrdma_file *tf;
 	struct txrdma_tenant *tenant;
 	struct txrdma_peer *peer;
+	/* written under peer->lock and ->lock both; read under either */
 	struct txrdma_conn *conn;
 	u32 qp_num;
 	int error;

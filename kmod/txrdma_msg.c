@@ -180,16 +180,15 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 
 /**
  * txrdma_msg_detach_locked() - the pair's QP is gone or going
- * @ep: endpoint of a pair; caller holds its peer's lock and has
- *	already cleared ep->conn
+ * @ep: endpoint of a pair; caller holds its peer's lock and ep->lock
+ *	and has already cleared ep->conn
  * @error: what its operations complete with
  */
 void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error)
 {
 	lockdep_assert_held(&ep->peer->lock);
-	spin_lock(&ep->lock);
+	lockdep_assert_held(&ep->lock);
 	txrdma_msg_fail_locked(ep, error);
-	spin_unlock(&ep->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,14 +821,14 @@ static int txrdma_msg_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
 	c->held_ep = ep;
 	ep->held_by = c;
 	c->ep = ep;
-	ep->conn = c;
-	ep->qp_num = c->qp->qp_num;
-	ep->dev = c->dev;
 	/* the device may go before the ring joins: hold its poller */
 	if (!ep->poller)
 		ep->poller = txrdma_poller_get(c->dev->poller);
 	ret = 0;
 	spin_lock(&ep->lock);
+	ep->conn = c;	/* under both locks: see txrdma_ep_detach_locked() */
+	ep->qp_num = c->qp->qp_num;
+	ep->dev = c->dev;
 	for (i = 0; i < TXRDMA_EP_RECVS && !ret; i++)
 		ret = txrdma_msg_post_recv(ep);
 	spin_unlock(&ep->lock);
