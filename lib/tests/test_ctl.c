@@ -133,6 +133,21 @@ static bool probe_in_is_zero(const struct txrdma_probe *p)
 
 /* ---- tests ---------------------------------------------------------- */
 
+static void test_strerror(void)
+{
+	/* "not in a tenant" names the way in */
+	TAP_CHECK(strstr(txrdma_strerror(-EPERM), "tenant exec NAME -- CMD"));
+	TAP_CHECK_STR(txrdma_strerror(EPERM), txrdma_strerror(-EPERM));
+	TAP_CHECK(strstr(txrdma_strerror(-EDQUOT), "quota"));
+	TAP_CHECK(strstr(txrdma_strerror(-ENOTCONN), "not Up"));
+	TAP_CHECK(strstr(txrdma_strerror(-ENOENT), "txrdma.ko"));
+	/* no txrdma meaning: the C library's words */
+	TAP_CHECK_STR(txrdma_strerror(-EBADF), "Bad file descriptor");
+	TAP_CHECK_STR(txrdma_strerror(-123456), "unknown error");
+	TAP_CHECK(txrdma_strerror(0) != NULL);
+	TAP_CHECK(txrdma_strerror(-2147483647 - 1) != NULL);
+}
+
 static void test_version(void)
 {
 	const char *v = txrdma_version();
@@ -291,6 +306,7 @@ static void test_many_opens_no_leak(void)
 
 static const struct tap_test tests[] = {
 	TAP_TEST(test_version, "txrdma_version() is the header's version"),
+	TAP_TEST(test_strerror, "txrdma_strerror(): txrdma's meaning, -EPERM names tenant exec"),
 	TAP_TEST(test_bad_flags, "unknown open flags give -EINVAL before any ioctl"),
 	TAP_TEST(test_null_ctxp, "open with a NULL ctxp gives -EINVAL"),
 	TAP_TEST(test_enoent, "open of a missing device gives -ENOENT, no fd leak"),
