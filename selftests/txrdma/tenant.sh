@@ -234,6 +234,33 @@ expect_refused "unprivileged set" "not permitted" \
 expect_refused "unprivileged del" "not permitted" \
 	"${NOBODY[@]}" "$ADMIN" tenant del tta force
 
+# ---- tenant exec: a command in the tenant's cgroup --------------------
+mine=$(cat /proc/$$/cgroup)
+out=$("$ADMIN" tenant exec tta -- cat /proc/self/cgroup); rc=$?
+check "exec: exit 0" test "$rc" -eq 0
+diag "exec: cat /proc/self/cgroup: $out"
+check "exec: the command runs in tta's cgroup" test "$out" = "0::/$CGDIR/a"
+check "exec: the caller stays where it was" \
+	test "$(cat /proc/$$/cgroup)" = "$mine"
+# what the module thinks: nobody in tta's cgroup sees tta alone
+out=$("$ADMIN" tenant exec tta -- "${NOBODY[@]}" "$ADMIN" -j tenant show)
+rc=$?
+check "exec: the module counts the command as tta's" \
+	test "$rc" -eq 0 -a "$(jq -c '[.[].name]' <<<"$out")" = '["tta"]'
+"$ADMIN" tenant exec tta -- sh -c 'exit 7'; rc=$?
+check "exec: the command's exit status is ours" test "$rc" -eq 7
+run "$ADMIN" tenant exec tta -- /nonexistent/cmd
+check "exec of a missing command: exit 127 and says so" \
+	test "$rc" -eq 127 -a -n "$(grep -F "/nonexistent/cmd" <<<"$err")"
+run "$ADMIN" tenant exec ttnone -- true
+check "exec of an unknown tenant: exit 1, no such tenant" \
+	test "$rc" -eq 1 -a -n "$(grep -i "no such tenant" <<<"$err")"
+run "${NOBODY[@]}" "$ADMIN" tenant exec tta -- true
+diag "unprivileged exec: rc=$rc: $err"
+check "unprivileged exec from outside: refused (exit 1)" test "$rc" -eq 1
+check "exec: nothing left in tta's cgroup" \
+	test -z "$(cat "$CGROOT/$CGDIR/a/cgroup.procs")"
+
 # ---- del ------------------------------------------------------------
 run "$ADMIN" tenant del ttb
 check "del: exit 0" test "$rc" -eq 0

@@ -158,6 +158,7 @@ TXA_PROG " tenant [ show [ NAME ] ]\n"
 "       " TXA_PROG " tenant add NAME cgroup PATH [ LIMITS ]\n"
 "       " TXA_PROG " tenant set NAME LIMITS\n"
 "       " TXA_PROG " tenant del NAME [ force ]\n"
+"       " TXA_PROG " tenant exec NAME [ -- ] CMD [ ARGS ]\n"
 "       " TXA_PROG " tenant help\n",
 			topic == TXA_HELP_ALL ? "       " : "Usage: ");
 	if (topic == TXA_HELP_TENANT)
@@ -495,11 +496,38 @@ static int parse_tenant_del(int argc, char **argv, struct txa_args *a,
 	return TXA_EXIT_OK;
 }
 
+/*
+ * tenant exec NAME [--] CMD [ARGS]: everything after NAME (and an
+ * optional "--") is the command, taken as it is, like ip netns exec.
+ */
+static int parse_tenant_exec(int argc, char **argv, struct txa_args *a,
+			     FILE *err)
+{
+	int ret;
+
+	a->cmd = TXA_CMD_TENANT_EXEC;
+	ret = tenant_name(argc, argv, a, "tenant exec", err);
+	if (ret)
+		return ret;
+	argc--;
+	argv++;
+	if (argc > 0 && !strcmp(argv[0], "--")) {
+		argc--;
+		argv++;
+	}
+	if (argc == 0 || !argv[0][0])
+		return usage_error(err, TXA_HELP_TENANT, "tenant exec: %s",
+				   "no command to run");
+	a->tenant.argv = argv;	/* main()'s argv is NULL-terminated */
+	return TXA_EXIT_OK;
+}
+
 static int parse_tenant(int argc, char **argv, struct txa_args *a,
 			FILE *err)
 {
 	static const char *const cmds[] = { "show", "list", "add", "set",
-					    "del", "delete", "help", NULL };
+					    "del", "delete", "help", "exec",
+					    NULL };
 
 	a->cmd = TXA_CMD_TENANT_SHOW;
 	if (argc == 0)
@@ -524,6 +552,8 @@ static int parse_tenant(int argc, char **argv, struct txa_args *a,
 		a->cmd = TXA_CMD_HELP;
 		a->help_topic = TXA_HELP_TENANT;
 		return TXA_EXIT_OK;
+	case 7:
+		return parse_tenant_exec(argc - 1, argv + 1, a, err);
 	}
 	return usage_error(err, TXA_HELP_TENANT,
 			   "tenant: unknown command \"%s\"", argv[0]);

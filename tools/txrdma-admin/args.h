@@ -30,6 +30,7 @@ enum txa_cmd {
 	TXA_CMD_TENANT_ADD,
 	TXA_CMD_TENANT_SET,
 	TXA_CMD_TENANT_DEL,
+	TXA_CMD_TENANT_EXEC,	/* tenant.name, tenant.argv */
 	TXA_CMD_PEER_SHOW,	/* peer.name NULL: all peers */
 	TXA_CMD_PEER_ADD,
 	TXA_CMD_PEER_SET,
@@ -54,6 +55,7 @@ struct txa_tenant_args {
 	unsigned int limits_set;	/* bit (1 << enum txa_limit): given */
 	uint64_t limits[TXA_LIM_NR];	/* TXRDMA_UNLIMITED for "unlimited" */
 	bool force;			/* del */
+	char **argv;			/* exec: the command, NULL-terminated */
 };
 
 /* what peer add/set were given: bit (1 << enum txa_peer_arg) of given */

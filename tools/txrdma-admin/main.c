@@ -7,6 +7,7 @@
  *	txrdma-admin [-j] monitor [count N]
  *	txrdma-admin [-j] [-p] tenant show [NAME]
  *	txrdma-admin tenant { add | set | del } NAME ...
+ *	txrdma-admin tenant exec NAME [--] CMD [ARGS]
  *	txrdma-admin [-j] [-p] peer show [NAME]
  *	txrdma-admin peer { add | set | del } NAME ...
  *	txrdma-admin [-j] [-p] ep show [id ID] [tenant NAME]
@@ -20,6 +21,7 @@
 #include "args.h"
 #include "dev.h"
 #include "ep.h"
+#include "exec.h"
 #include "monitor.h"
 #include "peer.h"
 #include "tenant.h"
@@ -73,6 +75,9 @@ int main(int argc, char **argv)
 	case TXA_CMD_TENANT_SET:
 	case TXA_CMD_TENANT_DEL:
 		ret = txa_cmd_tenant(&a);
+		break;
+	case TXA_CMD_TENANT_EXEC:
+		ret = txa_cmd_tenant_exec(&a);
 		break;
 	case TXA_CMD_PEER_SHOW:
 	case TXA_CMD_PEER_ADD:

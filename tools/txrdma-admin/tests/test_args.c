@@ -18,7 +18,8 @@ static size_t errlen;
 /* parse a space-separated command line (after the program name) */
 static int parse(const char *line, struct txa_args *a)
 {
-	char *copy = strdup(line), *argv[32], *tok, *save = NULL;
+	char *copy = strdup(line), *tok, *save = NULL;
+	static char *argv[32];	/* tenant exec keeps a pointer into it */
 	static char *keep[16];
 	static unsigned int nkeep;
 	int argc = 0, ret;
@@ -415,6 +416,31 @@ static void test_tenant_set_del_show(void)
 	TAP_CHECK_INT(parse("tenant del", &a), TXA_EXIT_USAGE);
 	TAP_CHECK_INT(parse("tenant del a now", &a), TXA_EXIT_USAGE);
 	TAP_CHECK(err_has("tenant del: unexpected argument \"now\""));
+
+	/* exec: the rest of the line is the command, options and all */
+	TAP_CHECK_INT(parse("tenant exec a -- env -i -j x", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_EXEC);
+	TAP_CHECK_STR(a.tenant.name, "a");
+	TAP_CHECK_STR(a.tenant.argv[0], "env");
+	TAP_CHECK_STR(a.tenant.argv[1], "-i");
+	TAP_CHECK_STR(a.tenant.argv[2], "-j");
+	TAP_CHECK_STR(a.tenant.argv[3], "x");
+	TAP_CHECK(a.tenant.argv[4] == NULL);
+	TAP_CHECK_INT(parse("t e db1 ./server --port 9", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_EXEC);
+	TAP_CHECK_STR(a.tenant.name, "db1");
+	TAP_CHECK_STR(a.tenant.argv[0], "./server");
+	TAP_CHECK_STR(a.tenant.argv[2], "9");
+	TAP_CHECK(!a.json);
+	/* only the first "--" is ours */
+	TAP_CHECK_INT(parse("tenant exec a -- -- x", &a), 0);
+	TAP_CHECK_STR(a.tenant.argv[0], "--");
+	TAP_CHECK_INT(parse("tenant exec", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant exec: missing tenant name"));
+	TAP_CHECK_INT(parse("tenant exec a", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant exec: no command to run"));
+	TAP_CHECK_INT(parse("tenant exec a --", &a), TXA_EXIT_USAGE);
+	TAP_CHECK(err_has("tenant exec: no command to run"));
 
 	TAP_CHECK_INT(parse("tenant", &a), 0);
 	TAP_CHECK_INT(a.cmd, TXA_CMD_TENANT_SHOW);
@@ -855,6 +881,7 @@ static void test_usage_text(void)
 	fclose(f);
 	TAP_CHECK(!strncmp(buf, "Usage: txrdma-admin tenant [ show [ NAME ] ]\n", 45));
 	TAP_CHECK(strstr(buf, "tenant del NAME [ force ]"));
+	TAP_CHECK(strstr(buf, "tenant exec NAME [ -- ] CMD [ ARGS ]"));
 	TAP_CHECK(strstr(buf, "KiB..TiB"));
 	TAP_CHECK(strstr(buf, "listeners { N | unlimited }"));
 	TAP_CHECK(!strstr(buf, "key FILE"));
