@@ -119,6 +119,7 @@ static void txrdma_ep_put_back(struct txrdma_ep *ep)
 		    c->acct == TXRDMA_ACCT_IN_USE) {
 			txrdma_pool_give_back(&peer->pool);
 			c->acct = TXRDMA_ACCT_READY;
+			txrdma_peer_lend_wake(peer);
 		}
 		txrdma_peer_kick(peer);
 	}

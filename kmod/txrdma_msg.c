@@ -1094,10 +1094,8 @@ static long txrdma_msg_reply(struct txrdma_ep *ep, struct txrdma_ep_connect *req
 static int txrdma_msg_connect_once(struct txrdma_file *tf,
 				   struct txrdma_peer *peer,
 				   struct txrdma_ep_connect *req,
-				   struct txrdma_ep **epp)
+				   unsigned long tmo, struct txrdma_ep **epp)
 {
-	unsigned long tmo = msecs_to_jiffies(req->timeout_ms ?:
-					     TXRDMA_MSG_TIMEOUT_MS);
 	struct txrdma_ctrl_ep e = {};
 	struct txrdma_ep *ep;
 	long left;
@@ -1160,6 +1158,8 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 	struct txrdma_ep_connect req;
 	struct txrdma_peer *peer;
 	struct txrdma_ep *ep = NULL;
+	unsigned long deadline;
+	long left;
 	int ret, i;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
@@ -1173,16 +1173,43 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 	peer = txrdma_peer_get_name((char *)req.peer);
 	if (!peer)
 		return -ENOENT;
-	/*
-	 * -EBUSY: both sides took that QP; -ECONNRESET: the acceptor gave
-	 * it up while pairing (its refusal's reason may come after the
-	 * disconnect).  Nothing was exchanged yet: another QP may do.
-	 */
-	for (i = 0; i < TXRDMA_MSG_ATTEMPTS; i++) {
-		ret = txrdma_msg_connect_once(tf, peer, &req, &ep);
-		if ((ret != -EBUSY && ret != -ECONNRESET) ||
-		    signal_pending(current))
+	deadline = jiffies + msecs_to_jiffies(req.timeout_ms ?:
+					      TXRDMA_MSG_TIMEOUT_MS);
+	for (;;) {
+		/*
+		 * -EBUSY: both sides took that QP; -ECONNRESET: the
+		 * acceptor gave it up while pairing (its refusal's reason
+		 * may come after the disconnect).  Nothing was exchanged
+		 * yet: another QP may do.
+		 */
+		for (i = 0; i < TXRDMA_MSG_ATTEMPTS; i++) {
+			left = (long)(deadline - jiffies);
+			ret = txrdma_msg_connect_once(tf, peer, &req,
+						      max(left, 1L), &ep);
+			if ((ret != -EBUSY && ret != -ECONNRESET) ||
+			    signal_pending(current))
+				break;
+		}
+		/*
+		 * The peer is not Up yet, or its pool has no ready QP
+		 * (right after "peer add", or while it grows): wait for
+		 * one within the same timeout, unless told not to.
+		 */
+		if ((ret != -ENOTCONN && ret != -EAGAIN) ||
+		    (req.flags & TXRDMA_EP_F_NOWAIT))
 			break;
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			break;
+		left = wait_event_interruptible_timeout(peer->lend_wait,
+							txrdma_peer_may_lend(peer),
+							left);
+		if (left < 0) {
+			ret = -EINTR;
+			break;
+		}
+		if (!left)
+			break;	/* the last refusal says why */
 	}
 	txrdma_peer_put(peer);
 	if (ret)

@@ -187,6 +187,7 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			if (state == TXRDMA_CONN_READY) {
 				txrdma_pool_connected(&peer->pool);
 				c->acct = TXRDMA_ACCT_READY;
+				txrdma_peer_lend_wake(peer);
 			} else {
 				txrdma_pool_connect_failed(&peer->pool, now);
 				c->acct = TXRDMA_ACCT_NONE;
@@ -207,6 +208,38 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 		}
 	}
 	txrdma_peer_kick(peer);
+}
+
+/**
+ * txrdma_peer_lend_wake() - a QP may be there to lend: wake connectors
+ * @peer: the peer; any context (its lock may be held)
+ *
+ * Called when a pooled QP becomes ready or comes back, when the peer
+ * goes Up and when it is deleted, so that a connect waiting for the
+ * pool (txrdma_ioctl_ep_connect()) looks again instead of polling.
+ */
+void txrdma_peer_lend_wake(struct txrdma_peer *peer)
+{
+	if (wq_has_sleeper(&peer->lend_wait))
+		wake_up_all(&peer->lend_wait);
+}
+
+/**
+ * txrdma_peer_may_lend() - is it worth trying to take a QP of @peer?
+ * @peer: the peer; caller holds no lock of it (sleeping context)
+ *
+ * Return: true when the peer is Up with a ready QP, or being deleted
+ * (the take then says why), false while a connect should wait.
+ */
+bool txrdma_peer_may_lend(struct txrdma_peer *peer)
+{
+	bool ret;
+
+	spin_lock_bh(&peer->lock);
+	ret = peer->dying || (peer->bfd.state == TXRDMA_BFD_UP &&
+			      peer->pool.ready);
+	spin_unlock_bh(&peer->lock);
+	return ret;
 }
 
 /**
@@ -360,6 +393,7 @@ static void txrdma_peer_work(struct work_struct *work)
 	/* liveness drives the pool: Down closes everything at once */
 	if (peer->bfd.state == TXRDMA_BFD_UP && !peer->pool.up) {
 		txrdma_pool_peer_up(&peer->pool, now);
+		txrdma_peer_lend_wake(peer);
 	} else if (peer->bfd.state != TXRDMA_BFD_UP && peer->pool.up) {
 		txrdma_pool_peer_down(&peer->pool, now);
 		list_for_each_entry(c, &peer->conns, node) {
@@ -460,6 +494,7 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	old = peer->bfd.state;
 	ev = txrdma_bfd_admin_down(&peer->bfd, now);
 	peer->dying = true;
+	txrdma_peer_lend_wake(peer);
 	txrdma_peer_state_changed(peer, old, ev, now);
 	txrdma_ctrl_send_locked(peer, now);
 	spin_unlock_bh(&peer->lock);
@@ -728,6 +763,7 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_free;
 	}
 	kref_init(&peer->ref);
+	init_waitqueue_head(&peer->lend_wait);
 	spin_lock_init(&peer->lock);
 	INIT_LIST_HEAD(&peer->conns);
 	INIT_DELAYED_WORK(&peer->work, txrdma_peer_work);

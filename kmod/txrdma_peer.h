@@ -271,6 +271,9 @@ struct txrdma_peer {
 	bool self;
 	struct txrdma_auth auth;
 
+	/* connectors waiting for a QP to lend (txrdma_peer_lend_wake()) */
+	wait_queue_head_t lend_wait;
+
 	spinlock_t lock;	/* everything below */
 	struct txrdma_bfd bfd;
 	struct txrdma_pool pool;
@@ -323,6 +326,8 @@ void txrdma_peer_kick(struct txrdma_peer *peer);
 void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			   u8 state);
 bool txrdma_conn_lendable(const struct txrdma_conn *c);
+bool txrdma_peer_may_lend(struct txrdma_peer *peer);
+void txrdma_peer_lend_wake(struct txrdma_peer *peer);
 
 int txrdma_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info);
 int txrdma_nl_peer_get_dumpit(struct sk_buff *skb,

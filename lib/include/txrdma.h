@@ -243,7 +243,11 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
  *	inputs as sent; untouched on failure
  *
  * Runs TXRDMA_IOC_EP_CONNECT, which blocks until the peer's listener
- * accepted or @p->timeout_ms passed.  Arguments that are plainly wrong
+ * accepted or @p->timeout_ms passed.  While the peer is not Up or its
+ * pool has no ready QP (right after "peer add"), it waits for one
+ * within the same timeout (woken when one is ready) and then fails
+ * with -ENOTCONN or -EAGAIN; TXRDMA_EP_F_NOWAIT in @p->flags fails
+ * with those at once instead.  Arguments that are plainly wrong
  * are refused here, before any system call.  A signal interrupts the
  * wait: -EINTR is returned, not retried.
  *
@@ -252,7 +256,8 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
  * TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS, @p->rx_off not 64-byte
  * aligned, or the kernel's refusal), -ENAMETOOLONG (@peer too long),
  * -ETIMEDOUT, -ECONNREFUSED (nobody listens on the service), -EINTR,
- * -ENOTCONN (the peer is not Up), -EAGAIN (its pool has no ready QP),
+ * -ENOTCONN (the peer was not Up in time), -EAGAIN (its pool had no
+ * ready QP in time),
  * -EPERM, -EDQUOT, any other error of the ioctl.
  */
 int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
@@ -327,6 +332,20 @@ int txrdma_bufs_init(struct txrdma_bufs *b, const struct txrdma_region *r,
  * @b: the pool; NULL is allowed
  */
 void txrdma_bufs_fini(struct txrdma_bufs *b);
+
+/**
+ * txrdma_strerror() - what an error of a txrdma call means
+ * @err: a negative errno returned by a txrdma call (or a positive one)
+ *
+ * Says what the module means by the code and what to do, e.g. for
+ * -EPERM from txrdma_tenant(), txrdma_region_create() or an endpoint
+ * call: the process's cgroup belongs to no tenant; start it with
+ * ``txrdma-admin tenant exec NAME -- CMD``.  Codes with no txrdma
+ * meaning get the C library's text.  Thread-safe.
+ *
+ * Return: a static string; never NULL.
+ */
+const char *txrdma_strerror(int err);
 
 /**
  * txrdma_version() - version of this library

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include <linux/txrdma.h>
+#include <txrdma.h>
 
 #include "kselftest_harness.h"
 #include "nlmini.h"
@@ -1534,6 +1535,185 @@ TEST_F_TIMEOUT(ep, efault_undo_vs_destroy, 120)
 	EXPECT_TRUE(peer_wait(PEER, 2, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
 	munmap(ro, PG);
 	close(r.fd);
+}
+
+/* ---- connect waits for the peer ----------------------------------------- */
+
+#define WAIT_SVC	4711
+#define WAIT_UNITS	64
+
+/* a libtxrdma side: rings for completions, a region for the receive ring */
+struct lside {
+	struct txrdma_ctx *ctx;
+	struct txrdma_sq sq;
+	struct txrdma_cq cq;
+	struct txrdma_region r;
+};
+
+static int lside_open(struct lside *s)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = txrdma_open(&s->ctx, 0);
+	if (ret)
+		return ret;
+	ret = txrdma_rings_setup(s->ctx, 16, 0, &s->sq, &s->cq);
+	if (!ret)
+		ret = txrdma_region_create(s->ctx, TXRDMA_REGION_HUGE_SIZE, 0,
+					   &s->r);
+	if (ret) {
+		txrdma_close(s->ctx);
+		s->ctx = NULL;
+	}
+	return ret;
+}
+
+static void lside_close(struct lside *s)
+{
+	if (!s->ctx)
+		return;
+	txrdma_region_destroy(s->ctx, &s->r);
+	txrdma_close(s->ctx);
+	s->ctx = NULL;
+}
+
+static struct txrdma_ep_params lside_params(const struct lside *s,
+					    uint32_t timeout_ms,
+					    uint32_t flags)
+{
+	return (struct txrdma_ep_params){
+		.service = WAIT_SVC, .flags = flags, .rx_region = s->r.id,
+		.rx_units = WAIT_UNITS, .timeout_ms = timeout_ms,
+	};
+}
+
+/*
+ * In tenant ep-a: listen on WAIT_SVC, say so on @ready_fd, accept @n
+ * pairs and close each.  Exit status 0, or which step failed.
+ */
+static void __attribute__((noreturn)) wait_acceptor(int ready_fd, int n)
+{
+	struct txrdma_ep_params p;
+	struct txrdma_ep_connect out;
+	struct lside s;
+	int i;
+
+	if (cg_enter(CG_A) || lside_open(&s))
+		_exit(2);
+	if (txrdma_ep_listen(s.ctx, WAIT_SVC))
+		_exit(3);
+	if (write(ready_fd, "L", 1) != 1)
+		_exit(4);
+	for (i = 0; i < n; i++) {
+		p = lside_params(&s, 120000, 0);
+		if (txrdma_ep_accept(s.ctx, &p, &out))
+			_exit(10 + i);
+		txrdma_ep_destroy(s.ctx, out.id);
+	}
+	lside_close(&s);
+	_exit(0);
+}
+
+/* Wait (up to 60 s) until the peer's session is not Up. */
+static bool peer_wait_not_up(struct psnap *p)
+{
+	double end = now_s() + 60;
+
+	while (!peer_snap(PEER, p) && !strcmp(p->state, "up")) {
+		if (now_s() > end)
+			return false;
+		msleep(20);
+	}
+	return true;
+}
+
+/*
+ * A connect waits for the peer instead of failing: right after "peer
+ * add" (no session yet, no QP) a connect with a timeout pairs as soon
+ * as the peer is Up with a ready QP, with no retry loop in the caller.
+ * While the peer is down, TXRDMA_EP_F_NOWAIT fails at once with
+ * -ENOTCONN, and without it the connect gives -ENOTCONN once its
+ * timeout has passed, not before; set up again, a connect made at once
+ * pairs again.
+ */
+TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
+{
+	struct txrdma_ep_connect out;
+	struct txrdma_ep_params prm;
+	struct psnap p, p_added;
+	struct lside s;
+	char buf[512], c;
+	int pfd[2], status;
+	double t0, dt;
+	pid_t pid;
+
+	NEED_EPS();
+	self->peer_cycled = true;	/* it goes down on purpose below */
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[0]);
+		wait_acceptor(pfd[1], 2);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(1, read(pfd[0], &c, 1)) TH_LOG("the acceptor never listened");
+	close(pfd[0]);
+	ASSERT_EQ(0, cg_enter(CG_A));
+	ASSERT_EQ(0, lside_open(&s));
+
+	ASSERT_EQ(0, sh(buf, sizeof(buf), "%s peer add " PEER
+			" addr %s key %s pool 1:2 %s 2>&1", admin(),
+			self->addr, peer_key(), bfd_args()))
+		TH_LOG("peer add: %s", buf);
+	ASSERT_EQ(0, peer_snap(PEER, &p_added));
+	self->peer_id = p_added.id;
+	prm = lside_params(&s, 120000, 0);
+	t0 = now_s();
+	EXPECT_EQ(0, txrdma_ep_connect(s.ctx, PEER, &prm, &out));
+	dt = now_s() - t0;
+	TH_LOG("paired %.3f s after peer add (then: %s)", dt,
+	       psnap_str(&p_added));
+	/* what makes this a test of the wait, not of a lucky start */
+	EXPECT_STRNE("up", p_added.state);
+	EXPECT_EQ(0, p_added.ready);
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, out.id));
+
+	ASSERT_EQ(0, sh(buf, sizeof(buf), "%s peer set " PEER
+			" state down 2>&1", admin()))
+		TH_LOG("peer set down: %s", buf);
+	ASSERT_TRUE(peer_wait_not_up(&p)) TH_LOG("%s", psnap_str(&p));
+	prm = lside_params(&s, 5000, TXRDMA_EP_F_NOWAIT);
+	t0 = now_s();
+	EXPECT_EQ(-ENOTCONN, txrdma_ep_connect(s.ctx, PEER, &prm, &out));
+	dt = now_s() - t0;
+	EXPECT_GT(1.0, dt) TH_LOG("NOWAIT took %.3f s", dt);
+	prm = lside_params(&s, 700, 0);
+	t0 = now_s();
+	EXPECT_EQ(-ENOTCONN, txrdma_ep_connect(s.ctx, PEER, &prm, &out));
+	dt = now_s() - t0;
+	/* jiffies: the kernel's deadline may round down by one tick */
+	EXPECT_LE(0.68, dt) TH_LOG("gave up after %.3f s of 0.7", dt);
+	EXPECT_GT(10.0, dt) TH_LOG("waited %.3f s for 0.7", dt);
+	/* unknown flags are still refused */
+	prm = lside_params(&s, 700, 1U << 31);
+	EXPECT_EQ(-EINVAL, txrdma_ep_connect(s.ctx, PEER, &prm, &out));
+
+	ASSERT_EQ(0, sh(buf, sizeof(buf), "%s peer set " PEER
+			" state up 2>&1", admin()))
+		TH_LOG("peer set up: %s", buf);
+	prm = lside_params(&s, 120000, 0);
+	t0 = now_s();
+	EXPECT_EQ(0, txrdma_ep_connect(s.ctx, PEER, &prm, &out));
+	TH_LOG("paired %.3f s after state up", now_s() - t0);
+	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, out.id));
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("acceptor: status %#x", status);
+	lside_close(&s);
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
 }
 
 TEST_HARNESS_MAIN

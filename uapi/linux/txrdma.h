@@ -231,7 +231,12 @@ struct txrdma_ep_listen {
 
 /* txrdma_ep_connect.flags */
 #define TXRDMA_EP_F_DATA_CRC	_BITUL(0)	/* CRC32C over payloads too */
-#define TXRDMA_EP_F_ALL		TXRDMA_EP_F_DATA_CRC
+/*
+ * EP_CONNECT: fail at once with -ENOTCONN (peer not Up) or -EAGAIN (no
+ * ready QP in its pool) instead of waiting for them within timeout_ms
+ */
+#define TXRDMA_EP_F_NOWAIT	_BITUL(1)
+#define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT)
 
 struct txrdma_ep_connect {
 	__u8 peer[32];		/* CONNECT in, ACCEPT out: peer name */
