@@ -8,7 +8,8 @@
 #                     ring fast path instructions per message)
 #   make ring-ipm     host-only: instructions per message of the ring fast
 #                     path (callgrind; needs valgrind)
-#   make install      module, library, headers, admin tool
+#   make install      module, library, headers, admin tool, man pages
+#   make install-man  the man pages only (MANDIR, default PREFIX/share/man)
 #
 # The kernel defaults to the newest installed one that has headers
 # (never `uname -r`: the build host may run another kernel).
@@ -16,8 +17,10 @@
 KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -1 | cut -d/ -f4)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 export PREFIX DESTDIR
+MANPAGES := $(wildcard Documentation/man/*.[0-9])
 
 all: modules lib tools
 
@@ -67,6 +70,13 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C lib install
 	$(MAKE) -C tools/txrdma-admin install
+	$(MAKE) install-man
+
+install-man:
+	for p in $(MANPAGES); do \
+		s=$${p##*.}; \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$p) || exit 1; \
+	done
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -75,5 +85,5 @@ clean:
 	$(MAKE) -C selftests/txrdma clean
 	$(MAKE) -C tools/bench clean
 
-.PHONY: all modules lib tools selftests check checkpatch test bench ring-ipm run install \
+.PHONY: all modules lib tools selftests check checkpatch test bench ring-ipm run install install-man \
 	clean
