@@ -17,6 +17,9 @@ PKGS=(
 	# depmod (kmod) and flock (util-linux); no module signing, no BTF,
 	# so neither libssl-dev nor dwarves
 	xz-utils
+	# the module as packages install it (scripts/dkms-build.sh); man
+	# page lint
+	dkms mandoc
 	# user space
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev
 	# guests and what runs in them

@@ -8,7 +8,9 @@
 #   setup      scripts/setup.sh (apt, idempotent)            host
 #   build      module (W=1), library, admin tool, selftests  host
 #   style      checkpatch --strict on kmod/, warning-free    host
-#   host       lib + txrdma-admin unit tests (ASan/UBSan)    host
+#   host       lib + txrdma-admin unit tests (ASan/UBSan),   host
+#              doc numbers vs headers (check_doc_numbers.py),
+#              man pages (check_man.py: mandoc lint, coverage)
 #   kunit      txrdma_* suites on UML (scripts/kunit.sh)     host (UML)
 #   vm         kselftests in 2 QEMU guests with rxe          QEMU
 #   debug      debug kernel (KASAN, lockdep, kmemleak) and   host, QEMU
@@ -114,6 +116,22 @@ if want build || want vm || want host || want debug; then
 		tail -20 "$OUT/build-selftests.log"
 		BUILD_OK=0
 	fi
+	# the module as a packaged install builds it: DKMS, dkms.conf
+	DKMS_KO=
+	if scripts/dkms-build.sh "$OUT/dkms" > "$OUT/build-dkms.log" 2>&1; then
+		DKMS_KO=$(tail -1 "$OUT/build-dkms.log")
+		kv=$(modinfo -F vermagic "$DKMS_KO" 2>/dev/null | cut -d' ' -f1)
+		want_kv=$(ls -d /lib/modules/*/build | sort -V | tail -1 | awk -F/ '{print $4}')
+		if [ "$kv" = "$want_kv" ]; then
+			result "build: dkms add + build of dkms.conf, for $kv" OK
+		else
+			result "build: the DKMS module is for $want_kv (vermagic '$kv')" FAIL
+			DKMS_KO=
+		fi
+	else
+		result "build: dkms add + build of dkms.conf (see $OUT/build-dkms.log)" FAIL
+		tail -20 "$OUT/build-dkms.log"
+	fi
 	stage_end build
 fi
 
@@ -141,6 +159,16 @@ if want host; then
 	count_tap "$OUT/host-lib.log"
 	make -C tools/txrdma-admin check > "$OUT/host-admin.log" 2>&1
 	count_tap "$OUT/host-admin.log"
+	# the numbers the docs give for header constants are the headers'
+	scripts/check_doc_numbers.py > "$OUT/host-docs.log" 2>&1; rc=$?
+	count_tap "$OUT/host-docs.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-docs.log" ||
+		result "docs: the header-number check ran (see $OUT/host-docs.log)" FAIL
+	# man pages: lint-clean, the same commands as --help, every function
+	scripts/check_man.py > "$OUT/host-man.log" 2>&1; rc=$?
+	count_tap "$OUT/host-man.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-man.log" ||
+		result "docs: the man page check ran (see $OUT/host-man.log)" FAIL
 	grep -E '^not ok' "$OUT"/host-*.log
 	stage_end host
 fi
@@ -171,6 +199,17 @@ if want vm; then
 		selftests/txrdma/run_vm_tests.py > "$OUT/vm.log" 2>&1
 		grep -E '^(ok|not ok)|^# (suite|both)' "$OUT/vm.log"
 		count_tap "$OUT/vm.log"
+		# a guest loads what DKMS built and probes it
+		if [ -n "${DKMS_KO:-}" ]; then
+			tools/vm/txrdma-vm run --module "$DKMS_KO" -- \
+				'TXRDMA_TESTS="probe_test load_cycles.sh" selftests/txrdma/guest_suite.sh' \
+				> "$OUT/vm-dkms.log" 2>&1; rc=$?
+			sed -i 's/^\(not \)\{0,1\}ok - /&dkms: /' "$OUT/vm-dkms.log"
+			count_tap "$OUT/vm-dkms.log"
+			[ $rc -eq 0 ] || result "vm: the DKMS-built module loads and probes in a guest (see $OUT/vm-dkms.log)" FAIL
+		else
+			result "vm: the DKMS-built module in a guest (not run: DKMS did not build it)" FAIL
+		fi
 	else
 		result "vm: kselftests in QEMU (not run: the build failed)" FAIL
 	fi
