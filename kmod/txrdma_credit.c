@@ -126,8 +126,10 @@ int txrdma_credit_rx_init(struct txrdma_credit_rx *r, u32 ring_units)
  * @unit: where the sender says it starts (immediate data)
  * @units: its size in units
  *
- * Return: 0 with @r->tail past it; -EPROTO when it does not start where
- * the placement rule puts it; -ENOSPC when it overruns the units our
+ * Return: 0 with @r->tail past it; -EPROTO when it is larger than the
+ * receiver takes (@r->max_units: half the ring, or what its process
+ * declared) or does not start where the placement rule puts it;
+ * -ENOSPC when it overruns the units our
  * process still holds (the sender ignored its credits).  Either error
  * fails the endpoint; nothing changes.
  */
@@ -135,7 +137,7 @@ int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units)
 {
 	u32 skip;
 
-	if (!units || units > r->ring_units / 2)
+	if (!units || units > r->max_units)
 		return -EPROTO;
 	skip = txrdma_credit_skip(r->ring_units, r->tail, units);
 	if (unit != ((r->tail + skip) & (r->ring_units - 1)))

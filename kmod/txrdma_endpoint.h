@@ -239,12 +239,14 @@ struct txrdma_ep {
 	u64 rx_addr;
 	u32 rx_rkey;
 	u32 rx_units;
+	u32 rx_max_msg;		/* the longest SEND we take (declared) */
 	struct txrdma_credit_rx crx;
 	u32 rx_seq;
 	struct ib_cqe rx_cqe;
 	u64 peer_addr;
 	u32 peer_rkey;
 	u32 peer_units;
+	u32 peer_max_msg;	/* the longest SEND the peer takes */
 	struct txrdma_credit_tx ctx;
 	u32 tx_seq;
 	struct txrdma_msg_slot *slots;

@@ -76,6 +76,14 @@
 #include "txrdma_tenant.h"
 
 #define TXRDMA_MSG_TIMEOUT_MS	3000
+
+/* The longest SEND a ring of @units takes: a frame of half of it. */
+static u32 txrdma_msg_ring_max(u32 units)
+{
+	return min_t(u32, TXRDMA_FRAME_MAX_PAYLOAD,
+		     units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN);
+}
+
 #define TXRDMA_MSG_ATTEMPTS	4
 /* requests one EP_ACCEPT may refuse before it gives up (-EAGAIN) */
 #define TXRDMA_MSG_ACCEPT_TRIES	128
@@ -510,6 +518,11 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		ret = ret ?: -ENOTCONN;
 		goto out_put;
 	}
+	/* longer than the other side's process said it takes */
+	if (sqe->len > ep->peer_max_msg) {
+		ret = -EMSGSIZE;
+		goto out_put;
+	}
 	if (!ep->nfree) {
 		ep->stats.slot_stalls++;
 		ep->blocked = true;
@@ -931,9 +944,17 @@ static int txrdma_msg_rx_setup(struct txrdma_ep *ep,
 	ret = txrdma_credit_rx_init(&ep->crx, ep->rx_units);
 	if (ret)
 		return ret;
-	/* no SEND carries more than TXRDMA_FRAME_MAX_PAYLOAD */
+	/*
+	 * No SEND carries more than TXRDMA_FRAME_MAX_PAYLOAD, nor more
+	 * than our process declared: a smaller bound makes the credit
+	 * rule's "the sender may be stuck" case rare (txrdma_credit_rx_due)
+	 * and frames above it are refused.
+	 */
+	ep->rx_max_msg = txrdma_msg_ring_max(ep->rx_units);
+	if (req->rx_max_msg)
+		ep->rx_max_msg = req->rx_max_msg;
 	txrdma_credit_rx_max_frame(&ep->crx,
-				   txrdma_frame_units(TXRDMA_FRAME_MAX_PAYLOAD));
+				   txrdma_frame_units(ep->rx_max_msg));
 	return 0;
 }
 
@@ -973,13 +994,14 @@ static int txrdma_msg_rx_keys(struct txrdma_ep *ep,
 static int txrdma_msg_check(const struct txrdma_ep_connect *req, bool accept)
 {
 	if (req->flags & ~TXRDMA_EP_F_ALL || !req->service || req->id ||
-	    req->peer_ep || req->qp_num || req->max_msg || req->resv0 ||
+	    req->peer_ep || req->qp_num || req->max_msg ||
 	    req->resv[0] || req->resv[1])
 		return -EINVAL;
 	if (req->rx_units < TXRDMA_RX_MIN_UNITS ||
 	    req->rx_units > TXRDMA_RX_MAX_UNITS ||
 	    !is_power_of_2(req->rx_units) ||
-	    req->rx_off % TXRDMA_FRAME_UNIT)
+	    req->rx_off % TXRDMA_FRAME_UNIT ||
+	    req->rx_max_msg > txrdma_msg_ring_max(req->rx_units))
 		return -EINVAL;
 	if (!accept && (!req->peer[0] ||
 			!memchr(req->peer, 0, sizeof(req->peer))))
@@ -999,15 +1021,14 @@ static int txrdma_msg_pair(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *e)
 	ep->peer_addr = e->ring_addr;
 	ep->peer_rkey = e->ring_rkey;
 	ep->peer_units = e->ring_units;
+	ep->peer_max_msg = e->max_msg;
 	return txrdma_credit_tx_init(&ep->ctx, e->ring_units);
 }
 
 static u32 txrdma_msg_max(const struct txrdma_ep *ep)
 {
-	/* a frame may take at most half the peer's ring (credit rule) */
-	return min_t(u32, TXRDMA_FRAME_MAX_PAYLOAD,
-		     ep->peer_units / 2 * TXRDMA_FRAME_UNIT -
-		     TXRDMA_FRAME_HDR_LEN);
+	/* what the peer's ring takes and its process declared (checked) */
+	return min(txrdma_msg_ring_max(ep->peer_units), ep->peer_max_msg);
 }
 
 /* Join the file's ring: the poller may now see SQEs for it. */
@@ -1081,6 +1102,7 @@ static long txrdma_msg_reply(struct txrdma_ep *ep, struct txrdma_ep_connect *req
 	req->peer_ep = ep->peer_ep;
 	req->qp_num = ep->qp_num;
 	req->max_msg = txrdma_msg_max(ep);
+	req->rx_max_msg = ep->rx_max_msg;
 	if (copy_to_user(uarg, req, sizeof(*req))) {
 		txrdma_ep_discard(ep);
 		txrdma_ep_put(ep);
@@ -1119,6 +1141,7 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 		.qp_num		= ep->qp_num,
 		.epoch		= ep->epoch,
 		.ring_units	= ep->rx_units,
+		.max_msg	= ep->rx_max_msg,
 		.ring_addr	= ep->rx_addr,
 		.ring_rkey	= ep->rx_rkey,
 	};
@@ -1293,6 +1316,7 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 				.qp_num		= ep->qp_num,
 				.epoch		= ep->epoch,
 				.ring_units	= ep->rx_units,
+				.max_msg	= ep->rx_max_msg,
 				.ring_addr	= ep->rx_addr,
 				.ring_rkey	= ep->rx_rkey,
 			};

@@ -35,6 +35,8 @@
 #include <linux/string.h>
 #include <linux/math64.h>
 
+#include <linux/txrdma_ring.h>
+
 #include "txrdma_peer_wire.h"
 
 static void wire_put16(u8 *p, u16 v)
@@ -342,9 +344,10 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
 		return -EINVAL;
-	/* only the pairing itself names the tenant */
+	/* only the pairing itself names the tenant and the ring's limit */
 	if (named ? !txrdma_wire_tenant_ok(e->tenant) :
-		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN))
+		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN) ||
+		    e->max_msg)
 		return -EINVAL;
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_CONNECT:
@@ -355,6 +358,12 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		if ((e->type == TXRDMA_CTRL_EP_ACCEPT && !e->dst_ep) ||
 		    !e->qp_num || e->status ||
 		    !txrdma_ring_units_ok(e->ring_units))
+			return -EINVAL;
+		/* the longest SEND the ring takes: a frame of half of it */
+		if (!e->max_msg ||
+		    e->max_msg > TXRDMA_FRAME_MAX_PAYLOAD ||
+		    e->max_msg > e->ring_units / 2 * TXRDMA_FRAME_UNIT -
+				 TXRDMA_FRAME_HDR_LEN)
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_REJECT:
@@ -391,7 +400,8 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  *
  * Payload (big-endian): service, src_ep, dst_ep, qp_num, epoch,
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
- * each), tenant (32 bytes, NUL-padded), 8 reserved zero bytes.
+ * each), tenant (32 bytes, NUL-padded), max_msg (u32), 4 reserved zero
+ * bytes.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
  * nothing the peer would refuse is ever sent.
@@ -415,6 +425,7 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 	wire_put32(buf + 40, e->ring_rkey);
 	wire_put32(buf + 44, (u32)e->status);
 	memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
+	wire_put32(buf + 80, e->max_msg);
 	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
 }
@@ -437,7 +448,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 	if (type < 0)
 		return type;
 	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK ||
-	    !wire_zero(buf + 80, TXRDMA_CTRL_SEQ_OFF - 80))
+	    !wire_zero(buf + 84, TXRDMA_CTRL_SEQ_OFF - 84))
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
 		.type		= type,
@@ -450,6 +461,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.ring_addr	= wire_get64(buf + 32),
 		.ring_rkey	= wire_get32(buf + 40),
 		.status		= (s32)wire_get32(buf + 44),
+		.max_msg	= wire_get32(buf + 80),
 	};
 	memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
 	if (txrdma_ctrl_ep_check(&d))

@@ -95,6 +95,8 @@ enum txrdma_ctrl_type {
  * @status: REJECT: a negative errno; CLOSE: 0 or a negative errno
  * @tenant: CONNECT and ACCEPT: the name of the tenant whose endpoints
  *	pair (tenants are matched across hosts by name); else empty
+ * @max_msg: CONNECT and ACCEPT: the longest SEND the sender's ring takes
+ *	(its process's declared limit, at most half the ring); else 0
  *
  * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
  * region of the sender's tenant: @service is the region's id, @qp_num
@@ -117,6 +119,7 @@ struct txrdma_ctrl_ep {
 	u32 ring_rkey;
 	s32 status;
 	char tenant[TXRDMA_WIRE_TENANT_LEN];
+	u32 max_msg;
 };
 
 /**

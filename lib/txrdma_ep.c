@@ -33,20 +33,59 @@ TXRDMA_EXPORT int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service)
 	return 0;
 }
 
+_Static_assert(sizeof(struct txrdma_ep_params) == 32, "ep_params size");
+
+/* The longest SEND a ring of @units takes: a frame of half of it. */
+static __u32 ring_max_msg(__u32 units)
+{
+	__u32 half = units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN;
+
+	return half < TXRDMA_FRAME_MAX_PAYLOAD ? half : TXRDMA_FRAME_MAX_PAYLOAD;
+}
+
+/*
+ * Credits come back in steps of a quarter of the ring, or when the
+ * ring empties and the sender might not fit its largest frame in what
+ * is left (the kernel's rule, txrdma_credit_rx_due()).  A ring of 8
+ * frames of the largest message keeps both rare: a quarter holds two
+ * messages, and an emptied ring always has room for the next one, so
+ * a stream costs at most one update per two messages and a ping-pong
+ * none (the replies carry the credits).
+ */
+TXRDMA_EXPORT __u32 txrdma_rx_units_for(__u32 max_msg)
+{
+	__u32 frame, units = TXRDMA_RX_MIN_UNITS;
+
+	if (!max_msg)
+		max_msg = TXRDMA_FRAME_MAX_PAYLOAD;
+	if (max_msg > TXRDMA_FRAME_MAX_PAYLOAD)
+		return 0;
+	frame = (TXRDMA_FRAME_HDR_LEN + max_msg + TXRDMA_FRAME_UNIT - 1) /
+		TXRDMA_FRAME_UNIT;
+	while (units < 8 * frame)
+		units *= 2;
+	return units <= TXRDMA_RX_MAX_UNITS ? units : 0;
+}
+
 /* the request both CONNECT and ACCEPT send: params checked and copied */
 static int ep_request(const struct txrdma_ep_params *p,
 		      struct txrdma_ep_connect *req)
 {
-	if (!p->service || !txrdma_rx_area_size(p->rx_units) ||
-	    (p->rx_off & (TXRDMA_FRAME_UNIT - 1)))
+	__u32 units = p->rx_units ? p->rx_units :
+		      txrdma_rx_units_for(p->rx_max_msg);
+
+	if (!p->service || !txrdma_rx_area_size(units) ||
+	    (p->rx_off & (TXRDMA_FRAME_UNIT - 1)) ||
+	    p->rx_max_msg > ring_max_msg(units))
 		return -EINVAL;
 	memset(req, 0, sizeof(*req));
 	req->service = p->service;
 	req->flags = p->flags;
 	req->rx_region = p->rx_region;
-	req->rx_units = p->rx_units;
+	req->rx_units = units;
 	req->rx_off = p->rx_off;
 	req->timeout_ms = p->timeout_ms;
+	req->rx_max_msg = p->rx_max_msg;
 	return 0;
 }
 

@@ -122,6 +122,9 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.max_units, 2U);
 	txrdma_credit_rx_max_frame(&r, 9);	/* never raised */
 	KUNIT_EXPECT_EQ(test, r.max_units, 2U);
+	/* and a frame above it is refused, nothing changed */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 3, 3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, r.tail, 19U);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 3, 2), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 5, 1), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 22), 0);

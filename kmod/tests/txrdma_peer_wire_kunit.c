@@ -671,7 +671,7 @@ static void good_connect(struct txrdma_ctrl_ep *e)
 		.qp_num = 0xabcdef, .epoch = 0x01020304,
 		.ring_units = 4096, .ring_addr = 0xffff888012345000ULL,
 		.ring_rkey = 0x5566, .status = 0,
-		.tenant = "tenant-A.1",
+		.tenant = "tenant-A.1", .max_msg = 4096,
 	};
 }
 
@@ -1069,8 +1069,8 @@ static void wire_ep_layout(struct kunit *test)
 		/* 48: tenant, NUL-padded to 32 bytes */
 		't', 'e', 'n', 'a', 'n', 't', '-', 'A', '.', '1', 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* 80: reserved */
-		0, 0, 0, 0, 0, 0, 0, 0,
+		/* 80: max_msg 4096, then reserved */
+		0x00, 0x00, 0x10, 0x00, 0, 0, 0, 0,
 		/* 88: sequence number */
 		0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
 		/* 96: MAC, the caller's (zero) */
@@ -1105,6 +1105,7 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->ring_addr, b->ring_addr);
 	KUNIT_EXPECT_EQ(test, a->ring_rkey, b->ring_rkey);
 	KUNIT_EXPECT_EQ(test, a->status, b->status);
+	KUNIT_EXPECT_EQ(test, a->max_msg, b->max_msg);
 	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
 				     TXRDMA_WIRE_TENANT_LEN), 0);
 }
@@ -1159,9 +1160,20 @@ static void wire_ep_rules(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	int k;
 
-	for (k = 0; k < 11; k++) {
+	for (k = 0; k < 14; k++) {
 		good_connect(&e);
 		switch (k) {
+		case 11: /* a pairing states the longest SEND its ring takes */
+			e.max_msg = 0;
+			break;
+		case 12: /* ... at most half the ring, less the header */
+			e.ring_units = 1024;
+			e.max_msg = 1024 / 2 * 64 - 32 + 1;
+			break;
+		case 13:
+			e.ring_units = 1U << 14;
+			e.max_msg = (64U << 10) + 1;
+			break;
 		case 0:
 			e.src_ep = 0;
 			break;
@@ -1199,6 +1211,20 @@ static void wire_ep_rules(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf),
 				    -EINVAL, "case %d", k);
 	}
+	/* the largest and the smallest max_msg a ring can state */
+	good_connect(&e);
+	e.ring_units = 1024;
+	e.max_msg = 1024 / 2 * 64 - 32;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.max_msg = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.ring_units = 1U << 14;
+	e.max_msg = 64U << 10;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	/* and no other type carries one */
+	good_close(&e);
+	e.max_msg = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	/* ACCEPT must name the connector; REJECT needs a reason, no ring */
 	good_connect(&e);
 	e.type = TXRDMA_CTRL_EP_ACCEPT;
@@ -1272,7 +1298,10 @@ static void expect_ep_decode(struct kunit *test, const u8 *base,
 			    err, "type %u byte %u = 0x%02x", base[5], idx, val);
 }
 
-/* 80..87 are reserved in every pairing message; 88.. are the caller's */
+/*
+ * 84..87 are reserved in every pairing message (80..83 too but for
+ * CONNECT and ACCEPT: max_msg); 88.. are the caller's
+ */
 static void wire_ep_reserved(struct kunit *test)
 {
 	struct txrdma_ctrl_ep e;
@@ -1285,8 +1314,19 @@ static void wire_ep_reserved(struct kunit *test)
 		else
 			good_connect(&e);
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 3, 4, buf), 0);
-		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 80, 0, 8));
-		for (i = 80; i < TXRDMA_CTRL_SEQ_OFF; i++) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 84, 0, 4));
+		if (k) {
+			KUNIT_EXPECT_NULL(test, memchr_inv(buf + 80, 0, 4));
+			for (i = 80; i < 84; i++)
+				expect_ep_decode(test, buf, i, 1, -EINVAL);
+		} else {
+			/* max_msg 4096 -> 4097 is still in the ring */
+			expect_ep_decode(test, buf, 83, 1, 0);
+			/* 0 and 2^16 + 4096 are not */
+			expect_ep_decode(test, buf, 82, 0, -EINVAL);
+			expect_ep_decode(test, buf, 81, 1, -EINVAL);
+		}
+		for (i = 84; i < TXRDMA_CTRL_SEQ_OFF; i++) {
 			expect_ep_decode(test, buf, i, 1, -EINVAL);
 			expect_ep_decode(test, buf, i, 0x80, -EINVAL);
 		}

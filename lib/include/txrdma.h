@@ -200,11 +200,22 @@ void txrdma_region_close(struct txrdma_region *r);
  *	bits with -EINVAL)
  * @rx_region: id of one of our module-owned regions, holding the ring
  * @rx_units: ring size in TXRDMA_FRAME_UNIT (64-byte) units: a power of
- *	two, TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS
+ *	two, TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS, or 0 for
+ *	txrdma_rx_units_for(@rx_max_msg)
  * @rx_off: byte offset of the ring area in @rx_region, 64-byte aligned;
  *	the area is txrdma_rx_area_size(@rx_units) bytes
  * @timeout_ms: how long to wait for the other side, 0 for the kernel's
  *	default (3000 ms)
+ * @rx_max_msg: the longest SEND we take, 0 for all the ring takes (half
+ *	of it less the frame header, at most TXRDMA_FRAME_MAX_PAYLOAD).
+ *	The other side's longer SENDs fail with -EMSGSIZE there; a small
+ *	bound lets our ring return credits without an explicit update
+ *	per message.  With @rx_units 0 the library picks
+ *	txrdma_rx_units_for(@rx_max_msg), which @rx_off must leave room
+ *	for (txrdma_rx_area_size() of it).
+ *
+ * Initialize it whole (``= { .service = ... }``): fields added later
+ * take the place of what is padding today.
  */
 struct txrdma_ep_params {
 	__u32 service;
@@ -213,6 +224,7 @@ struct txrdma_ep_params {
 	__u32 rx_units;
 	__u64 rx_off;
 	__u32 timeout_ms;
+	__u32 rx_max_msg;
 };
 
 /**
@@ -296,6 +308,23 @@ int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
  * endpoint of this context), any other error of the ioctl.
  */
 int txrdma_ep_destroy(struct txrdma_ctx *ctx, __u32 id);
+
+/**
+ * txrdma_rx_units_for() - a receive ring for messages of up to @max_msg
+ * @max_msg: the longest SEND the ring must take, 0 for
+ *	TXRDMA_FRAME_MAX_PAYLOAD
+ *
+ * The smallest ring of eight frames of @max_msg: credits then come back
+ * without an explicit update per message (at most one per two messages
+ * of a one-way stream, none in a ping-pong).  A smaller ring works but
+ * may cost an RDMA WRITE per message for its credits ("credit updates"
+ * close to "rx msgs" in txrdma-admin ep show).  What txrdma_ep_connect()
+ * and txrdma_ep_accept() use for rx_units 0.
+ *
+ * Return: units (a power of two, TXRDMA_RX_MIN_UNITS..TXRDMA_RX_MAX_UNITS),
+ * or 0 when @max_msg is above TXRDMA_FRAME_MAX_PAYLOAD.
+ */
+__u32 txrdma_rx_units_for(__u32 max_msg);
 
 /**
  * txrdma_rx_area_size() - bytes a receive ring of @units takes in a region

@@ -145,8 +145,9 @@ static bool sent_ok(const struct txrdma_ep_connect *c,
 	return c->service == p->service && c->flags == p->flags &&
 	       c->rx_region == p->rx_region && c->rx_units == p->rx_units &&
 	       c->rx_off == p->rx_off && c->timeout_ms == p->timeout_ms &&
+	       c->rx_max_msg == p->rx_max_msg &&
 	       !c->id && !c->peer_ep && !c->qp_num && !c->max_msg &&
-	       !c->resv0 && !c->resv[0] && !c->resv[1];
+	       !c->resv[0] && !c->resv[1];
 }
 
 /* ---- tests ---------------------------------------------------------- */
@@ -219,6 +220,70 @@ static void test_connect(void)
 	TAP_CHECK(sent_ok(&k.conn, &p));
 }
 
+/*
+ * Ring sizing: txrdma_rx_units_for() gives 8 frames of the message
+ * (rounded up to a power of two, within the bounds); rx_units 0 sends
+ * that; rx_max_msg is sent as given and refused above what the ring
+ * takes before any system call.
+ */
+static void test_ring_sizing(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ep_params p;
+	struct txrdma_ep_connect out;
+
+	/* 64 KiB + 32: 1025 units a frame, 8200 -> 16384 */
+	TAP_CHECK_INT(txrdma_rx_units_for(0), 16384);
+	TAP_CHECK_INT(txrdma_rx_units_for(TXRDMA_FRAME_MAX_PAYLOAD), 16384);
+	TAP_CHECK_INT(txrdma_rx_units_for(TXRDMA_FRAME_MAX_PAYLOAD + 1), 0);
+	TAP_CHECK_INT(txrdma_rx_units_for(0xffffffffu), 0);
+	/* 4 KiB: 65 units a frame, 520 -> 1024 */
+	TAP_CHECK_INT(txrdma_rx_units_for(4096), 1024);
+	/* 4064 + 32 is 64 units exactly: 512 */
+	TAP_CHECK_INT(txrdma_rx_units_for(4064), 512);
+	TAP_CHECK_INT(txrdma_rx_units_for(4065), 1024);
+	/* small messages: the smallest ring */
+	TAP_CHECK_INT(txrdma_rx_units_for(1), TXRDMA_RX_MIN_UNITS);
+	TAP_CHECK_INT(txrdma_rx_units_for(32), TXRDMA_RX_MIN_UNITS);
+	/* whatever it says, its half-ring frame takes the message */
+	for (__u32 m = 1; m <= TXRDMA_FRAME_MAX_PAYLOAD; m = m * 3 + 1) {
+		__u32 u = txrdma_rx_units_for(m);
+
+		if (!u || u / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN < m ||
+		    txrdma_rx_area_size(u) == 0) {
+			TAP_CHECK(!"a ring that does not take its message");
+			break;
+		}
+	}
+
+	reset();
+	p = good;
+	p.rx_units = 0;
+	p.rx_max_msg = 4096;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(k.conn.rx_units, 1024);
+	TAP_CHECK_INT(k.conn.rx_max_msg, 4096);
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &p, &out), 0);
+	TAP_CHECK_INT(k.conn.rx_units, 1024);
+	p.rx_max_msg = 0;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(k.conn.rx_units, 16384);
+	TAP_CHECK_INT(k.conn.rx_max_msg, 0);
+	/* explicit: 16 units take 8 * 64 - 32 = 480 bytes, not 481 */
+	p.rx_units = 16;
+	p.rx_max_msg = 480;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(k.conn.rx_max_msg, 480);
+	TAP_CHECK_INT(k.calls, 4);
+	p.rx_max_msg = 481;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_accept(ctx, &p, &out), -EINVAL);
+	p.rx_units = 0;
+	p.rx_max_msg = TXRDMA_FRAME_MAX_PAYLOAD + 1;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), -EINVAL);
+	TAP_CHECK_INT(k.calls, 4);
+}
+
 static void test_connect_errors(void)
 {
 	static const int errs[] = {
@@ -278,7 +343,7 @@ static void test_bad_args(void)
 		__u32 service;
 		const char *what;
 	} bad[] = {
-		{ 0, 0, 1, "0 units" },
+		{ 0, 32, 1, "0 units (the default), offset 32" },
 		{ 8, 0, 1, "8 units: below the minimum" },
 		{ 48, 0, 1, "48 units: not a power of two" },
 		{ 4095, 0, 1, "4095 units" },
@@ -383,6 +448,7 @@ static void test_destroy(void)
 static const struct tap_test tests[] = {
 	TAP_TEST(test_listen, "ep_listen sends the service, reserved fields 0; errors returned"),
 	TAP_TEST(test_connect, "ep_connect sends peer and params, returns the kernel's answer"),
+	TAP_TEST(test_ring_sizing, "rx_units 0 is txrdma_rx_units_for(rx_max_msg); rx_max_msg checked against the ring"),
 	TAP_TEST(test_connect_errors, "ep_connect: the kernel's errors returned once (EINTR too), output untouched"),
 	TAP_TEST(test_bad_args, "connect/accept: NULL, empty or too long peer, bad ring, service 0 refused before the ioctl"),
 	TAP_TEST(test_accept, "ep_accept: params sent, peer name returned NUL-terminated; errors"),

@@ -1716,4 +1716,193 @@ TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
 	ASSERT_EQ(0, cg_enter(CG_ROOT));
 }
 
+/* ---- ring sizing --------------------------------------------------------- */
+
+struct accept_job {
+	struct lside *s;
+	struct txrdma_ep_params p;
+	struct txrdma_ep_connect out;
+	int ret;
+};
+
+static void *accept_thread(void *arg)
+{
+	struct accept_job *j = arg;
+
+	j->ret = txrdma_ep_accept(j->s->ctx, &j->p, &j->out);
+	return NULL;
+}
+
+/*
+ * Pair @a (connecting with @pa) and @b (accepting with @pb, listening
+ * already): 0, or the first error.
+ */
+static int lside_pair(struct lside *a, const struct txrdma_ep_params *pa,
+		      struct txrdma_ep_connect *oa, struct lside *b,
+		      const struct txrdma_ep_params *pb,
+		      struct txrdma_ep_connect *ob)
+{
+	struct accept_job j = { .s = b, .p = *pb };
+	pthread_t t;
+	int ret;
+
+	if (pthread_create(&t, NULL, accept_thread, &j))
+		return -EAGAIN;
+	ret = txrdma_ep_connect(a->ctx, PEER, pa, oa);
+	pthread_join(t, NULL);
+	*ob = j.out;
+	return ret ?: j.ret;
+}
+
+/* SEND @len bytes at offset 0 of @s's region on @ep: the CQE's res */
+static int lside_send(struct lside *s, uint32_t ep, uint32_t len)
+{
+	struct txrdma_sqe *sqe = txrdma_get_sqe(&s->sq);
+	struct txrdma_cqe *cqe;
+	double end = now_s() + 10;
+	int ret;
+
+	if (!sqe)
+		return -ENOSPC;
+	txrdma_prep_send(sqe, ep, s->r.id, 0, len, len);
+	ret = txrdma_submit(s->ctx, &s->sq);
+	if (ret < 0)
+		return ret;
+	while (!(cqe = txrdma_peek_cqe(&s->cq))) {
+		if (now_s() > end)
+			return -ETIMEDOUT;
+		if (txrdma_sq_needs_wakeup(&s->sq))
+			txrdma_rings_enter(s->ctx);
+		sched_yield();
+	}
+	ret = cqe->res;
+	txrdma_cq_advance(&s->cq, 1);
+	return ret;
+}
+
+/* The next message of @rx within 10 s, released: its length or -errno */
+static int rx_take(struct txrdma_rx *rx, struct lside *s)
+{
+	double end = now_s() + 10;
+	const void *p;
+	__u32 len;
+	int ret;
+
+	while (!(ret = txrdma_rx_peek(rx, &p, &len))) {
+		if (now_s() > end)
+			return -ETIMEDOUT;
+		if (txrdma_sq_needs_wakeup(&s->sq))
+			txrdma_rings_enter(s->ctx);
+		sched_yield();
+	}
+	if (ret < 0)
+		return ret;
+	txrdma_rx_release(rx);
+	return (int)len;
+}
+
+/* credit_updates and ring_small of endpoint @id, from "ep show -j" */
+static int ep_credit(uint32_t id, uint64_t *updates, uint64_t *rx_msgs,
+		     bool *small)
+{
+	char out[4096], *u, *m, *r;
+
+	if (sh(out, sizeof(out), "%s -j ep show id %u", admin(), id))
+		return -1;
+	u = strstr(out, "\"credit_updates\":");
+	m = strstr(out, "\"rx_msgs\":");
+	r = strstr(out, "\"ring_small\":");
+	if (!u || !m || !r)
+		return -1;
+	*updates = strtoull(u + strlen("\"credit_updates\":"), NULL, 10);
+	*rx_msgs = strtoull(m + strlen("\"rx_msgs\":"), NULL, 10);
+	*small = !strncmp(r + strlen("\"ring_small\":"), "true", 4);
+	return 0;
+}
+
+#define SIZING_MSGS	400
+#define SIZING_LEN	4096
+
+/*
+ * A receive ring sized for its messages returns credits without an
+ * update per message; one that is not is called small by ep show.
+ * Pair 1: both sides declare rx_max_msg 4096 and let the library size
+ * the ring (rx_units 0: 1024 units); the connector learns max_msg 4096
+ * and a SEND of 4097 fails with -EMSGSIZE; 400 SENDs of 4 KiB one way,
+ * each read and released, cost the receiver at most one credit update
+ * per two messages, and ep show says the ring is not small.  Pair 2:
+ * the receiver gives 256 units and declares nothing (frames up to half
+ * the ring): the same stream costs an update per message or close, and
+ * ep show says so.
+ */
+TEST_F_TIMEOUT(ep, ring_sizing, 300)
+{
+	struct txrdma_ep_params pa = { .service = WAIT_SVC,
+				       .rx_off = 1 << 20, .timeout_ms = 60000,
+				       .rx_max_msg = SIZING_LEN };
+	struct txrdma_ep_params pb = pa;
+	struct txrdma_ep_connect oa, ob;
+	struct lside a, b;
+	struct txrdma_rx rx;
+	uint64_t updates, msgs;
+	bool small;
+	int i, ret;
+
+	NEED_EPS();
+	PEER_UP(2, 4);
+	ASSERT_EQ(0, cg_enter(CG_A));
+	ASSERT_EQ(0, lside_open(&a));
+	ASSERT_EQ(0, lside_open(&b));
+	ASSERT_EQ(0, txrdma_ep_listen(b.ctx, WAIT_SVC));
+	pa.rx_region = a.r.id;
+	pb.rx_region = b.r.id;
+	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
+	EXPECT_EQ(1024, oa.rx_units);
+	EXPECT_EQ(1024, ob.rx_units);
+	EXPECT_EQ(SIZING_LEN, oa.max_msg) TH_LOG("the acceptor declared 4096");
+	EXPECT_EQ(SIZING_LEN, oa.rx_max_msg);
+	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
+				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
+	EXPECT_EQ(-EMSGSIZE, lside_send(&a, oa.id, SIZING_LEN + 1));
+	for (i = 0; i < SIZING_MSGS; i++) {
+		ret = lside_send(&a, oa.id, SIZING_LEN);
+		ASSERT_EQ(SIZING_LEN, ret) TH_LOG("SEND %d", i);
+		ASSERT_EQ(SIZING_LEN, rx_take(&rx, &b)) TH_LOG("message %d", i);
+	}
+	ASSERT_EQ(0, ep_credit(ob.id, &updates, &msgs, &small));
+	TH_LOG("sized ring (1024 units): %llu credit updates for %llu messages",
+	       (unsigned long long)updates, (unsigned long long)msgs);
+	EXPECT_EQ(SIZING_MSGS, msgs);
+	EXPECT_GE(SIZING_MSGS / 2, updates);
+	EXPECT_FALSE(small);
+	EXPECT_EQ(0, txrdma_ep_destroy(a.ctx, oa.id));
+	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob.id));
+
+	/* the receiver's ring: 256 units, nothing declared */
+	pa.rx_max_msg = 0;
+	pa.rx_units = 1024;
+	pb.rx_max_msg = 0;
+	pb.rx_units = 256;
+	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
+	EXPECT_EQ(256 / 2 * 64 - 32, oa.max_msg);
+	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
+				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
+	for (i = 0; i < SIZING_MSGS; i++) {
+		ret = lside_send(&a, oa.id, SIZING_LEN);
+		ASSERT_EQ(SIZING_LEN, ret) TH_LOG("SEND %d", i);
+		ASSERT_EQ(SIZING_LEN, rx_take(&rx, &b)) TH_LOG("message %d", i);
+	}
+	ASSERT_EQ(0, ep_credit(ob.id, &updates, &msgs, &small));
+	TH_LOG("small ring (256 units): %llu credit updates for %llu messages",
+	       (unsigned long long)updates, (unsigned long long)msgs);
+	EXPECT_EQ(SIZING_MSGS, msgs);
+	EXPECT_LE(SIZING_MSGS / 2, updates);
+	EXPECT_TRUE(small);
+	EXPECT_EQ(0, txrdma_ep_destroy(a.ctx, oa.id));
+	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob.id));
+	lside_close(&a);
+	lside_close(&b);
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
+}
+
 TEST_HARNESS_MAIN

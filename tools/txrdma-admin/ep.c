@@ -158,6 +158,17 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 	st_group(out, st, first, "errors", err, kinds, none, 5);
 }
 
+bool txa_ep_ring_small(const struct txa_stats *st)
+{
+	uint64_t msgs, updates;
+
+	if (!st_has(st, TXA_ST_RX_MSGS) || !st_has(st, TXA_ST_CREDIT_UPDATES))
+		return false;
+	msgs = st->v[TXA_ST_RX_MSGS];
+	updates = st->v[TXA_ST_CREDIT_UPDATES];
+	return msgs >= TXA_RING_SMALL_MIN_MSGS && updates * 2 >= msgs;
+}
+
 void txa_stats_print_json(struct json_writer *w, const struct txa_stats *st)
 {
 	unsigned int i;
@@ -317,6 +328,10 @@ void txa_ep_print_plain(FILE *out, const struct txa_ep *ep)
 		fputs("    ", out);
 		txa_stats_print_plain(out, &ep->stats);
 		fputc('\n', out);
+		if (txa_ep_ring_small(&ep->stats))
+			fprintf(out, "    receive ring small for its messages: %llu credit updates for %llu messages (txrdma_rx_units_for() sizes it)\n",
+				(unsigned long long)ep->stats.v[TXA_ST_CREDIT_UPDATES],
+				(unsigned long long)ep->stats.v[TXA_ST_RX_MSGS]);
 	}
 }
 
@@ -350,6 +365,10 @@ void txa_ep_print_json(struct json_writer *w, const struct txa_ep *ep)
 	if (ep->have & TXA_EP_HAVE_STATS) {
 		json_key(w, "stats");
 		txa_stats_print_json(w, &ep->stats);
+		if (st_has(&ep->stats, TXA_ST_RX_MSGS) &&
+		    st_has(&ep->stats, TXA_ST_CREDIT_UPDATES))
+			json_kv_bool(w, "ring_small",
+				     txa_ep_ring_small(&ep->stats));
 	}
 	json_obj_end(w);
 }

@@ -58,6 +58,15 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st);
 /* An object of the counters that were sent. */
 void txa_stats_print_json(struct json_writer *w, const struct txa_stats *st);
 
+/*
+ * Is an endpoint's receive ring small for its messages?  When it sent
+ * an explicit credit update for every other message received or more
+ * (over at least TXA_RING_SMALL_MIN_MSGS): each costs the pair an RDMA
+ * WRITE, which a ring of txrdma_rx_units_for() avoids.
+ */
+#define TXA_RING_SMALL_MIN_MSGS	64
+bool txa_ep_ring_small(const struct txa_stats *st);
+
 /* which fields of struct txa_ep the kernel sent */
 enum {
 	TXA_EP_HAVE_ID		= 1 << 0,

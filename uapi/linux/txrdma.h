@@ -249,8 +249,15 @@ struct txrdma_ep_connect {
 	__u32 id;		/* out: our endpoint */
 	__u32 peer_ep;		/* out: the other side's endpoint id */
 	__u32 qp_num;		/* out: our QP of the pair */
-	__u32 max_msg;		/* out: longest SEND the peer's ring takes */
-	__u32 resv0;
+	__u32 max_msg;		/* out: longest SEND the peer takes */
+	/*
+	 * in: the longest SEND we take (1..half the ring's bytes less the
+	 * frame header, at most TXRDMA_FRAME_MAX_PAYLOAD), 0 for all the
+	 * ring takes; out: what was used.  The peer's longer SENDs fail
+	 * with -EMSGSIZE there, and our ring's credits come back without
+	 * an explicit update per message once it holds 4 such frames.
+	 */
+	__u32 rx_max_msg;
 	__u64 resv[2];
 };
 

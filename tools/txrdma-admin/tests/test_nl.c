@@ -2594,7 +2594,7 @@ static const char ep_a_json[] =
 "\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
 "\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
 "\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
-"\"err_qp\":0,\"err_sqe\":0}}";
+"\"err_qp\":0,\"err_sqe\":0},\"ring_small\":false}";
 
 static const char ep_b_json[] =
 "{\"id\":9,\"tenant\":\"db2\",\"peer\":\"nodeC\",\"state\":\"closed\","
@@ -2602,7 +2602,7 @@ static const char ep_b_json[] =
 "\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
 "\"rw_ops\":5,\"rw_bytes\":6,\"credit_stalls\":7,\"credit_updates\":8,"
 "\"slot_stalls\":9,\"throttled\":10,\"err_crc\":11,\"err_seq\":12,\"err_proto\":13,"
-"\"err_qp\":14,\"err_sqe\":15}}";
+"\"err_qp\":14,\"err_sqe\":15},\"ring_small\":false}";
 
 static void test_ep_dump(void)
 {
@@ -2777,8 +2777,55 @@ static void handle_tenant_traffic(const struct nlmsghdr *req)
 	queue_done(0);
 }
 
+/*
+ * A receive ring that sent a credit update for every other message or
+ * more (over 64 messages at least) is called small, in plain and JSON.
+ */
+static void test_ep_ring_small(void)
+{
+	struct txa_ep ep = { .have = TXA_EP_HAVE_ID | TXA_EP_HAVE_STATS,
+			     .id = 4 };
+	struct json_writer w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ep.stats.have = 1U << TXA_ST_RX_MSGS | 1U << TXA_ST_CREDIT_UPDATES;
+	ep.stats.v[TXA_ST_RX_MSGS] = 10001;
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 10001;
+	TAP_CHECK(txa_ep_ring_small(&ep.stats));
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 5000;	/* < half */
+	TAP_CHECK(!txa_ep_ring_small(&ep.stats));
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 5001;	/* >= half */
+	TAP_CHECK(txa_ep_ring_small(&ep.stats));
+	ep.stats.v[TXA_ST_RX_MSGS] = 63;		/* too few to tell */
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 63;
+	TAP_CHECK(!txa_ep_ring_small(&ep.stats));
+	ep.stats.v[TXA_ST_RX_MSGS] = 64;
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 32;
+	TAP_CHECK(txa_ep_ring_small(&ep.stats));
+	ep.stats.have = 1U << TXA_ST_RX_MSGS;		/* not sent: no claim */
+	TAP_CHECK(!txa_ep_ring_small(&ep.stats));
+
+	ep.stats.have = 1U << TXA_ST_RX_MSGS | 1U << TXA_ST_CREDIT_UPDATES;
+	ep.stats.v[TXA_ST_RX_MSGS] = 10001;
+	ep.stats.v[TXA_ST_CREDIT_UPDATES] = 10001;
+	f = open_memstream(&buf, &len);
+	txa_ep_print_plain(f, &ep);
+	json_init(&w, f, false);
+	txa_ep_print_json(&w, &ep);
+	fclose(f);
+	TAP_CHECK_STR(buf,
+"ep 4\n"
+"    rx 10001 msgs  credit updates 10001\n"
+"    receive ring small for its messages: 10001 credit updates for 10001 messages (txrdma_rx_units_for() sizes it)\n"
+"{\"id\":4,\"stats\":{\"rx_msgs\":10001,\"credit_updates\":10001},\"ring_small\":true}");
+	free(buf);
+}
+
 static void test_tenant_traffic(void)
 {
+	const char *stats;
 	char want[2048];
 
 	setup(handle_tenant_traffic);
@@ -2797,10 +2844,11 @@ static void test_tenant_traffic(void)
 	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
 				 &no_tenant_args, true, false), TXA_EXIT_OK);
 	teardown();
-	/* the same keys as an endpoint's "stats" */
-	snprintf(want, sizeof(want), "[%.*s,\"traffic\":%s]\n",
+	/* the same keys as an endpoint's "stats" (not its ring_small) */
+	stats = strstr(ep_b_json, "\"stats\":") + strlen("\"stats\":");
+	snprintf(want, sizeof(want), "[%.*s,\"traffic\":%.*s}]\n",
 		 (int)strlen(tenant_a_json) - 1, tenant_a_json,
-		 strstr(ep_b_json, "\"stats\":") + strlen("\"stats\":"));
+		 (int)(strstr(stats, ",\"ring_small\"") - stats), stats);
 	TAP_CHECK_STR(outbuf, want);
 	cleanup_bufs();
 }
@@ -2845,6 +2893,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, warning ACK"),
 	TAP_TEST(test_peer_event, "monitor: PEER_STATE_NTF parsed, plain and JSON"),
 	TAP_TEST(test_monitor_peer_loop, "monitor: peer and dev events, seq gap, malformed, count"),
+	TAP_TEST(test_ep_ring_small, "ep show: a receive ring with an update per message or two is called small"),
 	TAP_TEST(test_ep_dump, "ep show: dump of two endpoints, plain, JSON, pretty, tenant filter, empty"),
 	TAP_TEST(test_ep_show_do, "ep show id ID: do request with a u32 id, errors"),
 	TAP_TEST(test_ep_malformed, "ep show: bad counter size skipped, sparse one printed, names"),
