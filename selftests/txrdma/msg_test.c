@@ -1470,6 +1470,9 @@ static void client_bad(struct __test_metadata *_metadata,
 		r.flags = b->flags;
 		EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r))
 			TH_LOG("connect, %s", b->what);
+		/* the library's units 0 is its default ring, not an error */
+		if (!b->units)
+			continue;
 		p = (struct txrdma_ep_params){ .service = SVC_NONE,
 			.flags = b->flags, .rx_region = s.reg.id,
 			.rx_units = b->units, .rx_off = off,
@@ -1478,10 +1481,19 @@ static void client_bad(struct __test_metadata *_metadata,
 						     &out))
 			TH_LOG("library connect, %s", b->what);
 	}
-	/* reserved and output fields, names */
+	/* a longest message above what the ring takes: both refuse it */
 	raw_req(&r, self->peer, SVC_NONE, &s);
-	r.resv0 = 1;
+	r.rx_max_msg = r.rx_units / 2 * TXRDMA_FRAME_UNIT -
+		       TXRDMA_FRAME_HDR_LEN + 1;
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.rx_max_msg = TXRDMA_FRAME_MAX_PAYLOAD + 1;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	p = side_params(&s, SVC_NONE);
+	p.rx_max_msg = p.rx_units / 2 * TXRDMA_FRAME_UNIT -
+		       TXRDMA_FRAME_HDR_LEN + 1;
+	EXPECT_EQ(-EINVAL, txrdma_ep_connect(s.ctx, self->peer, &p, &out));
+	/* reserved and output fields, names */
 	raw_req(&r, self->peer, SVC_NONE, &s);
 	r.resv[1] = 1;
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
