@@ -592,7 +592,8 @@ int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.wr.sg_list = sge;
 	wr.wr.num_sge = sqe->len ? 2 : 1;
 	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.send_flags = IB_SEND_SIGNALED |
+			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
 	wr.wr.ex.imm_data = cpu_to_be32(txrdma_imm_frame(unit));
 	wr.remote_addr = ep->peer_addr + (u64)unit * TXRDMA_FRAME_UNIT;
 	wr.rkey = ep->peer_rkey;
@@ -692,7 +693,8 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = sqe->len ? 1 : 0;
 	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.send_flags = IB_SEND_SIGNALED |
+			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
 	wr.remote_addr = imp->addr + sqe->remote_off;
 	wr.rkey = imp->rkey;
 	ret = txrdma_msg_post(ep, ring, s, &wr);

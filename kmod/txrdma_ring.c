@@ -112,8 +112,10 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 		return -EINVAL;
 	switch (sqe->opcode) {
 	case TXRDMA_OP_NOP:
+		/* a NOP has nothing to order */
 		if (sqe->len || sqe->local_region || sqe->local_off ||
-		    sqe->remote_region || sqe->remote_off)
+		    sqe->remote_region || sqe->remote_off ||
+		    (sqe->flags & TXRDMA_SQE_F_FENCE))
 			return -EINVAL;
 		break;
 	case TXRDMA_OP_SEND:

@@ -107,6 +107,11 @@ static void ring_sqe_check(struct kunit *test)
 		good_sqe(&s, op);
 		s.flags = 0x80;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
+		/* a fence orders SEND, READ and WRITE; a NOP has none */
+		good_sqe(&s, op);
+		s.flags = TXRDMA_SQE_F_FENCE | TXRDMA_SQE_F_NO_CQE;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s),
+				op == TXRDMA_OP_NOP ? -EINVAL : 0);
 		good_sqe(&s, op);
 		s.flags = 0x8000;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);
@@ -162,7 +167,7 @@ static void ring_sqe_fuzz(struct kunit *test)
 		/* make some of them close to valid */
 		if (i % 2) {
 			s.opcode %= TXRDMA_OP_LAST + 1;
-			s.flags &= 1;
+			s.flags &= 3;
 			s.prio %= TXRDMA_PRIO_CLASSES + 1;
 			s.resv1 = i % 3 ? 0 : s.resv1;
 			s.resv2[0] = 0;
@@ -185,7 +190,8 @@ static void ring_sqe_fuzz(struct kunit *test)
 		if (s.opcode == TXRDMA_OP_NOP)
 			KUNIT_ASSERT_TRUE(test, !s.len && !s.local_region &&
 					  !s.local_off && !s.remote_region &&
-					  !s.remote_off);
+					  !s.remote_off &&
+					  !(s.flags & TXRDMA_SQE_F_FENCE));
 		if (s.opcode == TXRDMA_OP_SEND)
 			KUNIT_ASSERT_TRUE(test, !s.remote_region &&
 					  !s.remote_off);

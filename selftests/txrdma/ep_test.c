@@ -1558,7 +1558,7 @@ static int lside_open(struct lside *s)
 	ret = txrdma_open(&s->ctx, 0);
 	if (ret)
 		return ret;
-	ret = txrdma_rings_setup(s->ctx, 16, 0, &s->sq, &s->cq);
+	ret = txrdma_rings_setup(s->ctx, 128, 0, &s->sq, &s->cq);
 	if (!ret)
 		ret = txrdma_region_create(s->ctx, TXRDMA_REGION_HUGE_SIZE, 0,
 					   &s->r);
@@ -1900,6 +1900,246 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 	EXPECT_TRUE(small);
 	EXPECT_EQ(0, txrdma_ep_destroy(a.ctx, oa.id));
 	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob.id));
+	lside_close(&a);
+	lside_close(&b);
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
+}
+
+/* ---- ordering ------------------------------------------------------------- */
+
+/* Export region @region to the other side of @ep (raw ioctl): 0 or -errno */
+static int lside_export(struct lside *s, uint32_t ep, uint32_t region,
+			uint32_t access)
+{
+	struct txrdma_ep_export e = { .ep = ep, .region = region,
+				      .access = access, .timeout_ms = 10000 };
+
+	return ioctl(txrdma_fd(s->ctx), TXRDMA_IOC_EP_EXPORT, &e) ? -errno : 0;
+}
+
+/*
+ * Wait for @n CQEs (user_data 0..@n-1, each once) within 10 s; their
+ * res in @res.  0, or -ETIMEDOUT / -EPROTO (an unknown or second one).
+ */
+static int lside_reap(struct lside *s, unsigned int n, int *res)
+{
+	double end = now_s() + 10;
+	bool seen[64] = { false };
+	struct txrdma_cqe *cqe;
+	unsigned int got = 0;
+
+	while (got < n) {
+		cqe = txrdma_peek_cqe(&s->cq);
+		if (!cqe) {
+			if (now_s() > end)
+				return -ETIMEDOUT;
+			if (txrdma_sq_needs_wakeup(&s->sq))
+				txrdma_rings_enter(s->ctx);
+			sched_yield();
+			continue;
+		}
+		if (cqe->user_data >= n || seen[cqe->user_data])
+			return -EPROTO;
+		seen[cqe->user_data] = true;
+		res[cqe->user_data] = cqe->res;
+		txrdma_cq_advance(&s->cq, 1);
+		got++;
+	}
+	return 0;
+}
+
+/* The next message of @rx within 10 s copied to @buf (@len max): its length */
+static int rx_get(struct txrdma_rx *rx, struct lside *s, void *buf,
+		  size_t len)
+{
+	double end = now_s() + 10;
+	const void *p;
+	__u32 l;
+	int ret;
+
+	while (!(ret = txrdma_rx_peek(rx, &p, &l))) {
+		if (now_s() > end)
+			return -ETIMEDOUT;
+		if (txrdma_sq_needs_wakeup(&s->sq))
+			txrdma_rings_enter(s->ctx);
+		sched_yield();
+	}
+	if (ret < 0)
+		return ret;
+	memcpy(buf, p, l < len ? l : len);
+	txrdma_rx_release(rx);
+	return (int)l;
+}
+
+/* @len bytes of pattern @seed at @p */
+static void pat_fill(void *p, size_t len, uint32_t seed)
+{
+	uint32_t *w = p, x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len / 4; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		w[i] = x;
+	}
+}
+
+static bool pat_is(const void *p, size_t len, uint32_t seed)
+{
+	static uint32_t want[16384];
+
+	pat_fill(want, len, seed);
+	return !memcmp(p, want, len);
+}
+
+#define ORD_ROUNDS	50
+#define ORD_LEN		(64 << 10)
+/* offsets in the connector's region: message, WRITE source, READ target */
+#define A_MSG		0
+#define A_SRC		(64 << 10)
+#define A_DST		(128 << 10)
+/* in the acceptor's exported region: what rules 2, 3 and 4 use */
+#define X_W2S		0
+#define X_W2R		(128 << 10)
+#define X_R2S		(512 << 10)
+
+/*
+ * The ordering rules of txrdma(7), one endpoint pair, each asserted:
+ * SENDs arrive in the order queued (64 in one submit); a WRITE queued
+ * before a SEND has landed when the SEND's message is read; a READ
+ * queued after a WRITE to the same memory returns the written bytes;
+ * a READ followed by a SEND with TXRDMA_SQE_F_FENCE returns the data of
+ * before the other side acted on the SEND.  Also: a NOP with a fence is
+ * refused (CQE -EINVAL).
+ */
+TEST_F_TIMEOUT(ep, ordering, 300)
+{
+	struct txrdma_ep_params pa = { .service = WAIT_SVC,
+				       .rx_off = 1 << 20, .timeout_ms = 60000 };
+	struct txrdma_ep_params pb = pa;
+	struct txrdma_ep_connect oa, ob;
+	struct txrdma_region x;
+	struct txrdma_sqe *sqe;
+	struct lside a, b;
+	struct txrdma_rx rx;
+	uint32_t msg, got;
+	int res[64], i, r;
+	char *al, *xl;
+
+	NEED_EPS();
+	PEER_UP(2, 4);
+	ASSERT_EQ(0, cg_enter(CG_A));
+	ASSERT_EQ(0, lside_open(&a));
+	ASSERT_EQ(0, lside_open(&b));
+	ASSERT_EQ(0, txrdma_region_create(b.ctx, TXRDMA_REGION_HUGE_SIZE, 0,
+					  &x));
+	ASSERT_EQ(0, txrdma_ep_listen(b.ctx, WAIT_SVC));
+	pa.rx_region = a.r.id;
+	pb.rx_region = b.r.id;
+	pa.rx_units = 1024;
+	pb.rx_units = 1024;
+	pa.rx_max_msg = 64;
+	pb.rx_max_msg = 64;
+	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
+	ASSERT_EQ(0, lside_export(&b, ob.id, x.id,
+				  TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE));
+	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
+				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
+	al = a.r.addr;
+	xl = x.addr;
+
+	/* SEND / SEND: 64 in one submit arrive in that order */
+	for (i = 0; i < 64; i++) {
+		msg = 0x5e000000 + i;
+		memcpy(al + A_MSG + 64 * i, &msg, 4);
+		sqe = txrdma_get_sqe(&a.sq);
+		ASSERT_NE(NULL, sqe);
+		txrdma_prep_send(sqe, oa.id, a.r.id, A_MSG + 64 * i, 4, i);
+	}
+	ASSERT_LE(0, txrdma_submit(a.ctx, &a.sq));
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(4, rx_get(&rx, &b, &got, 4)) TH_LOG("message %d", i);
+		ASSERT_EQ(0x5e000000u + i, got) TH_LOG("SEND/SEND: message %d", i);
+	}
+	ASSERT_EQ(0, lside_reap(&a, 64, res));
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ(4, res[i]);
+
+	/* WRITE then SEND: the data is there when the message is */
+	for (i = 0; i < ORD_ROUNDS; i++) {
+		pat_fill(al + A_SRC, ORD_LEN, 1000 + i);
+		memcpy(al + A_MSG, &i, 4);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_write(sqe, oa.id, a.r.id, A_SRC, ORD_LEN, x.id,
+				  X_W2S, 0);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_send(sqe, oa.id, a.r.id, A_MSG, 4, 1);
+		ASSERT_LE(0, txrdma_submit(a.ctx, &a.sq));
+		ASSERT_EQ(4, rx_get(&rx, &b, &got, 4));
+		ASSERT_EQ((uint32_t)i, got);
+		ASSERT_TRUE(pat_is(xl + X_W2S, ORD_LEN, 1000 + i))
+			TH_LOG("WRITE then SEND: round %d: the message came before the data", i);
+		ASSERT_EQ(0, lside_reap(&a, 2, res));
+		ASSERT_EQ(ORD_LEN, res[0]);
+		ASSERT_EQ(4, res[1]);
+	}
+
+	/* WRITE then READ of the same bytes: the READ sees the WRITE */
+	for (i = 0; i < ORD_ROUNDS; i++) {
+		pat_fill(al + A_SRC, ORD_LEN, 2000 + i);
+		memset(al + A_DST, 0, ORD_LEN);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_write(sqe, oa.id, a.r.id, A_SRC, ORD_LEN, x.id,
+				  X_W2R, 0);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_read(sqe, oa.id, a.r.id, A_DST, ORD_LEN, x.id,
+				 X_W2R, 1);
+		ASSERT_LE(0, txrdma_submit(a.ctx, &a.sq));
+		ASSERT_EQ(0, lside_reap(&a, 2, res));
+		ASSERT_EQ(ORD_LEN, res[0]);
+		ASSERT_EQ(ORD_LEN, res[1]);
+		ASSERT_TRUE(pat_is(al + A_DST, ORD_LEN, 2000 + i))
+			TH_LOG("WRITE then READ: round %d: the READ missed the WRITE", i);
+	}
+
+	/*
+	 * READ then a fenced SEND: the other side overwrites what was
+	 * read as soon as it has the message; the READ has the old bytes
+	 */
+	for (i = 0; i < ORD_ROUNDS; i++) {
+		pat_fill(xl + X_R2S, ORD_LEN, 3000 + i);
+		memset(al + A_DST, 0, ORD_LEN);
+		memcpy(al + A_MSG, &i, 4);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_read(sqe, oa.id, a.r.id, A_DST, ORD_LEN, x.id,
+				 X_R2S, 0);
+		sqe = txrdma_get_sqe(&a.sq);
+		txrdma_prep_send(sqe, oa.id, a.r.id, A_MSG, 4, 1);
+		txrdma_sqe_set_flags(sqe, TXRDMA_SQE_F_FENCE);
+		ASSERT_LE(0, txrdma_submit(a.ctx, &a.sq));
+		ASSERT_EQ(4, rx_get(&rx, &b, &got, 4));
+		ASSERT_EQ((uint32_t)i, got);
+		memset(xl + X_R2S, 0xee, ORD_LEN);	/* "may overwrite" */
+		ASSERT_EQ(0, lside_reap(&a, 2, res));
+		ASSERT_EQ(ORD_LEN, res[0]);
+		ASSERT_EQ(4, res[1]);
+		ASSERT_TRUE(pat_is(al + A_DST, ORD_LEN, 3000 + i))
+			TH_LOG("READ then fenced SEND: round %d: the READ saw the overwrite", i);
+	}
+
+	/* a NOP has nothing to fence: refused in its CQE */
+	sqe = txrdma_get_sqe(&a.sq);
+	txrdma_prep_nop(sqe, oa.id, 0);
+	txrdma_sqe_set_flags(sqe, TXRDMA_SQE_F_FENCE);
+	ASSERT_LE(0, txrdma_submit(a.ctx, &a.sq));
+	ASSERT_EQ(0, lside_reap(&a, 1, res));
+	EXPECT_EQ(-EINVAL, res[0]);
+
+	r = txrdma_ep_destroy(a.ctx, oa.id);
+	EXPECT_EQ(0, r);
+	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob.id));
+	txrdma_region_destroy(b.ctx, &x);
 	lside_close(&a);
 	lside_close(&b);
 	ASSERT_EQ(0, cg_enter(CG_ROOT));

@@ -44,9 +44,17 @@ enum txrdma_op {
 	TXRDMA_OP_LAST
 };
 
-/* sqe->flags (16 bits: room for links, fences and batch semantics) */
+/* sqe->flags (16 bits: room for links and batch semantics) */
 #define TXRDMA_SQE_F_NO_CQE	_BITUL(0)	/* no CQE on success */
-#define TXRDMA_SQE_F_ALL	TXRDMA_SQE_F_NO_CQE
+/*
+ * SEND, READ, WRITE: start only once every earlier READ of the same
+ * endpoint pair has returned its data (the verbs' fence).  Operations
+ * of one pair are otherwise ordered as txrdma(7) "Ordering" says: a
+ * READ followed by a SEND or WRITE needs it when the other side may
+ * change what was read once it sees the later operation.
+ */
+#define TXRDMA_SQE_F_FENCE	_BITUL(1)
+#define TXRDMA_SQE_F_ALL	(TXRDMA_SQE_F_NO_CQE | TXRDMA_SQE_F_FENCE)
 
 /*
  * sqe->prio: priority class, lower is served first; the SQE is served in
