@@ -133,6 +133,25 @@ TXRDMA_EXPORT int txrdma_ep_accept(struct txrdma_ctx *ctx,
 	return 0;
 }
 
+TXRDMA_EXPORT int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
+				   __u32 region, __u32 access,
+				   __u32 timeout_ms)
+{
+	struct txrdma_ep_export e;
+
+	if (!ctx || !access ||
+	    (access & ~(__u32)(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE)))
+		return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	e.ep = ep;
+	e.region = region;
+	e.access = access;
+	e.timeout_ms = timeout_ms;
+	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_EXPORT, &e) < 0)
+		return -errno;
+	return 0;
+}
+
 TXRDMA_EXPORT int txrdma_ep_destroy(struct txrdma_ctx *ctx, __u32 id)
 {
 	struct txrdma_ep_info ei;

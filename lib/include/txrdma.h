@@ -295,6 +295,30 @@ int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
 		     struct txrdma_ep_connect *out);
 
 /**
+ * txrdma_ep_export() - let the other side of a pair READ/WRITE a region
+ * @ctx: context
+ * @ep: our endpoint of the pair
+ * @region: a region of our tenant (created or registered)
+ * @access: TXRDMA_EXPORT_READ, TXRDMA_EXPORT_WRITE or both
+ * @timeout_ms: how long to wait for the other module, 0 for 3000 ms
+ *
+ * Runs TXRDMA_IOC_EP_EXPORT: returns once the other module stored the
+ * export, so a message sent after it is never acted on before it.  The
+ * other side names the region by its id (send it in a message) in
+ * txrdma_prep_read()/txrdma_prep_write().  The whole region is exported,
+ * with its own key for this pair only, until the pair ends; exporting
+ * again changes the access.  Keep receive rings out of exported
+ * regions: the other side could write over them.
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx, no or unknown
+ * access bits), -ENOENT (no such endpoint or region), -ENOTCONN (not a
+ * connected pair), -ENOSPC (TXRDMA_EP_MAX_EXPORTS already),
+ * -ETIMEDOUT, any other error of the ioctl.
+ */
+int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep, __u32 region,
+		     __u32 access, __u32 timeout_ms);
+
+/**
  * txrdma_ep_destroy() - close an endpoint
  * @ctx: context
  * @id: the endpoint (out->id of txrdma_ep_connect() or

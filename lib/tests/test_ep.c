@@ -24,6 +24,7 @@ static struct {
 	struct txrdma_ep_listen listen;
 	struct txrdma_ep_connect conn;	/* as the library sent it */
 	struct txrdma_ep_info info;
+	struct txrdma_ep_export exp;
 	const char *accept_peer;	/* copied as 32 bytes, no NUL added */
 } k;
 
@@ -48,7 +49,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		return 0;
 	}
 	if (req != TXRDMA_IOC_EP_LISTEN && req != TXRDMA_IOC_EP_CONNECT &&
-	    req != TXRDMA_IOC_EP_ACCEPT && req != TXRDMA_IOC_EP_DESTROY) {
+	    req != TXRDMA_IOC_EP_ACCEPT && req != TXRDMA_IOC_EP_DESTROY &&
+	    req != TXRDMA_IOC_EP_EXPORT) {
 		errno = ENOTTY;
 		return -1;
 	}
@@ -58,6 +60,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		k.listen = *(struct txrdma_ep_listen *)arg;
 	else if (req == TXRDMA_IOC_EP_DESTROY)
 		k.info = *(struct txrdma_ep_info *)arg;
+	else if (req == TXRDMA_IOC_EP_EXPORT)
+		k.exp = *(struct txrdma_ep_export *)arg;
 	else
 		k.conn = *(struct txrdma_ep_connect *)arg;
 	if (k.err) {
@@ -284,6 +288,31 @@ static void test_ring_sizing(void)
 	TAP_CHECK_INT(k.calls, 4);
 }
 
+/* export: the ioctl's fields as given, reserved 0; bad access refused */
+static void test_export(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+
+	reset();
+	memset(&k.exp, 0xa5, sizeof(k.exp));
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, TXRDMA_EXPORT_READ, 700), 0);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_EXPORT);
+	TAP_CHECK(k.exp.ep == 5 && k.exp.region == 9 &&
+		  k.exp.access == TXRDMA_EXPORT_READ && k.exp.timeout_ms == 700 &&
+		  !k.exp.resv[0] && !k.exp.resv[1]);
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, TXRDMA_EXPORT_READ |
+				       TXRDMA_EXPORT_WRITE, 0), 0);
+	TAP_CHECK_INT(k.exp.access, TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE);
+	TAP_CHECK_INT(k.calls, 2);
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 0, 0), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 4, 0), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_export(NULL, 5, 9, 1, 0), -EINVAL);
+	TAP_CHECK_INT(k.calls, 2);
+	k.err = ENOSPC;
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 1, 0), -ENOSPC);
+	k.err = 0;
+}
+
 static void test_connect_errors(void)
 {
 	static const int errs[] = {
@@ -449,6 +478,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_listen, "ep_listen sends the service, reserved fields 0; errors returned"),
 	TAP_TEST(test_connect, "ep_connect sends peer and params, returns the kernel's answer"),
 	TAP_TEST(test_ring_sizing, "rx_units 0 is txrdma_rx_units_for(rx_max_msg); rx_max_msg checked against the ring"),
+	TAP_TEST(test_export, "ep_export sends ep, region, access, timeout; bad access refused before the ioctl"),
 	TAP_TEST(test_connect_errors, "ep_connect: the kernel's errors returned once (EINTR too), output untouched"),
 	TAP_TEST(test_bad_args, "connect/accept: NULL, empty or too long peer, bad ring, service 0 refused before the ioctl"),
 	TAP_TEST(test_accept, "ep_accept: params sent, peer name returned NUL-terminated; errors"),
