@@ -103,6 +103,20 @@ if want build || want vm || want host || want debug; then
 		grep -E 'warning:|error:' "$OUT/build-user.log" | head -20
 		BUILD_OK=0
 	fi
+	# the examples, as an application builds: against the installed
+	# library (make install DESTDIR), found through pkg-config
+	D=$OUT/destdir
+	rm -rf "$D"
+	if make -C lib install DESTDIR="$D" PREFIX=/usr > "$OUT/build-examples.log" 2>&1 &&
+	   make -C examples clean all PKG_CONFIG_PATH="$D/usr/lib/pkgconfig" \
+		PKG_CONFIG_SYSROOT_DIR="$D" LDFLAGS="-Wl,-rpath,$D/usr/lib" \
+		>> "$OUT/build-examples.log" 2>&1 &&
+	   ! grep -q 'warning:' "$OUT/build-examples.log"; then
+		result "build: examples against the installed library (pkg-config), no warnings" OK
+	else
+		result "build: examples (see $OUT/build-examples.log)" FAIL
+		tail -20 "$OUT/build-examples.log"
+	fi
 	# kselftest_harness.h comes from the kernel source that kunit.sh
 	# unpacks; unpack it here if the kunit stage has not run yet
 	if ! ls "${TXRDMA_CACHE:-$HOME/.cache/txrdma}"/linux-source-*/tools/testing/selftests/kselftest_harness.h >/dev/null 2>&1; then

@@ -42,6 +42,12 @@ Suites:
             service 100 (ct-a first); a ct-b client on guest 0 must be
             paired with ct-b's process, and ct-a's must read nothing
             (cross_tenant_guest.sh, cross_tenant)
+  examples
+          - 2 guests: examples/ (built against the installed library
+            through pkg-config) run in a tenant with tenant exec:
+            reqresp, onesided (an export READ and WRITTEN), and an
+            epoll server with two clients at once; their output is
+            checked (examples_guest.sh)
   hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
             every word it shares with the module, calls every ioctl
             with bad arguments, maps, forks, closes while blocked and
@@ -328,6 +334,15 @@ def suite_cross_tenant(args):
     return report(args.prefix + "cross_tenant", results)
 
 
+def suite_examples(args):
+    cmds = ["selftests/txrdma/examples_guest.sh client 1",
+            "selftests/txrdma/examples_guest.sh server 0"]
+    with cluster(args, 2, cmds, timeout=900) as c:
+        c.start()
+        results = wait_watching(c)
+    return report(args.prefix + "examples", results)
+
+
 def suite_hostile(args):
     seeds = " ".join(str(args.seed + k) for k in range(3))
     cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
@@ -577,6 +592,7 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "listen_flood": suite_listen_flood,
           "cross_tenant": suite_cross_tenant,
           "hostile": suite_hostile,
+          "examples": suite_examples,
           "rogue": suite_rogue,
           "debug": suite_debug}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
@@ -586,9 +602,9 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
 # its own stage of scripts/test.sh (after the kernel build it needs).
 # CI runs the functional suites, then the regression suites of issue
 # 12's trust boundaries (the adversarial ones and the rogue peer).
-DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill", "ep_race",
-                  "pair_churn", "listen_flood", "cross_tenant", "hostile",
-                  "rogue"]
+DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill", "examples",
+                  "ep_race", "pair_churn", "listen_flood", "cross_tenant",
+                  "hostile", "rogue"]
 
 
 def main():
