@@ -500,6 +500,8 @@ void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
 	if (peer->bfd.state == TXRDMA_BFD_UP) {
 		peer->ups++;
 		memset(&peer->rtt, 0, sizeof(peer->rtt));
+		/* back Up before the pool noticed the Down: its QPs may do */
+		txrdma_peer_lend_wake(peer);
 	}
 	if (old_state == TXRDMA_BFD_UP)
 		peer->downs++;

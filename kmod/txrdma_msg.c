@@ -344,8 +344,9 @@ static void txrdma_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ep->dstate == TXRDMA_EP_CONNECTING && !ep->peer_ep)
 		ep->peer_ep = f.src_ep;
+	/* units are rounded up: the declared length is the bound */
 	if (f.dst_ep != ep->id || f.src_ep != ep->peer_ep ||
-	    f.epoch != ep->epoch) {
+	    f.epoch != ep->epoch || f.len > ep->rx_max_msg) {
 		ep->stats.err_proto++;
 		err = -EPROTO;
 		goto fail;
@@ -1122,6 +1123,7 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 {
 	struct txrdma_ctrl_ep e = {};
 	struct txrdma_ep *ep;
+	u32 qp_num = 0;
 	long left;
 	int ret;
 
@@ -1134,13 +1136,21 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 	ret = txrdma_msg_take(peer, ep, 0);
 	if (!ret)
 		ret = txrdma_msg_rx_keys(ep, req);
+	if (!ret) {
+		/* a detach may have taken the QP meanwhile */
+		spin_lock_bh(&ep->lock);
+		qp_num = ep->qp_num;
+		spin_unlock_bh(&ep->lock);
+		if (!qp_num)
+			ret = -ECONNRESET;
+	}
 	if (ret)
 		goto fail;
 	e = (struct txrdma_ctrl_ep) {
 		.type		= TXRDMA_CTRL_EP_CONNECT,
 		.service	= req->service,
 		.src_ep		= ep->id,
-		.qp_num		= ep->qp_num,
+		.qp_num		= qp_num,
 		.epoch		= ep->epoch,
 		.ring_units	= ep->rx_units,
 		.max_msg	= ep->rx_max_msg,
@@ -1229,12 +1239,17 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 		left = wait_event_interruptible_timeout(peer->lend_wait,
 							txrdma_peer_may_lend(peer),
 							left);
-		if (left < 0) {
+		if (left < 0 || signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		if (!left)
 			break;	/* the last refusal says why */
+		if (READ_ONCE(peer->dying)) {
+			ret = -ENOENT;	/* deleted while we waited */
+			break;
+		}
+		cond_resched();
 	}
 	txrdma_peer_put(peer);
 	if (ret)

@@ -236,8 +236,9 @@ bool txrdma_peer_may_lend(struct txrdma_peer *peer)
 	bool ret;
 
 	spin_lock_bh(&peer->lock);
+	/* what txrdma_msg_take() and txrdma_pool_take() require */
 	ret = peer->dying || (peer->bfd.state == TXRDMA_BFD_UP &&
-			      peer->pool.ready);
+			      peer->pool.up && peer->pool.ready);
 	spin_unlock_bh(&peer->lock);
 	return ret;
 }

@@ -362,7 +362,7 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		/* the longest SEND the ring takes: a frame of half of it */
 		if (!e->max_msg ||
 		    e->max_msg > TXRDMA_FRAME_MAX_PAYLOAD ||
-		    e->max_msg > e->ring_units / 2 * TXRDMA_FRAME_UNIT -
+		    e->max_msg > (u64)e->ring_units / 2 * TXRDMA_FRAME_UNIT -
 				 TXRDMA_FRAME_HDR_LEN)
 			return -EINVAL;
 		return 0;
