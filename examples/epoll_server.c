@@ -19,6 +19,7 @@
 int main(int argc, char **argv)
 {
 	struct ex_pair p[MAX_CLIENTS];
+	int bye[MAX_CLIENTS] = { 0 };	/* the client said bye: it may go */
 	unsigned long answered = 0, waits = 0, id;
 	char msg[EX_MAX_MSG], reply[64];
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -63,8 +64,12 @@ int main(int argc, char **argv)
 		waits++;
 		/* every pair: answer what waits, without blocking */
 		for (i = 0; i < n; i++) {
-			while (ex_recv(&p[i], msg, sizeof(msg), 0)) {
+			/* after bye the client closes: its pair then ends */
+			while (!bye[i] && ex_recv(&p[i], msg, sizeof(msg), 0)) {
 				if (!strcmp(msg, "bye")) {
+					/* the client waits for our close */
+					txrdma_ep_destroy(ex.ctx, p[i].ep.id);
+					bye[i] = 1;
 					done++;
 					break;
 				}
@@ -81,8 +86,6 @@ int main(int argc, char **argv)
 	}
 	printf("epoll_server: %u clients, %lu requests answered, %lu epoll waits\n",
 	       n, answered, waits);
-	for (i = 0; i < n; i++)
-		txrdma_ep_destroy(ex.ctx, p[i].ep.id);
 	txrdma_close(ex.ctx);
 	return 0;
 }

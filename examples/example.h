@@ -167,4 +167,43 @@ static inline int ex_recv(struct ex_pair *p, char *buf, size_t cap,
 	return 1;
 }
 
+/*
+ * End the conversation: say "bye" and wait until the other side, which
+ * closes the pair when it reads it, has done so.  Why not just close?
+ * A SEND completes with -ECONNRESET when the pair ends before its
+ * completion is taken, even if it arrived.  So the side that reads the
+ * last message closes, and the side that sent it waits for that: every
+ * earlier message of either side has completed by then.  Our "bye"
+ * itself may complete either way: the other side's close is the proof
+ * that it arrived.
+ */
+static inline void ex_bye(struct ex_pair *p)
+{
+	struct txrdma_sqe *sqe = txrdma_get_sqe(&p->ex->sq);
+	const void *msg;
+	__u32 len;
+	int res;
+
+	if (!sqe)
+		ex_die("txrdma_get_sqe", -EBUSY);
+	memcpy((char *)p->ex->r.addr + p->send_off, "bye", 3);
+	txrdma_prep_send(sqe, p->ep.id, p->ex->r.id, p->send_off, 3,
+			 p->ep.id);
+	txrdma_submit(p->ex->ctx, &p->ex->sq);
+	res = ex_complete(p->ex, p->ep.id);
+	if (res != 3 && res != -ECONNRESET)
+		ex_die("SEND bye", res < 0 ? res : -EIO);
+	for (;;) {
+		res = txrdma_rx_peek(&p->rx, &msg, &len);
+		if (res == -ECONNRESET)
+			return;			/* closed by the other side */
+		if (res < 0)
+			ex_die("waiting for the close", res);
+		if (res)
+			txrdma_rx_release(&p->rx);	/* late: ignored */
+		else
+			ex_wait(p->ex);
+	}
+}
+
 #endif /* TXRDMA_EXAMPLE_H */

@@ -68,7 +68,7 @@ static int server(__u32 service)
 	ex_send(&p, "verified", 8);
 	printf("onesided server: exported table %u (%llu bytes); the client's WRITE of %lu bytes at %lu is there\n",
 	       table.id, (unsigned long long)table.size, len, off);
-	ex_recv(&p, msg, sizeof(msg), 1);	/* "bye": then we may go */
+	ex_recv(&p, msg, sizeof(msg), 1);	/* "bye": we close the pair */
 	txrdma_ep_destroy(ex.ctx, p.ep.id);
 	txrdma_close(ex.ctx);
 	return 0;
@@ -128,7 +128,7 @@ static int client(const char *peer, __u32 service)
 		fprintf(stderr, "onesided client: unexpected \"%s\"\n", msg);
 		return 1;
 	}
-	ex_send(&p, "bye", 3);
+	ex_bye(&p);
 	printf("onesided client: READ %u bytes of table %u right, WRITE of %u bytes verified by the server\n",
 	       READ_LEN, table, WRITE_LEN);
 	txrdma_ep_destroy(ex.ctx, p.ep.id);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Request/response over one endpoint pair: the client sends "req N",
- * the server answers "resp N"; "bye" ends it.
+ * the server answers "resp N"; "bye" ends it (the server closes the
+ * pair when it reads it: see ex_bye()).
  *
  *   reqresp server SERVICE
  *   reqresp client PEER SERVICE COUNT
@@ -77,7 +78,7 @@ static int client(const char *peer, __u32 service, unsigned long count)
 			return 1;
 		}
 	}
-	ex_send(&p, "bye", 3);
+	ex_bye(&p);
 	qsort(rtt, count, sizeof(*rtt), cmp_double);
 	printf("reqresp client: %lu round trips with %s, every answer right, p50 %.1f us, p99 %.1f us\n",
 	       count, peer, count ? rtt[count / 2] : 0.0,
