@@ -263,6 +263,7 @@ struct txrdma_ep {
 	u32 nexports;
 	bool mrs_gone;
 	bool rx_stop;
+	bool accepted;		/* the other side's ACCEPT came (connector) */
 	int rx_error;
 	u32 export_pending;
 	int export_result;

@@ -1115,11 +1115,16 @@ static long txrdma_msg_reply(struct txrdma_ep *ep, struct txrdma_ep_connect *req
 	return 0;
 }
 
-/* One attempt of a connect; Return: 0, -EBUSY (retry) or -errno. */
+/*
+ * One attempt of a connect, waiting up to @tmo for the answer; *@paired
+ * set when the other side accepted (an error is then the pair's end,
+ * not a reason to try again).  Return: 0, -EBUSY (retry) or -errno.
+ */
 static int txrdma_msg_connect_once(struct txrdma_file *tf,
 				   struct txrdma_peer *peer,
 				   struct txrdma_ep_connect *req,
-				   unsigned long tmo, struct txrdma_ep **epp)
+				   unsigned long tmo, struct txrdma_ep **epp,
+				   bool *paired)
 {
 	struct txrdma_ctrl_ep e = {};
 	struct txrdma_ep *ep;
@@ -1171,6 +1176,15 @@ static int txrdma_msg_connect_once(struct txrdma_file *tf,
 		ret = ep->result ?: -ECONNRESET;
 	else
 		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	/*
+	 * Paired, then closed by the other side before we returned: the
+	 * pair was made, so this is its end (-ECONNRESET), never a
+	 * reason to pair again with another accept.
+	 */
+	if (ret && ep->accepted) {
+		ret = -ECONNRESET;
+		*paired = true;
+	}
 	spin_unlock_bh(&ep->lock);
 	if (ret)
 		goto fail;
@@ -1218,10 +1232,13 @@ long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg)
 		 * yet: another QP may do.
 		 */
 		for (i = 0; i < TXRDMA_MSG_ATTEMPTS; i++) {
+			bool paired = false;
+
 			left = (long)(deadline - jiffies);
 			ret = txrdma_msg_connect_once(tf, peer, &req,
-						      max(left, 1L), &ep);
-			if ((ret != -EBUSY && ret != -ECONNRESET) ||
+						      max(left, 1L), &ep,
+						      &paired);
+			if ((ret != -EBUSY && ret != -ECONNRESET) || paired ||
 			    signal_pending(current))
 				break;
 		}
@@ -1694,6 +1711,7 @@ static void txrdma_msg_rx_answer(struct txrdma_pair_req *r)
 			ep->dstate = TXRDMA_EP_REJECTED;
 		} else {
 			ep->dstate = TXRDMA_EP_CONNECTED;
+			ep->accepted = true;
 		}
 		wake_up(&ep->wait);
 	}

@@ -1590,13 +1590,17 @@ static struct txrdma_ep_params lside_params(const struct lside *s,
 
 /*
  * In tenant ep-a: listen on WAIT_SVC, say so on @ready_fd, accept @n
- * pairs and close each.  Exit status 0, or which step failed.
+ * pairs, keep them until @done_fd reads EOF (the parent is done; a pair
+ * closed at once could end before the connect returns).  Exit status
+ * 0, or which step failed.
  */
-static void __attribute__((noreturn)) wait_acceptor(int ready_fd, int n)
+static void __attribute__((noreturn)) wait_acceptor(int ready_fd,
+						    int done_fd, int n)
 {
 	struct txrdma_ep_params p;
 	struct txrdma_ep_connect out;
 	struct lside s;
+	char c;
 	int i;
 
 	if (cg_enter(CG_A) || lside_open(&s))
@@ -1609,8 +1613,9 @@ static void __attribute__((noreturn)) wait_acceptor(int ready_fd, int n)
 		p = lside_params(&s, 120000, 0);
 		if (txrdma_ep_accept(s.ctx, &p, &out))
 			_exit(10 + i);
-		txrdma_ep_destroy(s.ctx, out.id);
 	}
+	while (read(done_fd, &c, 1) > 0)
+		;
 	lside_close(&s);
 	_exit(0);
 }
@@ -1644,20 +1649,23 @@ TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
 	struct psnap p, p_added;
 	struct lside s;
 	char buf[512], c;
-	int pfd[2], status;
+	int pfd[2], dfd[2], status;
 	double t0, dt;
 	pid_t pid;
 
 	NEED_EPS();
 	self->peer_cycled = true;	/* it goes down on purpose below */
 	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, pipe(dfd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		close(pfd[0]);
-		wait_acceptor(pfd[1], 2);
+		close(dfd[1]);
+		wait_acceptor(pfd[1], dfd[0], 2);
 	}
 	close(pfd[1]);
+	close(dfd[0]);
 	ASSERT_EQ(1, read(pfd[0], &c, 1)) TH_LOG("the acceptor never listened");
 	close(pfd[0]);
 	ASSERT_EQ(0, cg_enter(CG_A));
@@ -1709,6 +1717,7 @@ TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
 	TH_LOG("paired %.3f s after state up", now_s() - t0);
 	EXPECT_EQ(0, txrdma_ep_destroy(s.ctx, out.id));
 
+	close(dfd[1]);		/* the acceptor may close its pairs */
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("acceptor: status %#x", status);
