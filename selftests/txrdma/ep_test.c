@@ -1789,15 +1789,19 @@ static int lside_send(struct lside *s, uint32_t ep, uint32_t len)
 	return ret;
 }
 
-/* The next message of @rx within 10 s, released: its length or -errno */
-static int rx_take(struct txrdma_rx *rx, struct lside *s)
+/*
+ * The next message of @rx within 10 s, copied to @buf (@len bytes at
+ * most; @buf may be NULL) and released: its length, or -errno
+ */
+static int rx_get(struct txrdma_rx *rx, struct lside *s, void *buf,
+		  size_t len)
 {
 	double end = now_s() + 10;
 	const void *p;
-	__u32 len;
+	__u32 l;
 	int ret;
 
-	while (!(ret = txrdma_rx_peek(rx, &p, &len))) {
+	while (!(ret = txrdma_rx_peek(rx, &p, &l))) {
 		if (now_s() > end)
 			return -ETIMEDOUT;
 		if (txrdma_sq_needs_wakeup(&s->sq))
@@ -1806,8 +1810,10 @@ static int rx_take(struct txrdma_rx *rx, struct lside *s)
 	}
 	if (ret < 0)
 		return ret;
+	if (buf)
+		memcpy(buf, p, l < len ? l : len);
 	txrdma_rx_release(rx);
-	return (int)len;
+	return (int)l;
 }
 
 /* credit_updates and ring_small of endpoint @id, from "ep show -j" */
@@ -1833,6 +1839,29 @@ static int ep_credit(uint32_t id, uint64_t *updates, uint64_t *rx_msgs,
 #define SIZING_LEN	4096
 
 /*
+ * SIZING_MSGS SENDs of SIZING_LEN from @a to @b, one at a time, each read
+ * and released by @b (ring at @rx_off of its region): 0, or the step
+ * that failed (a SEND's res, a receive's -errno)
+ */
+static int sizing_stream(struct lside *a, const struct txrdma_ep_connect *oa,
+			 struct lside *b, const struct txrdma_ep_connect *ob,
+			 __u64 rx_off)
+{
+	struct txrdma_rx rx;
+	int i, ret;
+
+	ret = txrdma_rx_init(&rx, b->ctx, &b->sq, (char *)b->r.addr + rx_off,
+			     ob->rx_units);
+	for (i = 0; !ret && i < SIZING_MSGS; i++) {
+		ret = lside_send(a, oa->id, SIZING_LEN);
+		if (ret == SIZING_LEN)
+			ret = rx_get(&rx, b, NULL, 0);
+		ret = ret == SIZING_LEN ? 0 : ret ?: -EIO;
+	}
+	return ret;
+}
+
+/*
  * A receive ring sized for its messages returns credits without an
  * update per message; one that is not is called small by ep show.
  * Pair 1: both sides declare rx_max_msg 4096 and let the library size
@@ -1852,10 +1881,8 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 	struct txrdma_ep_params pb = pa;
 	struct txrdma_ep_connect oa, ob;
 	struct lside a, b;
-	struct txrdma_rx rx;
 	uint64_t updates, msgs;
 	bool small;
-	int i, ret;
 
 	NEED_EPS();
 	PEER_UP(2, 4);
@@ -1870,14 +1897,8 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 	EXPECT_EQ(1024, ob.rx_units);
 	EXPECT_EQ(SIZING_LEN, oa.max_msg) TH_LOG("the acceptor declared 4096");
 	EXPECT_EQ(SIZING_LEN, oa.rx_max_msg);
-	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
-				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
 	EXPECT_EQ(-EMSGSIZE, lside_send(&a, oa.id, SIZING_LEN + 1));
-	for (i = 0; i < SIZING_MSGS; i++) {
-		ret = lside_send(&a, oa.id, SIZING_LEN);
-		ASSERT_EQ(SIZING_LEN, ret) TH_LOG("SEND %d", i);
-		ASSERT_EQ(SIZING_LEN, rx_take(&rx, &b)) TH_LOG("message %d", i);
-	}
+	ASSERT_EQ(0, sizing_stream(&a, &oa, &b, &ob, pb.rx_off));
 	ASSERT_EQ(0, ep_credit(ob.id, &updates, &msgs, &small));
 	TH_LOG("sized ring (1024 units): %llu credit updates for %llu messages",
 	       (unsigned long long)updates, (unsigned long long)msgs);
@@ -1894,13 +1915,7 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 	pb.rx_units = 256;
 	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
 	EXPECT_EQ(256 / 2 * 64 - 32, oa.max_msg);
-	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
-				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
-	for (i = 0; i < SIZING_MSGS; i++) {
-		ret = lside_send(&a, oa.id, SIZING_LEN);
-		ASSERT_EQ(SIZING_LEN, ret) TH_LOG("SEND %d", i);
-		ASSERT_EQ(SIZING_LEN, rx_take(&rx, &b)) TH_LOG("message %d", i);
-	}
+	ASSERT_EQ(0, sizing_stream(&a, &oa, &b, &ob, pb.rx_off));
 	ASSERT_EQ(0, ep_credit(ob.id, &updates, &msgs, &small));
 	TH_LOG("small ring (256 units): %llu credit updates for %llu messages",
 	       (unsigned long long)updates, (unsigned long long)msgs);
@@ -1955,29 +1970,6 @@ static int lside_reap(struct lside *s, unsigned int n, int *res)
 		got++;
 	}
 	return 0;
-}
-
-/* The next message of @rx within 10 s copied to @buf (@len max): its length */
-static int rx_get(struct txrdma_rx *rx, struct lside *s, void *buf,
-		  size_t len)
-{
-	double end = now_s() + 10;
-	const void *p;
-	__u32 l;
-	int ret;
-
-	while (!(ret = txrdma_rx_peek(rx, &p, &l))) {
-		if (now_s() > end)
-			return -ETIMEDOUT;
-		if (txrdma_sq_needs_wakeup(&s->sq))
-			txrdma_rings_enter(s->ctx);
-		sched_yield();
-	}
-	if (ret < 0)
-		return ret;
-	memcpy(buf, p, l < len ? l : len);
-	txrdma_rx_release(rx);
-	return (int)l;
 }
 
 /* @len bytes of pattern @seed at @p */
