@@ -10,7 +10,8 @@
 #   style      checkpatch --strict on kmod/, warning-free    host
 #   host       lib + txrdma-admin unit tests (ASan/UBSan),   host
 #              doc numbers vs headers (check_doc_numbers.py),
-#              man pages (check_man.py: mandoc lint, coverage)
+#              man pages (check_man.py: mandoc lint, coverage),
+#              the docs' C examples compiled (check_doc_code.py)
 #   kunit      txrdma_* suites on UML (scripts/kunit.sh)     host (UML)
 #   vm         kselftests in 2 QEMU guests with rxe          QEMU
 #   debug      debug kernel (KASAN, lockdep, kmemleak) and   host, QEMU
@@ -178,6 +179,11 @@ if want host; then
 	count_tap "$OUT/host-docs.log"
 	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-docs.log" ||
 		result "docs: the header-number check ran (see $OUT/host-docs.log)" FAIL
+	# the C examples of the docs compile against the headers
+	scripts/check_doc_code.py > "$OUT/host-doc-code.log" 2>&1; rc=$?
+	count_tap "$OUT/host-doc-code.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-doc-code.log" ||
+		result "docs: the C example check ran (see $OUT/host-doc-code.log)" FAIL
 	# man pages: lint-clean, the same commands as --help, every function
 	scripts/check_man.py > "$OUT/host-man.log" 2>&1; rc=$?
 	count_tap "$OUT/host-man.log"
