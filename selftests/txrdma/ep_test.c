@@ -1600,8 +1600,8 @@ static void __attribute__((noreturn)) wait_acceptor(int ready_fd,
 	struct txrdma_ep_params p;
 	struct txrdma_ep_connect out;
 	struct lside s;
+	int i, ret;
 	char c;
-	int i;
 
 	if (cg_enter(CG_A) || lside_open(&s))
 		_exit(2);
@@ -1611,8 +1611,15 @@ static void __attribute__((noreturn)) wait_acceptor(int ready_fd,
 		_exit(4);
 	for (i = 0; i < n; i++) {
 		p = lside_params(&s, 120000, 0);
-		if (txrdma_ep_accept(s.ctx, &p, &out))
+		/* the pairs live on together: a ring each */
+		p.rx_off = (__u64)i * (256 << 10);
+		ret = txrdma_ep_accept(s.ctx, &p, &out);
+		if (ret) {
+			/* the harness shows it with the parent's failure */
+			fprintf(stderr, "# acceptor: accept %d: %s\n", i,
+				strerror(-ret));
 			_exit(10 + i);
+		}
 	}
 	while (read(done_fd, &c, 1) > 0)
 		;
