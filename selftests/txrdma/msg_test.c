@@ -923,8 +923,15 @@ static int wait_reset(struct side *s, double secs, uint32_t *extra)
 	while (now_s() < end) {
 		reap(s);
 		ret = rx_take(s, &p, &len);
-		if (ret < 0)
+		if (ret < 0) {
+			/*
+			 * The module completes the pair's operations before
+			 * it stores the error word; a CQE written after the
+			 * reap above is reaped now.
+			 */
+			reap(s);
 			return ret;
+		}
 		if (ret == 1) {
 			(*extra)++;
 			rx_done(s);
