@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * One-sided READ and WRITE of an exported region.  The server fills a
- * "table" region, exports it to the pair (READ and WRITE) and tells
- * the client its id in a message; the client READs 64 KiB of it, checks
- * the bytes, WRITEs 4 KiB into its last page and says so; the server
- * checks the write and answers "verified".
+ * One-sided READ and WRITE of an exported range.  The server fills a
+ * "table" region, exports all of it to the pair (READ and WRITE) and
+ * tells the client its id in a message; the client finds the export in
+ * txrdma_ep_exports(), READs 64 KiB of the table, checks the bytes,
+ * WRITEs 4 KiB into its last page and says so; the server checks the
+ * write, revokes the export and answers "verified".
  *
  *   onesided server SERVICE
  *   onesided client PEER SERVICE
  *
- * The table is a region of its own: a receive ring must never be in an
- * exported region, or the other side could write over it.
+ * The table is a region of its own: an export can never overlap a
+ * receive ring (the kernel refuses it with -EADDRINUSE), or the other side
+ * could write over it.  An SQE names the bytes by the table's region
+ * id and their offset in the table.
  */
 #include "example.h"
 
@@ -27,6 +30,7 @@ static unsigned char pat(size_t off, unsigned int seed)
 
 static int server(__u32 service)
 {
+	struct txrdma_export_info x;
 	struct txrdma_region table;
 	char msg[EX_MAX_MSG];
 	unsigned long off, len;
@@ -46,8 +50,12 @@ static int server(__u32 service)
 	printf("onesided server: listening on service %u\n", service);
 	fflush(stdout);
 	ex_pair(&ex, &p, 0, NULL, service);
-	ret = txrdma_ep_export(ex.ctx, p.ep.id, table.id,
-			       TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE, 0);
+	x = (struct txrdma_export_info){
+		.region = table.id,
+		.access = TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
+		.off = 0, .len = table.size,
+	};
+	ret = txrdma_ep_export(ex.ctx, p.ep.id, &x, 0);
 	if (ret)
 		ex_die("txrdma_ep_export", ret);
 	snprintf(msg, sizeof(msg), "table %u %llu", table.id,
@@ -65,12 +73,34 @@ static int server(__u32 service)
 				off + i);
 			return 1;
 		}
+	/* done with it: the client's READ/WRITE of it now fail -EPERM */
+	if ((ret = txrdma_ep_unexport(ex.ctx, p.ep.id, &x, 0)))
+		ex_die("txrdma_ep_unexport", ret);
 	ex_send(&p, "verified", 8);
 	printf("onesided server: exported table %u (%llu bytes); the client's WRITE of %lu bytes at %lu is there\n",
 	       table.id, (unsigned long long)table.size, len, off);
 	ex_recv(&p, msg, sizeof(msg), 1);	/* "bye": we close the pair */
 	txrdma_ep_destroy(ex.ctx, p.ep.id);
 	txrdma_close(ex.ctx);
+	return 0;
+}
+
+/* Is [0, @size) of region @table exported to us, READ and WRITE? */
+static int imported(struct ex *ex, struct ex_pair *p, unsigned int table,
+		    unsigned long long size)
+{
+	struct txrdma_ep_exports x;
+	unsigned int i;
+	int ret;
+
+	if ((ret = txrdma_ep_exports(ex->ctx, p->ep.id, &x)))
+		ex_die("txrdma_ep_exports", ret);
+	for (i = 0; i < x.nimported; i++)
+		if (x.imported[i].region == table && !x.imported[i].off &&
+		    x.imported[i].len == size &&
+		    x.imported[i].access ==
+		    (TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE))
+			return 1;
 	return 0;
 }
 
@@ -92,6 +122,12 @@ static int client(const char *peer, __u32 service)
 	if (sscanf(msg, "table %u %llu", &table, &size) != 2 ||
 	    size < READ_OFF + READ_LEN + WRITE_LEN) {
 		fprintf(stderr, "onesided client: unexpected \"%s\"\n", msg);
+		return 1;
+	}
+	/* the server's export returned after ours had it: no wait */
+	if (!imported(&ex, &p, table, size)) {
+		fprintf(stderr, "onesided client: table %u not in txrdma_ep_exports()\n",
+			table);
 		return 1;
 	}
 	local = (unsigned char *)ex.r.addr;

@@ -31,6 +31,13 @@ static_assert(offsetof(struct txrdma_ep_create, id) == 36);
 static_assert(offsetof(struct txrdma_ep_create, resv) == 48);
 static_assert(sizeof(struct txrdma_ep_info) == 40);
 static_assert(offsetof(struct txrdma_ep_info, error) == 16);
+static_assert(sizeof(struct txrdma_ep_export) == 32);
+static_assert(offsetof(struct txrdma_ep_export, off) == 16);
+static_assert(offsetof(struct txrdma_ep_export, len) == 24);
+static_assert(sizeof(struct txrdma_export_info) == 24);
+static_assert(sizeof(struct txrdma_ep_exports) ==
+	      16 + 2 * TXRDMA_EP_MAX_EXPORTS * 24);
+static_assert(offsetof(struct txrdma_ep_exports, imported) == 16);
 
 /**
  * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request

@@ -89,6 +89,8 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_ep_accept(tf, uarg);
 	case TXRDMA_IOC_EP_EXPORT:
 		return txrdma_ioctl_ep_export(tf, uarg);
+	case TXRDMA_IOC_EP_EXPORTS:
+		return txrdma_ioctl_ep_exports(tf, uarg);
 	default:
 		return -ENOTTY;
 	}

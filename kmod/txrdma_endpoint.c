@@ -219,6 +219,7 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 				struct txrdma_tenant *t)
 {
 	struct txrdma_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	unsigned int i;
 	int ret;
 
 	if (!ep)
@@ -231,6 +232,9 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 	init_waitqueue_head(&ep->wait);
 	INIT_LIST_HEAD(&ep->node);
 	INIT_LIST_HEAD(&ep->file_node);
+	INIT_LIST_HEAD(&ep->rx_use.node);
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++)
+		INIT_LIST_HEAD(&ep->exports[i].use.node);
 	mutex_lock(&txrdma_eps_lock);
 	spin_lock_bh(&t->lock);
 	ret = t->dead ? -EPERM : txrdma_quota_charge_all(&t->quota,

@@ -16,6 +16,7 @@
 
 #include "txrdma_credit.h"
 #include "txrdma_poller.h"
+#include "txrdma_region.h"
 
 struct txrdma_conn;
 struct txrdma_dev;
@@ -44,33 +45,39 @@ enum txrdma_ep_dstate {
 #define TXRDMA_SLOT_CREDIT	0xff
 
 /**
- * struct txrdma_import - a region the other side exported to us
- * @region: its id on the other side (what SQEs name)
+ * struct txrdma_import - a range the other side exported to us
+ * @region: its region's id on the other side (what SQEs name)
  * @access: TXRDMA_EXPORT_*
- * @addr: its address in its registration
+ * @off: its first byte in that region (what SQEs' remote_off count from)
  * @len: bytes
+ * @addr: the address of its first byte in its registration
  * @rkey: the registration's key
  */
 struct txrdma_import {
 	u32 region;
 	u32 access;
-	u64 addr;
+	u64 off;
 	u64 len;
+	u64 addr;
 	u32 rkey;
 };
 
 /**
- * struct txrdma_export - one of our regions exported to the other side
- * @r: the region, referenced until the endpoint goes (the other side
- *	may reach it until its pair's QP is gone)
- * @m: its registration for the peer: exactly the region, exactly
- *	@access; deregistered when the pair's QP is destroyed
+ * struct txrdma_export - a range of one of our regions exported to the
+ *	other side; a free slot has no @r
+ * @r: the region, referenced until the export is revoked or the
+ *	endpoint goes
+ * @m: the range's registration for the peer: exactly the range,
+ *	exactly @access; deregistered when revoked or when the pair ends
  * @access: TXRDMA_EXPORT_*
+ * @use: the range, claimed in @r while the peer may reach it (no
+ *	receive ring may overlap it)
  */
 struct txrdma_export {
 	struct txrdma_region *r;
 	struct txrdma_mr *m;
 	u32 access;
+	struct txrdma_region_use use;
 };
 
 /**
@@ -194,18 +201,24 @@ struct txrdma_ep_snap {
  * @stats: counters
  * @folded: the part of @stats already added to the tenant's retired
  *	totals (@lock); zero while the endpoint is listed
- * @imports: regions the other side exported to us (@lock)
+ * @imports: ranges the other side exported to us (@lock)
  * @nimports: entries in @imports
- * @exports: our regions exported to the other side (ep->lock)
- * @nexports: entries in @exports
+ * @imports_gen: changes of @imports
+ * @exports: ranges of our regions exported to the other side (@lock;
+ *	slots do not move: their @use is listed in the region)
+ * @rx_use: the receive ring's range, claimed in @rx_region until the
+ *	process destroys the endpoint
  * @mrs_gone: the pair's QP is destroyed: its registrations for the
  *	peer are gone and no new one may be made (ep->lock)
  * @rx_stop: publish no more frames: the process closed it, or a frame
  *	failed its checks (ep->lock)
  * @rx_error: the error the receive ring reports once the QP is drained
  *	(frames that completed before the end come first), 0 if none
- * @export_pending: region id of an EXPORT waiting for its ACK, or 0
- * @export_result: the ACK's status
+ * @export_pending: an export or revoke ioctl runs (one at a time per
+ *	endpoint: it owns the export slots it changes)
+ * @export_seq: number of the last EXPORT sent
+ * @export_wait_seq: number of the EXPORT whose ACK is awaited, or 0
+ * @export_result: that ACK's status, > 0 until it comes
  */
 struct txrdma_ep {
 	struct list_head node;
@@ -259,13 +272,16 @@ struct txrdma_ep {
 	struct txrdma_ep_stats folded;
 	struct txrdma_import imports[TXRDMA_EP_MAX_EXPORTS];
 	u32 nimports;
+	u32 imports_gen;
 	struct txrdma_export exports[TXRDMA_EP_MAX_EXPORTS];
-	u32 nexports;
+	struct txrdma_region_use rx_use;
 	bool mrs_gone;
 	bool rx_stop;
 	bool accepted;		/* the other side's ACCEPT came (connector) */
 	int rx_error;
-	u32 export_pending;
+	bool export_pending;
+	u32 export_seq;
+	u32 export_wait_seq;
 	int export_result;
 };
 
@@ -311,6 +327,7 @@ long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ep_exports(struct txrdma_file *tf, void __user *uarg);
 int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
 void txrdma_msg_file_release(struct txrdma_file *tf);
 void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error);

@@ -69,6 +69,7 @@
 #include "txrdma_endpoint.h"
 #include "txrdma_frame.h"
 #include "txrdma_peer.h"
+#include "txrdma_range.h"
 #include "txrdma_region.h"
 #include "txrdma_rings.h"
 #include "txrdma_service.h"
@@ -160,8 +161,10 @@ static void txrdma_msg_fail_locked(struct txrdma_ep *ep, int error)
 		ep->result = error;
 		wake_up(&ep->wait);
 	}
-	if (ep->dstate == TXRDMA_EP_CONNECTED)
+	if (ep->dstate == TXRDMA_EP_CONNECTED) {
 		ep->dstate = TXRDMA_EP_CLOSED;
+		wake_up(&ep->wait);	/* an export waiting for its answer */
+	}
 	if (!READ_ONCE(ep->error))
 		WRITE_ONCE(ep->error, error);
 	if (!ep->slots)
@@ -611,14 +614,51 @@ out_put:
 	return ret;
 }
 
-/* Caller holds ep->lock: the import of remote region @id, or NULL. */
-static struct txrdma_import *txrdma_msg_import(struct txrdma_ep *ep, u32 id)
+/*
+ * Caller holds ep->lock: the import holding [@off, @off + @len) of the
+ * other side's region @id.  Return: it, or ERR_PTR(-EPERM) when
+ * nothing of the region is exported to us, ERR_PTR(-EFAULT) when the
+ * range is not inside one export of it.
+ */
+static struct txrdma_import *txrdma_msg_import(struct txrdma_ep *ep, u32 id,
+					       u64 off, u32 len)
+{
+	struct txrdma_import *imp = ERR_PTR(-EPERM);
+	unsigned int i;
+
+	for (i = 0; i < ep->nimports; i++) {
+		struct txrdma_import *m = &ep->imports[i];
+
+		if (m->region != id)
+			continue;
+		if (txrdma_range_within(off, len, m->off, m->len))
+			return m;
+		imp = ERR_PTR(-EFAULT);
+	}
+	return imp;
+}
+
+/*
+ * Caller holds ep->lock: the import of exactly that range, or NULL;
+ * *@overlap tells whether another import of the region overlaps it.
+ */
+static struct txrdma_import *txrdma_msg_import_exact(struct txrdma_ep *ep,
+						     u32 id, u64 off, u64 len,
+						     bool *overlap)
 {
 	unsigned int i;
 
-	for (i = 0; i < ep->nimports; i++)
-		if (ep->imports[i].region == id)
-			return &ep->imports[i];
+	*overlap = false;
+	for (i = 0; i < ep->nimports; i++) {
+		struct txrdma_import *m = &ep->imports[i];
+
+		if (m->region != id)
+			continue;
+		if (m->off == off && m->len == len)
+			return m;
+		if (txrdma_range_overlap(off, len, m->off, m->len))
+			*overlap = true;
+	}
 	return NULL;
 }
 
@@ -662,13 +702,14 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		ret = ret ?: -ENOTCONN;
 		goto out_put;
 	}
-	imp = txrdma_msg_import(ep, sqe->remote_region);
-	ret = -EPERM;
-	if (!imp || !(imp->access & (read ? TXRDMA_EXPORT_READ :
-				     TXRDMA_EXPORT_WRITE)))
+	imp = txrdma_msg_import(ep, sqe->remote_region, sqe->remote_off,
+				sqe->len);
+	if (IS_ERR(imp)) {
+		ret = PTR_ERR(imp);
 		goto out_put;
-	ret = -EFAULT;
-	if (sqe->remote_off > imp->len || sqe->len > imp->len - sqe->remote_off)
+	}
+	ret = -EPERM;
+	if (!(imp->access & (read ? TXRDMA_EXPORT_READ : TXRDMA_EXPORT_WRITE)))
 		goto out_put;
 	if (!ep->nfree) {
 		ep->stats.slot_stalls++;
@@ -696,7 +737,7 @@ int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 	wr.wr.send_flags = IB_SEND_SIGNALED |
 			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
-	wr.remote_addr = imp->addr + sqe->remote_off;
+	wr.remote_addr = imp->addr + (sqe->remote_off - imp->off);
 	wr.rkey = imp->rkey;
 	ret = txrdma_msg_post(ep, ring, s, &wr);
 	if (ret != TXRDMA_EXEC_ASYNC)
@@ -807,12 +848,20 @@ void txrdma_msg_free(struct txrdma_ep *ep)
 {
 	unsigned int i;
 
-	for (i = 0; i < ep->nexports; i++)
-		txrdma_region_put_async(ep->exports[i].r);
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++) {
+		struct txrdma_export *x = &ep->exports[i];
+
+		if (!x->r)
+			continue;
+		txrdma_region_use_del(x->r, &x->use);
+		txrdma_region_put_async(x->r);
+	}
 	kfree(ep->slots);
 	kfree(ep->hdrs);
-	if (ep->rx_region)
+	if (ep->rx_region) {
+		txrdma_region_use_del(ep->rx_region, &ep->rx_use);
 		txrdma_region_put_async(ep->rx_region);
+	}
 	if (ep->poller)
 		txrdma_poller_put(ep->poller);
 }
@@ -938,6 +987,14 @@ static int txrdma_msg_rx_setup(struct txrdma_ep *ep,
 		ep->rx_region = NULL;
 		return ret;
 	}
+	/*
+	 * Never where the other side of an export, or of another ring's
+	 * pair, could write (-EADDRINUSE)
+	 */
+	ret = txrdma_region_use_add(ep->rx_region, &ep->rx_use, req->rx_off,
+				    len, true);
+	if (ret)
+		return ret;
 	ep->rx_base = kaddr;
 	ep->rx_units = req->rx_units;
 	ep->flags = req->flags;
@@ -1405,37 +1462,210 @@ static struct txrdma_ep *txrdma_msg_ep_of(struct txrdma_file *tf, u32 id)
 	return ep;
 }
 
-/* Caller holds ep->lock: the export of our region @r, or NULL. */
-static struct txrdma_export *txrdma_msg_export(struct txrdma_ep *ep,
-					       struct txrdma_region *r)
+/*
+ * Caller holds ep->lock: the slot exporting exactly [@off, @off + @len)
+ * of our region @id - of region @r itself unless @r is NULL (a region
+ * id may name another region once the exported one is destroyed) - or
+ * NULL; *@overlap tells whether another export of the id overlaps the
+ * range, *@free is a free slot or -1.
+ */
+static struct txrdma_export *txrdma_msg_export(struct txrdma_ep *ep, u32 id,
+					       struct txrdma_region *r,
+					       u64 off, u64 len, bool *overlap,
+					       int *free)
 {
+	struct txrdma_export *found = NULL;
 	unsigned int i;
 
-	for (i = 0; i < ep->nexports; i++)
-		if (ep->exports[i].r == r)
-			return &ep->exports[i];
-	return NULL;
+	*overlap = false;
+	*free = -1;
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++) {
+		struct txrdma_export *x = &ep->exports[i];
+
+		if (!x->r) {
+			if (*free < 0)
+				*free = i;
+			continue;
+		}
+		if (x->r->id != id)
+			continue;
+		if (x->use.off == off && x->use.len == len && (!r || x->r == r))
+			found = x;
+		else if (txrdma_range_overlap(off, len, x->use.off, x->use.len))
+			*overlap = true;
+	}
+	return found;
+}
+
+/* Caller holds ep->lock: the next request number, for the ACK to echo. */
+static u32 txrdma_msg_export_seq(struct txrdma_ep *ep)
+{
+	return ++ep->export_seq;
+}
+
+/*
+ * Send an EXPORT (a key, or a revoke when @m is NULL) and, if @wait,
+ * wait for its ACK.  The caller set ep->export_pending.  Return: the
+ * ACK's status, or -ENOTCONN (the pair ended), -ETIMEDOUT, -EINTR, the
+ * send's error.
+ */
+static int txrdma_msg_export_tell(struct txrdma_ep *ep, u32 region,
+				  u32 access, u64 off, u64 len,
+				  struct txrdma_mr *m, u32 timeout_ms,
+				  bool wait)
+{
+	unsigned long tmo = msecs_to_jiffies(timeout_ms ?:
+					     TXRDMA_MSG_TIMEOUT_MS);
+	struct txrdma_ctrl_ep e = {
+		.type		= TXRDMA_CTRL_EP_EXPORT,
+		.service	= region,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.qp_num		= access,
+		.epoch		= ep->epoch,
+		.ring_addr	= m ? m->mr->iova : 0,
+		.ring_rkey	= m ? m->mr->rkey : 0,
+		.exp_off	= off,
+		.exp_len	= len,
+	};
+	long left;
+	int ret;
+
+	spin_lock_bh(&ep->lock);
+	e.exp_seq = txrdma_msg_export_seq(ep);
+	if (wait) {
+		ep->export_wait_seq = e.exp_seq;
+		ep->export_result = 1;	/* no answer yet */
+	}
+	spin_unlock_bh(&ep->lock);
+	ret = txrdma_ctrl_send_ep(ep->peer, &e);
+	if (ret || !wait)
+		return ret;
+	/* the pair's end wakes us too (txrdma_msg_fail_locked, drop_mrs) */
+	left = wait_event_interruptible_timeout(ep->wait,
+						READ_ONCE(ep->export_result) <= 0 ||
+						READ_ONCE(ep->mrs_gone) ||
+						READ_ONCE(ep->dstate) !=
+						TXRDMA_EP_CONNECTED,
+						tmo);
+	ret = READ_ONCE(ep->export_result);
+	if (ret > 0) {
+		if (READ_ONCE(ep->mrs_gone) ||
+		    READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED)
+			ret = -ENOTCONN;
+		else
+			ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	}
+	return ret;
+}
+
+/*
+ * Caller holds ep->export_pending: take slot @x's key out (if the pair
+ * still has it), free it - the peer's accesses with it fail from now
+ * on - and only then give the range back to the region (a receive ring
+ * may go there next) and empty the slot.
+ */
+static void txrdma_msg_export_drop(struct txrdma_ep *ep,
+				   struct txrdma_export *x)
+{
+	struct txrdma_region *r = NULL;
+	struct txrdma_mr *m = NULL;
+
+	spin_lock_bh(&ep->lock);
+	if (!ep->mrs_gone) {
+		m = x->m;
+		x->m = NULL;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (m)
+		txrdma_mr_free(m);
+	/* once the pair ended, txrdma_msg_drop_mrs() empties the slots */
+	spin_lock_bh(&ep->lock);
+	if (!ep->mrs_gone && x->r) {
+		r = x->r;
+		txrdma_region_use_del(r, &x->use);
+		x->r = NULL;
+		x->access = 0;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (r)
+		txrdma_region_put_async(r);
+}
+
+/* Caller holds ep->lock: end an export ioctl's turn. */
+static void txrdma_msg_export_done_locked(struct txrdma_ep *ep)
+{
+	ep->export_pending = false;
+	ep->export_wait_seq = 0;
+}
+
+/*
+ * Revoke the export of exactly that range: the other side forgets it,
+ * then its key dies - also when the other side does not answer
+ * (-ETIMEDOUT, -EINTR), so that nothing reaches the range after this
+ * returns.
+ */
+static long txrdma_msg_unexport(struct txrdma_ep *ep,
+				const struct txrdma_ep_export *req)
+{
+	struct txrdma_export *x = NULL;
+	u64 len = req->len;
+	bool overlap;
+	int i, free;
+	long ret;
+
+	spin_lock_bh(&ep->lock);
+	/* a revoke names the range as exported; len 0: to the region's end */
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS && !len; i++) {
+		struct txrdma_export *e = &ep->exports[i];
+
+		if (e->r && e->r->id == req->region && e->use.off == req->off)
+			len = e->r->size - req->off;
+	}
+	if (txrdma_range_valid(req->off, len))
+		x = txrdma_msg_export(ep, req->region, NULL, req->off, len,
+				      &overlap, &free);
+	if (ep->dstate != TXRDMA_EP_CONNECTED || ep->mrs_gone) {
+		ret = ep->error ?: -ENOTCONN;
+	} else if (ep->export_pending) {
+		ret = -EBUSY;
+	} else if (!x) {
+		ret = -ENOENT;
+	} else {
+		ep->export_pending = true;
+		ret = 0;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (ret)
+		return ret;
+	ret = txrdma_msg_export_tell(ep, req->region, 0, req->off, len, NULL,
+				     req->timeout_ms, true);
+	/* the other side never had it: gone all the same */
+	if (ret == -ENOENT)
+		ret = 0;
+	txrdma_msg_export_drop(ep, x);
+	spin_lock_bh(&ep->lock);
+	txrdma_msg_export_done_locked(ep);
+	spin_unlock_bh(&ep->lock);
+	return ret;
 }
 
 long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 {
-	struct txrdma_mr *m, *old = NULL;
+	struct txrdma_mr *m = NULL, *old = NULL;
 	struct txrdma_ep_export req;
 	struct txrdma_export *x;
-	struct txrdma_ctrl_ep e;
 	struct txrdma_region *r;
 	struct txrdma_ep *ep;
-	int access = 0;
-	u64 addr;
+	bool overlap, fresh = false, unknown;
+	int access = 0, free;
+	u64 addr, len;
 	u32 lkey;
-	long left;
-	int ret;
+	long ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
-	if (!req.access || req.access & ~(TXRDMA_EXPORT_READ |
-					  TXRDMA_EXPORT_WRITE) ||
-	    req.resv[0] || req.resv[1])
+	if (req.access & ~(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE))
 		return -EINVAL;
 	if (req.access & TXRDMA_EXPORT_READ)
 		access |= IB_ACCESS_REMOTE_READ;
@@ -1444,92 +1674,160 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	ep = txrdma_msg_ep_of(tf, req.ep);
 	if (!ep)
 		return -ENOENT;
+	if (!req.access) {
+		ret = txrdma_msg_unexport(ep, &req);
+		goto out_ep;
+	}
 	r = txrdma_region_resolve(ep->tenant, req.region, 0, 0, ep->dev,
 				  &addr, &lkey);
 	if (IS_ERR(r)) {
 		ret = PTR_ERR(r);
 		goto out_ep;
 	}
-	/* the ring's units are counted in 32 bits on the wire */
-	if (r->size / TXRDMA_FRAME_UNIT > U32_MAX) {
-		ret = -EFBIG;
-		goto out_region;
-	}
-	/* what the peer may reach: this region, this access, nothing more */
-	m = txrdma_region_expose(r, ep->dev, 0, r->size, access);
-	if (IS_ERR(m)) {
-		ret = PTR_ERR(m);
+	len = req.len ?: r->size - min(req.off, r->size);
+	if (!len || req.off > r->size || len > r->size - req.off) {
+		ret = -EFAULT;
 		goto out_region;
 	}
 	spin_lock_bh(&ep->lock);
+	x = txrdma_msg_export(ep, req.region, r, req.off, len, &overlap,
+			      &free);
 	if (ep->dstate != TXRDMA_EP_CONNECTED || ep->mrs_gone) {
 		ret = ep->error ?: -ENOTCONN;
 	} else if (ep->export_pending) {
 		ret = -EBUSY;
-	} else if (!txrdma_msg_export(ep, r) &&
-		   ep->nexports == TXRDMA_EP_MAX_EXPORTS) {
+	} else if (!x && overlap) {
+		ret = -EEXIST;
+	} else if (!x && free < 0) {
 		ret = -ENOSPC;
 	} else {
-		ep->export_pending = req.region;
-		ep->export_result = 1;	/* no answer yet */
+		/* the slot stays ours: no other export runs meanwhile */
+		if (!x) {
+			x = &ep->exports[free];
+			fresh = true;
+		}
+		ep->export_pending = true;
 		ret = 0;
 	}
 	spin_unlock_bh(&ep->lock);
 	if (ret)
-		goto out_mr;
-	e = (struct txrdma_ctrl_ep) {
-		.type		= TXRDMA_CTRL_EP_EXPORT,
-		.service	= req.region,
-		.src_ep		= ep->id,
-		.dst_ep		= ep->peer_ep,
-		.qp_num		= req.access,
-		.epoch		= ep->epoch,
-		.ring_units	= r->size / TXRDMA_FRAME_UNIT,
-		.ring_addr	= m->mr->iova,
-		.ring_rkey	= m->mr->rkey,
-	};
-	ret = txrdma_ctrl_send_ep(ep->peer, &e);
-	if (!ret) {
-		unsigned long tmo = msecs_to_jiffies(req.timeout_ms ?:
-						     TXRDMA_MSG_TIMEOUT_MS);
-
-		left = wait_event_interruptible_timeout(ep->wait,
-							READ_ONCE(ep->export_result) <= 0,
-							tmo);
-		ret = READ_ONCE(ep->export_result);
-		if (ret > 0)
-			ret = left < 0 ? -EINTR : -ETIMEDOUT;
+		goto out_region;
+	if (fresh) {
+		/* no receive ring under it, now or later */
+		ret = txrdma_region_use_add(r, &x->use, req.off, len, false);
+		if (ret)
+			goto out_pending;
 	}
+	/* what the peer may reach: this range, this access, nothing more */
+	m = txrdma_region_expose(r, ep->dev, req.off, len, access);
+	if (IS_ERR(m)) {
+		ret = PTR_ERR(m);
+		m = NULL;
+		goto out_unclaim;
+	}
+	ret = txrdma_msg_export_tell(ep, req.region, req.access, req.off, len,
+				     m, req.timeout_ms, true);
 	spin_lock_bh(&ep->lock);
-	ep->export_pending = 0;
 	if (!ret && ep->mrs_gone)
 		ret = -ENOTCONN;	/* the pair ended meanwhile */
 	if (!ret) {
 		/*
 		 * The other side uses the new key from now on: the old one
 		 * (an export again, with another access) dies.  The memory
-		 * stays held for the pair's life.
+		 * stays held until the export goes.
 		 */
-		x = txrdma_msg_export(ep, r);
-		if (x) {
-			old = x->m;
-		} else {
-			x = &ep->exports[ep->nexports++];
+		old = x->m;
+		if (fresh) {
 			x->r = r;
 			r = NULL;
 		}
 		x->m = m;
 		x->access = req.access;
 		m = NULL;
+		txrdma_msg_export_done_locked(ep);
 	}
 	spin_unlock_bh(&ep->lock);
-	if (old)
-		txrdma_mr_free(old);
-out_mr:
-	if (m)
-		txrdma_mr_free(m);
+	if (!ret) {
+		if (old)
+			txrdma_mr_free(old);
+		goto out_region;
+	}
+	/*
+	 * No answer (-ETIMEDOUT, -EINTR): the other side may have stored
+	 * the new key or not.  The range is then not exported at all: the
+	 * new key dies, and an earlier export of the range too, and the
+	 * other side is told to forget it (best effort, not waited for).
+	 */
+	unknown = ret == -ETIMEDOUT || ret == -EINTR;
+	if (unknown)
+		txrdma_msg_export_tell(ep, req.region, 0, req.off, len, NULL, 0,
+				       false);
+	txrdma_mr_free(m);
+	m = NULL;
+	if (unknown && !fresh)
+		txrdma_msg_export_drop(ep, x);
+out_unclaim:
+	/* the key is dead: the range may go back (the slot is still ours) */
+	if (fresh)
+		txrdma_region_use_del(r, &x->use);
+out_pending:
+	spin_lock_bh(&ep->lock);
+	txrdma_msg_export_done_locked(ep);
+	spin_unlock_bh(&ep->lock);
 out_region:
 	txrdma_region_put_async(r);
+out_ep:
+	txrdma_ep_put(ep);
+	return ret;
+}
+
+long txrdma_ioctl_ep_exports(struct txrdma_file *tf, void __user *uarg)
+{
+	struct txrdma_ep_exports *q;
+	struct txrdma_ep *ep;
+	unsigned int i, n = 0;
+	u32 id;
+	long ret = 0;
+
+	if (get_user(id, (u32 __user *)uarg))
+		return -EFAULT;
+	ep = txrdma_msg_ep_of(tf, id);
+	if (!ep)
+		return -ENOENT;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		ret = -ENOMEM;
+		goto out_ep;
+	}
+	q->ep = id;
+	spin_lock_bh(&ep->lock);
+	q->imports_gen = ep->imports_gen;
+	q->nimported = ep->nimports;
+	for (i = 0; i < ep->nimports; i++)
+		q->imported[i] = (struct txrdma_export_info) {
+			.region	= ep->imports[i].region,
+			.access	= ep->imports[i].access,
+			.off	= ep->imports[i].off,
+			.len	= ep->imports[i].len,
+		};
+	/* those the other side may reach: with a live key */
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++) {
+		struct txrdma_export *x = &ep->exports[i];
+
+		if (!x->r || !x->m)
+			continue;
+		q->exported[n++] = (struct txrdma_export_info) {
+			.region	= x->r->id,
+			.access	= x->access,
+			.off	= x->use.off,
+			.len	= x->use.len,
+		};
+	}
+	q->nexported = n;
+	spin_unlock_bh(&ep->lock);
+	if (copy_to_user(uarg, q, sizeof(*q)))
+		ret = -EFAULT;
+	kfree(q);
 out_ep:
 	txrdma_ep_put(ep);
 	return ret;
@@ -1543,21 +1841,43 @@ out_ep:
 static void txrdma_msg_drop_mrs(struct txrdma_ep *ep)
 {
 	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
-	unsigned int i, n = 0;
+	struct {
+		struct txrdma_region *r;
+		struct txrdma_region_use *use;
+	} gone[TXRDMA_EP_MAX_EXPORTS];
+	unsigned int i, n = 0, ng = 0;
 
 	spin_lock_bh(&ep->lock);
+	/* no export ioctl fills a slot from here on */
 	ep->mrs_gone = true;
 	if (ep->rx_mr)
 		mrs[n++] = ep->rx_mr;
 	ep->rx_mr = NULL;
-	for (i = 0; i < ep->nexports; i++) {
-		if (ep->exports[i].m)
-			mrs[n++] = ep->exports[i].m;
-		ep->exports[i].m = NULL;
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++) {
+		struct txrdma_export *x = &ep->exports[i];
+
+		if (x->m)
+			mrs[n++] = x->m;
+		x->m = NULL;
+		if (x->r) {
+			gone[ng].r = x->r;
+			gone[ng++].use = &x->use;
+			x->r = NULL;
+		}
 	}
 	spin_unlock_bh(&ep->lock);
+	/* an export ioctl waiting for its answer gives up */
+	wake_up(&ep->wait);
 	for (i = 0; i < n; i++)
 		txrdma_mr_free(mrs[i]);
+	/*
+	 * Only now that no key reaches them may a receive ring go over the
+	 * ranges; the exported memory is no longer held either.
+	 */
+	for (i = 0; i < ng; i++) {
+		txrdma_region_use_del(gone[i].r, gone[i].use);
+		txrdma_region_put_async(gone[i].r);
+	}
 }
 
 /**
@@ -1598,9 +1918,12 @@ void txrdma_msg_close(struct txrdma_ep *ep)
 	/*
 	 * The process may reuse the ring's memory as soon as this returns:
 	 * the peer's keys die now, so that no write of the ended pair can
-	 * land there later (its QP may live a little longer).
+	 * land there later (its QP may live a little longer); and an
+	 * export may now cover it.
 	 */
 	txrdma_msg_drop_mrs(ep);
+	if (ep->rx_region)
+		txrdma_region_use_del(ep->rx_region, &ep->rx_use);
 }
 
 /**
@@ -1719,11 +2042,48 @@ static void txrdma_msg_rx_answer(struct txrdma_pair_req *r)
 	txrdma_ep_put(ep);
 }
 
-/* EXPORT: the other side of one of our pairs gives us a region. */
+/*
+ * Caller holds ep->lock: store, change or (access 0) forget what the
+ * other side exports.  Return: the ACK's status.
+ */
+static int txrdma_msg_import_set(struct txrdma_ep *ep,
+				 const struct txrdma_ctrl_ep *e)
+{
+	struct txrdma_import *imp;
+	bool overlap;
+
+	imp = txrdma_msg_import_exact(ep, e->service, e->exp_off, e->exp_len,
+				      &overlap);
+	if (!e->qp_num) {
+		if (!imp)
+			return -ENOENT;
+		/* the last entry fills the hole: imports have no order */
+		*imp = ep->imports[--ep->nimports];
+		ep->imports_gen++;
+		return 0;
+	}
+	if (!imp && overlap)
+		return -EEXIST;
+	if (!imp && ep->nimports == TXRDMA_EP_MAX_EXPORTS)
+		return -ENOSPC;
+	if (!imp)
+		imp = &ep->imports[ep->nimports++];
+	*imp = (struct txrdma_import) {
+		.region	= e->service,
+		.access	= e->qp_num,
+		.off	= e->exp_off,
+		.len	= e->exp_len,
+		.addr	= e->ring_addr,
+		.rkey	= e->ring_rkey,
+	};
+	ep->imports_gen++;
+	return 0;
+}
+
+/* EXPORT: the other side of one of our pairs gives us a range, or not. */
 static void txrdma_msg_rx_export(struct txrdma_pair_req *r)
 {
 	struct txrdma_ep *ep = txrdma_ep_get_id(r->e.dst_ep);
-	struct txrdma_import *imp;
 	struct txrdma_ctrl_ep a = {
 		.type		= TXRDMA_CTRL_EP_EXPORT_ACK,
 		.service	= r->e.service,
@@ -1731,30 +2091,17 @@ static void txrdma_msg_rx_export(struct txrdma_pair_req *r)
 		.dst_ep		= r->e.src_ep,
 		.epoch		= r->e.epoch,
 		.status		= -ENOENT,
+		.exp_off	= r->e.exp_off,
+		.exp_len	= r->e.exp_len,
+		.exp_seq	= r->e.exp_seq,
 	};
 
 	if (ep) {
 		spin_lock_bh(&ep->lock);
 		if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
 		    ep->peer_ep == r->e.src_ep &&
-		    ep->dstate == TXRDMA_EP_CONNECTED) {
-			imp = txrdma_msg_import(ep, r->e.service);
-			if (!imp && ep->nimports < TXRDMA_EP_MAX_EXPORTS)
-				imp = &ep->imports[ep->nimports++];
-			if (imp) {
-				*imp = (struct txrdma_import) {
-					.region	= r->e.service,
-					.access	= r->e.qp_num,
-					.addr	= r->e.ring_addr,
-					.len	= (u64)r->e.ring_units *
-						  TXRDMA_FRAME_UNIT,
-					.rkey	= r->e.ring_rkey,
-				};
-				a.status = 0;
-			} else {
-				a.status = -ENOSPC;
-			}
-		}
+		    ep->dstate == TXRDMA_EP_CONNECTED)
+			a.status = txrdma_msg_import_set(ep, &r->e);
 		spin_unlock_bh(&ep->lock);
 		txrdma_ep_put(ep);
 	}
@@ -1769,7 +2116,8 @@ static void txrdma_msg_rx_export_ack(struct txrdma_pair_req *r)
 		return;
 	spin_lock_bh(&ep->lock);
 	if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
-	    ep->export_pending == r->e.service && ep->export_result > 0) {
+	    ep->export_wait_seq && ep->export_wait_seq == r->e.exp_seq &&
+	    ep->export_result > 0) {
 		ep->export_result = r->e.status;
 		wake_up(&ep->wait);
 	}

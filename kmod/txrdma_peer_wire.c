@@ -38,6 +38,7 @@
 #include <linux/txrdma_ring.h>
 
 #include "txrdma_peer_wire.h"
+#include "txrdma_range.h"
 
 static void wire_put16(u8 *p, u16 v)
 {
@@ -340,6 +341,8 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	bool ring = e->ring_units || e->ring_addr || e->ring_rkey;
 	bool named = e->type == TXRDMA_CTRL_EP_CONNECT ||
 		     e->type == TXRDMA_CTRL_EP_ACCEPT;
+	bool range = e->type == TXRDMA_CTRL_EP_EXPORT ||
+		     e->type == TXRDMA_CTRL_EP_EXPORT_ACK;
 
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
@@ -348,6 +351,10 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	if (named ? !txrdma_wire_tenant_ok(e->tenant) :
 		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN) ||
 		    e->max_msg)
+		return -EINVAL;
+	/* only exports name a range: a non-empty one, not wrapping */
+	if (range ? !txrdma_range_valid(e->exp_off, e->exp_len) :
+		    e->exp_off || e->exp_len || e->exp_seq)
 		return -EINVAL;
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_CONNECT:
@@ -377,9 +384,13 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_EXPORT:
-		/* access is READ (1), WRITE (2) or both; a non-empty region */
-		if (!e->dst_ep || !e->service || !e->qp_num || e->qp_num > 3 ||
-		    !e->ring_units || e->status)
+		/*
+		 * Access is READ (1), WRITE (2) or both, with a key; or 0,
+		 * a revoke, without one.  The length is @exp_len.
+		 */
+		if (!e->dst_ep || !e->service || e->qp_num > 3 ||
+		    e->ring_units || e->status ||
+		    (!e->qp_num && (e->ring_addr || e->ring_rkey)))
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_EXPORT_ACK:
@@ -400,8 +411,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  *
  * Payload (big-endian): service, src_ep, dst_ep, qp_num, epoch,
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
- * each), tenant (32 bytes, NUL-padded), max_msg (u32), 4 reserved zero
- * bytes.
+ * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg
+ * (u32); EXPORT and EXPORT_ACK: exp_off, exp_len (u64 each), exp_seq
+ * (u32), 16 zero bytes; the rest: 36 zero bytes.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
  * nothing the peer would refuse is ever sent.
@@ -424,8 +436,15 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 	wire_put64(buf + 32, e->ring_addr);
 	wire_put32(buf + 40, e->ring_rkey);
 	wire_put32(buf + 44, (u32)e->status);
-	memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
-	wire_put32(buf + 80, e->max_msg);
+	if (e->type == TXRDMA_CTRL_EP_EXPORT ||
+	    e->type == TXRDMA_CTRL_EP_EXPORT_ACK) {
+		wire_put64(buf + 48, e->exp_off);
+		wire_put64(buf + 56, e->exp_len);
+		wire_put32(buf + 64, e->exp_seq);
+	} else {
+		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
+		wire_put32(buf + 80, e->max_msg);
+	}
 	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
 }
@@ -463,7 +482,17 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.status		= (s32)wire_get32(buf + 44),
 		.max_msg	= wire_get32(buf + 80),
 	};
-	memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
+	if (type == TXRDMA_CTRL_EP_EXPORT ||
+	    type == TXRDMA_CTRL_EP_EXPORT_ACK) {
+		/* a range where pairing messages have the tenant */
+		if (!wire_zero(buf + 68, 12) || d.max_msg)
+			return -EINVAL;
+		d.exp_off = wire_get64(buf + 48);
+		d.exp_len = wire_get64(buf + 56);
+		d.exp_seq = wire_get32(buf + 64);
+	} else {
+		memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
+	}
 	if (txrdma_ctrl_ep_check(&d))
 		return -EINVAL;
 	*e = d;

@@ -24,7 +24,7 @@
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
 /* 2: authenticated handshake, keyed 128-byte control messages, tenants */
-#define TXRDMA_WIRE_VERSION	2
+#define TXRDMA_WIRE_VERSION	3
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {
@@ -98,12 +98,19 @@ enum txrdma_ctrl_type {
  * @max_msg: CONNECT and ACCEPT: the longest SEND the sender's ring takes
  *	(its process's declared limit, at most half the ring); else 0
  *
+ * @exp_off: EXPORT and EXPORT_ACK: first byte of the range, in the region
+ * @exp_len: EXPORT and EXPORT_ACK: its length in bytes (> 0)
+ * @exp_seq: EXPORT: the sender's number for the request; EXPORT_ACK:
+ *	the number of the EXPORT it answers (a late answer to an earlier
+ *	request never completes a later one)
+ *
  * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
- * region of the sender's tenant: @service is the region's id, @qp_num
- * the access (TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE), @ring_addr and
- * @ring_rkey its address and key, @ring_units its length in 64-byte
- * units, @epoch the pair's.  EXPORT_ACK answers it: @service the
- * region, @status 0 (stored) or a negative errno.
+ * range of a region of the sender's tenant: @service is the region's
+ * id, @exp_off and @exp_len the range, @qp_num the access
+ * (TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE; 0 revokes the range),
+ * @ring_addr and @ring_rkey the range's address and key (0 when
+ * revoking), @epoch the pair's.  EXPORT_ACK answers it: @service and
+ * the range echoed, @status 0 (stored or removed) or a negative errno.
  *
  * The keys travel only between the two kernels, on the control QP.
  */
@@ -120,6 +127,9 @@ struct txrdma_ctrl_ep {
 	s32 status;
 	char tenant[TXRDMA_WIRE_TENANT_LEN];
 	u32 max_msg;
+	u64 exp_off;
+	u64 exp_len;
+	u32 exp_seq;
 };
 
 /**

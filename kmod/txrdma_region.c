@@ -34,6 +34,7 @@
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_region.h"
+#include "txrdma_range.h"
 #include "txrdma_tenant.h"
 
 #define TXRDMA_HUGE_ORDER	(21 - PAGE_SHIFT)
@@ -177,6 +178,8 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	INIT_LIST_HEAD(&r->tenant_node);
 	INIT_LIST_HEAD(&r->mrs);
 	init_rwsem(&r->map_sem);
+	spin_lock_init(&r->uses_lock);
+	INIT_LIST_HEAD(&r->uses);
 	/* listed from birth, so that device removal finds its MRs */
 	list_add(&r->all_node, &txrdma_regions_all);
 	mutex_unlock(&txrdma_regions_lock);
@@ -888,6 +891,55 @@ struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
 	if (!len || off > r->size || len > r->size - off)
 		return ERR_PTR(-EFAULT);
 	return txrdma_reg_range(dev, r->pages, r->order, off, len, access);
+}
+
+/**
+ * txrdma_region_use_add() - claim a range for a ring or an export
+ * @r: a region the caller holds
+ * @u: the claim, not in use; filled
+ * @off: first byte
+ * @len: bytes (> 0, inside @r: checked by the caller)
+ * @ring: a receive ring, else an export
+ *
+ * Return: 0, or -EADDRINUSE when the range overlaps a receive ring, or
+ * is a ring and overlaps an export.  The lock is taken inside ep->lock
+ * (a leaf: design.rst "Lock order"), which disables bottom halves.
+ */
+int txrdma_region_use_add(struct txrdma_region *r, struct txrdma_region_use *u,
+			  u64 off, u64 len, bool ring)
+{
+	struct txrdma_region_use *o;
+	int ret = 0;
+
+	spin_lock_bh(&r->uses_lock);
+	list_for_each_entry(o, &r->uses, node) {
+		/* exports may overlap exports: each has its pair's key */
+		if ((o->ring || ring) &&
+		    txrdma_range_overlap(off, len, o->off, o->len)) {
+			ret = -EADDRINUSE;
+			goto out;
+		}
+	}
+	u->off = off;
+	u->len = len;
+	u->ring = ring;
+	list_add_tail(&u->node, &r->uses);
+out:
+	spin_unlock_bh(&r->uses_lock);
+	return ret;
+}
+
+/**
+ * txrdma_region_use_del() - release a claim; nothing if not in use
+ * @r: the region of txrdma_region_use_add()
+ * @u: the claim (INIT_LIST_HEAD'ed or added)
+ */
+void txrdma_region_use_del(struct txrdma_region *r,
+			   struct txrdma_region_use *u)
+{
+	spin_lock_bh(&r->uses_lock);
+	list_del_init(&u->node);
+	spin_unlock_bh(&r->uses_lock);
 }
 
 /**

@@ -55,6 +55,9 @@ struct txrdma_file {
  * @all_node: entry in the list of all live regions (txrdma_regions_lock)
  * @mrs: its registrations, struct txrdma_mr (txrdma_regions_lock)
  * @map_sem: orders page faults against revocation
+ * @uses_lock: protects @uses
+ * @uses: receive rings and exports in it (struct txrdma_region_use),
+ *	which must never overlap
  * @revoked: its tenant was deleted by force: faults get SIGBUS
  * @order: page order of @pages (9 for 2 MiB, 0 for small and user pages)
  * @npages: entries in @pages
@@ -73,6 +76,8 @@ struct txrdma_region {
 	struct list_head all_node;
 	struct list_head mrs;
 	struct rw_semaphore map_sem;	/* design.rst "Lock order" */
+	spinlock_t uses_lock;
+	struct list_head uses;
 	bool revoked;
 	unsigned int order;
 	unsigned long npages;
@@ -80,6 +85,29 @@ struct txrdma_region {
 	struct mm_struct *mm;
 	struct llist_node dead;
 };
+
+/**
+ * struct txrdma_region_use - a range of a region the peer of a pair reaches
+ * @node: entry in the region's @uses while in use, else empty
+ * @off: first byte
+ * @len: bytes
+ * @ring: a receive ring (the kernel writes it), else an export
+ *
+ * A ring may never overlap a ring or an export: the other side of the
+ * export, or of the other ring's pair, could write over frames the
+ * kernel checked.  Exports may overlap (each pair has its own key).
+ */
+struct txrdma_region_use {
+	struct list_head node;
+	u64 off;
+	u64 len;
+	bool ring;
+};
+
+int txrdma_region_use_add(struct txrdma_region *r, struct txrdma_region_use *u,
+			  u64 off, u64 len, bool ring);
+void txrdma_region_use_del(struct txrdma_region *r,
+			   struct txrdma_region_use *u);
 
 int txrdma_regions_init(void);
 void txrdma_regions_exit(void);

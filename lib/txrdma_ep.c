@@ -133,22 +133,60 @@ TXRDMA_EXPORT int txrdma_ep_accept(struct txrdma_ctx *ctx,
 	return 0;
 }
 
-TXRDMA_EXPORT int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
-				   __u32 region, __u32 access,
-				   __u32 timeout_ms)
+static int ep_export_ioctl(struct txrdma_ctx *ctx, __u32 ep,
+			   const struct txrdma_export_info *x, __u32 access,
+			   __u32 timeout_ms)
 {
 	struct txrdma_ep_export e;
 
-	if (!ctx || !access ||
-	    (access & ~(__u32)(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE)))
-		return -EINVAL;
 	memset(&e, 0, sizeof(e));
 	e.ep = ep;
-	e.region = region;
+	e.region = x->region;
 	e.access = access;
 	e.timeout_ms = timeout_ms;
+	e.off = x->off;
+	e.len = x->len;
 	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_EXPORT, &e) < 0)
 		return -errno;
+	return 0;
+}
+
+TXRDMA_EXPORT int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
+				   const struct txrdma_export_info *x,
+				   __u32 timeout_ms)
+{
+	if (!ctx || !x || !x->access ||
+	    (x->access & ~(__u32)(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE)))
+		return -EINVAL;
+	return ep_export_ioctl(ctx, ep, x, x->access, timeout_ms);
+}
+
+TXRDMA_EXPORT int txrdma_ep_unexport(struct txrdma_ctx *ctx, __u32 ep,
+				     const struct txrdma_export_info *x,
+				     __u32 timeout_ms)
+{
+	if (!ctx || !x)
+		return -EINVAL;
+	/* access 0 revokes */
+	return ep_export_ioctl(ctx, ep, x, 0, timeout_ms);
+}
+
+TXRDMA_EXPORT int txrdma_ep_exports(struct txrdma_ctx *ctx, __u32 ep,
+				    struct txrdma_ep_exports *out)
+{
+	struct txrdma_ep_exports q;
+
+	if (!ctx || !out)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.ep = ep;
+	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_EXPORTS, &q) < 0)
+		return -errno;
+	/* never trust counts beyond the arrays */
+	if (q.nimported > TXRDMA_EP_MAX_EXPORTS ||
+	    q.nexported > TXRDMA_EP_MAX_EXPORTS)
+		return -EPROTO;
+	*out = q;
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite txrdma_peer_wire: connection request and reply private
- * data and control messages (wire version 2) keep their big-endian
+ * data and control messages (wire version 3) keep their big-endian
  * layout byte for byte, survive a round trip with every field, leave
  * their MAC space zero for the caller and place the sequence number
  * where the caller seals it; anything another version or a stranger
@@ -37,7 +37,7 @@ static void good_req(struct txrdma_cm_priv *p)
 
 static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x02, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x03, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -64,7 +64,7 @@ static void good_rep(struct txrdma_cm_priv *p)
 
 static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x02, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x03, 0x01, 0x00, 0x00,		/* version, kind, reserved */
 	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -106,7 +106,7 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x02, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x03, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -285,8 +285,8 @@ static void wire_cm_req_rejects(struct kunit *test)
 	}
 	/* version: the one before, the one after, nonsense */
 	expect_req_decode(test, 4, 0, -EPROTO);
-	expect_req_decode(test, 4, 1, -EPROTO);
-	expect_req_decode(test, 4, 3, -EPROTO);
+	expect_req_decode(test, 4, 2, -EPROTO);
+	expect_req_decode(test, 4, 4, -EPROTO);
 	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
 	memcpy(buf, good_req_wire, sizeof(buf));
@@ -422,8 +422,8 @@ static void wire_cm_rep_rejects(struct kunit *test)
 	}
 	/* version */
 	expect_rep_decode(test, 4, 0, -EPROTO);
-	expect_rep_decode(test, 4, 1, -EPROTO);
-	expect_rep_decode(test, 4, 3, -EPROTO);
+	expect_rep_decode(test, 4, 2, -EPROTO);
+	expect_rep_decode(test, 4, 4, -EPROTO);
 	expect_rep_decode(test, 4, 255, -EPROTO);
 	memcpy(buf, good_rep_wire, sizeof(buf));
 	buf[3] = 0;
@@ -581,8 +581,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	}
 	/* version */
 	expect_ctrl_decode(test, 4, 0, -EPROTO);
-	expect_ctrl_decode(test, 4, 1, -EPROTO);
-	expect_ctrl_decode(test, 4, 3, -EPROTO);
+	expect_ctrl_decode(test, 4, 2, -EPROTO);
+	expect_ctrl_decode(test, 4, 4, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
 	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
@@ -742,7 +742,7 @@ static void wire_ctrl_seq(struct kunit *test)
 
 static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x02, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	0x03, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
 	/* then zeroes: no payload, sequence number 0, MAC the caller's */
 };
 
@@ -800,8 +800,8 @@ static void wire_auth_rejects(struct kunit *test)
 	/* magic, version */
 	for (i = 0; i < 4; i++)
 		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
-	expect_auth_decode(test, 4, 1, -EPROTO);
-	expect_auth_decode(test, 4, 3, -EPROTO);
+	expect_auth_decode(test, 4, 2, -EPROTO);
+	expect_auth_decode(test, 4, 4, -EPROTO);
 	/* the type must be AUTH */
 	for (i = 0; i < 256; i++)
 		if (i != TXRDMA_CTRL_AUTH)
@@ -1056,7 +1056,7 @@ static void addr_order(struct kunit *test)
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x02, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x03, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -1106,13 +1106,16 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->ring_rkey, b->ring_rkey);
 	KUNIT_EXPECT_EQ(test, a->status, b->status);
 	KUNIT_EXPECT_EQ(test, a->max_msg, b->max_msg);
+	KUNIT_EXPECT_EQ(test, a->exp_off, b->exp_off);
+	KUNIT_EXPECT_EQ(test, a->exp_len, b->exp_len);
+	KUNIT_EXPECT_EQ(test, a->exp_seq, b->exp_seq);
 	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
 				     TXRDMA_WIRE_TENANT_LEN), 0);
 }
 
 static void wire_ep_round_trip(struct kunit *test)
 {
-	struct txrdma_ctrl_ep e, d, msgs[6];
+	struct txrdma_ctrl_ep e, d, msgs[7];
 	u8 buf[TXRDMA_CTRL_LEN];
 	int i;
 
@@ -1129,13 +1132,20 @@ static void wire_ep_round_trip(struct kunit *test)
 	msgs[4] = (struct txrdma_ctrl_ep) {
 		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
 		.dst_ep = 0x11, .qp_num = 3, .epoch = 0x01020304,
-		.ring_units = 1U << 25, .ring_addr = 0xffff888012345000ULL,
-		.ring_rkey = 0x5566,
+		.ring_addr = 0xffff888012345000ULL, .ring_rkey = 0x5566,
+		.exp_off = 0x123456789aULL, .exp_len = 0xfedcba98765ULL,
+		.exp_seq = 0xdeadbeef,
 	};
 	msgs[5] = (struct txrdma_ctrl_ep) {
 		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77,
 		.src_ep = 0x11, .dst_ep = 0x22, .epoch = 0x01020304,
-		.status = -ENOSPC,
+		.status = -ENOSPC, .exp_off = 1, .exp_len = 2, .exp_seq = 9,
+	};
+	/* a revoke: access 0, no key */
+	msgs[6] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
+		.dst_ep = 0x11, .epoch = 0x01020304,
+		.exp_off = 4096, .exp_len = 64,
 	};
 	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
 		e = msgs[i];
@@ -1239,25 +1249,54 @@ static void wire_ep_rules(struct kunit *test)
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_CLOSE,
 		.src_ep = 1, .dst_ep = 2, .status = 1 };
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
-	/* EXPORT: a region id, access READ and/or WRITE, a length */
+	/* EXPORT: a region id, access READ and/or WRITE, a range */
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT,
 		.service = 9, .src_ep = 1, .dst_ep = 2, .qp_num = 1,
-		.ring_units = 1, .ring_addr = 4096, .ring_rkey = 7 };
+		.ring_addr = 4096, .ring_rkey = 7, .exp_len = 1 };
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 	e.qp_num = 4;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	/* access 0 is a revoke: never with a key */
 	e.qp_num = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
-	e.qp_num = 2;
-	e.ring_units = 0;
+	e.ring_rkey = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
-	e.ring_units = 1;
+	e.ring_addr = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.qp_num = 2;
+	e.ring_units = 1;	/* the length is exp_len, never units */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.ring_units = 0;
+	e.exp_len = 0;		/* an empty range */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.exp_len = 2;
+	e.exp_off = U64_MAX;	/* one that wraps */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.exp_off = U64_MAX - 1;	/* its last byte is U64_MAX */
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.exp_off = U64_MAX;
+	e.exp_len = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.exp_len = 2;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.exp_off = 0;
 	e.service = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
-	/* EXPORT_ACK: no ring, a status <= 0 */
+	/* only exports carry a range and a request number */
+	good_close(&e);
+	e.exp_len = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	good_close(&e);
+	e.exp_seq = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	/* EXPORT_ACK: no ring, a status <= 0, the range echoed */
 	e = (struct txrdma_ctrl_ep) { .type = TXRDMA_CTRL_EP_EXPORT_ACK,
-		.service = 9, .src_ep = 2, .dst_ep = 1, .status = 0 };
+		.service = 9, .src_ep = 2, .dst_ep = 1, .status = 0,
+		.exp_len = 1 };
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	e.exp_len = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.exp_len = 1;
 	e.status = 1;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	e.status = -EPERM;
@@ -1277,10 +1316,10 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
-	buf[4] = 1;				/* version */
+	buf[4] = 2;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
-	buf[4] = 3;
+	buf[4] = 4;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
 }
@@ -1453,20 +1492,22 @@ static void wire_ep_tenant_unnamed(struct kunit *test)
 	msgs[2] = (struct txrdma_ctrl_ep) {
 		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
 		.dst_ep = 0x11, .qp_num = 1, .epoch = 0x01020304,
-		.ring_units = 1, .ring_addr = 4096, .ring_rkey = 0x5566,
+		.ring_addr = 4096, .ring_rkey = 0x5566, .exp_len = 64,
 	};
 	msgs[3] = (struct txrdma_ctrl_ep) {
 		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77,
 		.src_ep = 0x11, .dst_ep = 0x22, .epoch = 0x01020304,
-		.status = 0,
+		.status = 0, .exp_len = 64,
 	};
 	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		/* exports carry range and number in the field's first 20 */
+		unsigned int from = i < 2 ? 48 : 68;
+
 		e = msgs[i];
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
-		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 48, 0,
-						   TXRDMA_WIRE_TENANT_LEN));
-		/* any byte of the field set, even a valid name */
-		for (j = 48; j < 80; j++) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(buf + from, 0, 80 - from));
+		/* any byte of the rest set, even a valid name */
+		for (j = from; j < 80; j++) {
 			expect_ep_decode(test, buf, j, 'a', -EINVAL);
 			expect_ep_decode(test, buf, j, 0x80, -EINVAL);
 		}

@@ -269,8 +269,9 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
  * aligned, or the kernel's refusal), -ENAMETOOLONG (@peer too long),
  * -ETIMEDOUT, -ECONNREFUSED (nobody listens on the service), -EINTR,
  * -ENOTCONN (the peer was not Up in time), -EAGAIN (its pool had no
- * ready QP in time),
- * -EPERM, -EDQUOT, any other error of the ioctl.
+ * ready QP in time), -EADDRINUSE (the ring's area overlaps an exported
+ * range or another endpoint's ring), -EPERM, -EDQUOT, any other error
+ * of the ioctl.
  */
 int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 		      const struct txrdma_ep_params *p,
@@ -295,28 +296,73 @@ int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
 		     struct txrdma_ep_connect *out);
 
 /**
- * txrdma_ep_export() - let the other side of a pair READ/WRITE a region
+ * txrdma_ep_export() - let the other side of a pair READ/WRITE a range
  * @ctx: context
  * @ep: our endpoint of the pair
- * @region: a region of our tenant (created or registered)
- * @access: TXRDMA_EXPORT_READ, TXRDMA_EXPORT_WRITE or both
+ * @x: the range: @x->region (of our tenant, created or registered),
+ *	@x->off and @x->len in it (@x->len 0: to the region's end), and
+ *	@x->access: TXRDMA_EXPORT_READ, TXRDMA_EXPORT_WRITE or both
  * @timeout_ms: how long to wait for the other module, 0 for 3000 ms
  *
  * Runs TXRDMA_IOC_EP_EXPORT: returns once the other module stored the
- * export, so a message sent after it is never acted on before it.  The
- * other side names the region by its id (send it in a message) in
- * txrdma_prep_read()/txrdma_prep_write().  The whole region is exported,
- * with its own key for this pair only, until the pair ends; exporting
- * again changes the access.  Keep receive rings out of exported
- * regions: the other side could write over them.
+ * export, so a message sent after it is never acted on before it, and
+ * the other side finds it with txrdma_ep_exports().  It names the
+ * bytes by our region id and their offset in the region in
+ * txrdma_prep_read()/txrdma_prep_write().  The range gets a key of its
+ * own, for this pair only, until the pair ends or
+ * txrdma_ep_unexport(); exporting the same range again changes the
+ * access.  A range can never overlap a receive ring: the other side
+ * could write over it.
  *
- * Return: 0, or a negative errno: -EINVAL (NULL @ctx, no or unknown
- * access bits), -ENOENT (no such endpoint or region), -ENOTCONN (not a
- * connected pair), -ENOSPC (TXRDMA_EP_MAX_EXPORTS already),
- * -ETIMEDOUT, any other error of the ioctl.
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx or @x, no or
+ * unknown access bits), -ENOENT (no such endpoint or region), -EFAULT
+ * (range not inside the region), -EADDRINUSE (it overlaps a receive
+ * ring), -EEXIST (it overlaps another export of the pair), -EBUSY
+ * (another export or revoke of @ep runs), -ENOTCONN (not a connected
+ * pair), -ENOSPC (TXRDMA_EP_MAX_EXPORTS already), -ETIMEDOUT or -EINTR
+ * (the range is then not exported at all, not even as before), any
+ * other error of the ioctl.
  */
-int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep, __u32 region,
-		     __u32 access, __u32 timeout_ms);
+int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
+		     const struct txrdma_export_info *x, __u32 timeout_ms);
+
+/**
+ * txrdma_ep_unexport() - revoke an export
+ * @ctx: context
+ * @ep: our endpoint of the pair
+ * @x: the range as exported (@x->access is not looked at)
+ * @timeout_ms: how long to wait for the other module, 0 for 3000 ms
+ *
+ * When it returns the range's key is dead: the other side's later
+ * READ/WRITE of it fail with -EPERM; one of its operations still in
+ * flight on the range fails with a remote access error, which resets
+ * the pair (stop the other side's use first, as for any memory reuse).
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx or @x), -ENOENT
+ * (no such endpoint, or that range is not exported), -ENOTCONN, -EBUSY
+ * (another export or revoke of @ep runs), -ETIMEDOUT or -EINTR (the
+ * key is dead anyway: the other side was not told), any other error of
+ * the ioctl.
+ */
+int txrdma_ep_unexport(struct txrdma_ctx *ctx, __u32 ep,
+		       const struct txrdma_export_info *x, __u32 timeout_ms);
+
+/**
+ * txrdma_ep_exports() - what the two sides of a pair exported
+ * @ctx: context
+ * @ep: our endpoint of the pair
+ * @out: filled on success: @out->imported[0..nimported) is what the
+ *	other side lets us reach, @out->exported[0..nexported) what we
+ *	let it reach; @out->imports_gen changes when @imported does
+ *
+ * Runs TXRDMA_IOC_EP_EXPORTS, no wait: the other side's
+ * txrdma_ep_export() returned only after its entry was here.
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL argument), -ENOENT (no
+ * such endpoint), any other error of the ioctl.
+ */
+int txrdma_ep_exports(struct txrdma_ctx *ctx, __u32 ep,
+		      struct txrdma_ep_exports *out);
 
 /**
  * txrdma_ep_destroy() - close an endpoint

@@ -318,8 +318,9 @@ static inline void txrdma_prep_send(struct txrdma_sqe *sqe, __u32 ep,
  * @local_region: destination region
  * @local_off: byte offset in it
  * @len: bytes
- * @remote_region: source: a region the remote tenant exported to ours
- * @remote_off: byte offset in it
+ * @remote_region: source: the other side's region id, of a range it
+ *	exported to this pair (txrdma_ep_exports())
+ * @remote_off: byte offset in that region, inside the exported range
  * @user_data: copied into the CQE
  */
 static inline void txrdma_prep_read(struct txrdma_sqe *sqe, __u32 ep,
@@ -338,8 +339,9 @@ static inline void txrdma_prep_read(struct txrdma_sqe *sqe, __u32 ep,
  * @local_region: source region
  * @local_off: byte offset in it
  * @len: bytes
- * @remote_region: destination: a region the remote tenant exported to ours
- * @remote_off: byte offset in it
+ * @remote_region: destination: the other side's region id, of a range
+ *	it exported to this pair with write access
+ * @remote_off: byte offset in that region, inside the exported range
  * @user_data: copied into the CQE
  */
 static inline void txrdma_prep_write(struct txrdma_sqe *sqe, __u32 ep,

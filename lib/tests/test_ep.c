@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Host tests of libtxrdma's endpoint-pair calls (txrdma_ep_listen,
- * _connect, _accept, _destroy).  No kernel module: the context is opened
- * on /dev/null and the binary is linked with -Wl,--wrap=ioctl so that a
- * fake kernel answers, records what the library sent and can fail.
+ * _connect, _accept, _export, _unexport, _exports, _destroy).  No
+ * kernel module: the context is opened on /dev/null and the binary is
+ * linked with -Wl,--wrap=ioctl so that a fake kernel answers, records
+ * what the library sent and can fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +26,8 @@ static struct {
 	struct txrdma_ep_connect conn;	/* as the library sent it */
 	struct txrdma_ep_info info;
 	struct txrdma_ep_export exp;
+	struct txrdma_ep_exports xq;	/* EP_EXPORTS as the library sent it */
+	struct txrdma_ep_exports xans;	/* and what the fake kernel answers */
 	const char *accept_peer;	/* copied as 32 bytes, no NUL added */
 } k;
 
@@ -50,7 +53,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	}
 	if (req != TXRDMA_IOC_EP_LISTEN && req != TXRDMA_IOC_EP_CONNECT &&
 	    req != TXRDMA_IOC_EP_ACCEPT && req != TXRDMA_IOC_EP_DESTROY &&
-	    req != TXRDMA_IOC_EP_EXPORT) {
+	    req != TXRDMA_IOC_EP_EXPORT && req != TXRDMA_IOC_EP_EXPORTS) {
 		errno = ENOTTY;
 		return -1;
 	}
@@ -62,14 +65,27 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		k.info = *(struct txrdma_ep_info *)arg;
 	else if (req == TXRDMA_IOC_EP_EXPORT)
 		k.exp = *(struct txrdma_ep_export *)arg;
+	else if (req == TXRDMA_IOC_EP_EXPORTS)
+		k.xq = *(struct txrdma_ep_exports *)arg;
 	else
 		k.conn = *(struct txrdma_ep_connect *)arg;
 	if (k.err) {
 		/* like the kernel: a failed ioctl may have scribbled */
 		if (req == TXRDMA_IOC_EP_CONNECT || req == TXRDMA_IOC_EP_ACCEPT)
 			memset(arg, 0xee, sizeof(struct txrdma_ep_connect));
+		if (req == TXRDMA_IOC_EP_EXPORTS)
+			memset(arg, 0xee, sizeof(struct txrdma_ep_exports));
 		errno = k.err;
 		return -1;
+	}
+	if (req == TXRDMA_IOC_EP_EXPORTS) {
+		/* the answer, with the ep the library asked about */
+		struct txrdma_ep_exports *q = arg;
+		__u32 ep = q->ep;
+
+		*q = k.xans;
+		q->ep = ep;
+		return 0;
 	}
 	if (req == TXRDMA_IOC_EP_CONNECT || req == TXRDMA_IOC_EP_ACCEPT) {
 		c = arg;
@@ -288,29 +304,217 @@ static void test_ring_sizing(void)
 	TAP_CHECK_INT(k.calls, 4);
 }
 
-/* export: the ioctl's fields as given, reserved 0; bad access refused */
+/* export: the ioctl's fields as given, nothing else set; bad x refused */
 static void test_export(void)
 {
 	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_export_info x = {
+		.region = 9, .access = TXRDMA_EXPORT_READ,
+		.off = 0x123456789aULL, .len = 0x2000,
+	};
+	const struct txrdma_export_info before = x;
+	static const int errs[] = {
+		ENOSPC, EADDRINUSE, EEXIST, EBUSY, EFAULT, ENOENT, ENOTCONN,
+		ETIMEDOUT, EINTR,
+	};
+	unsigned int i;
 
 	reset();
 	memset(&k.exp, 0xa5, sizeof(k.exp));
-	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, TXRDMA_EXPORT_READ, 700), 0);
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 700), 0);
+	TAP_CHECK_INT(k.calls, 1);
 	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_EXPORT);
 	TAP_CHECK(k.exp.ep == 5 && k.exp.region == 9 &&
 		  k.exp.access == TXRDMA_EXPORT_READ && k.exp.timeout_ms == 700 &&
-		  !k.exp.resv[0] && !k.exp.resv[1]);
-	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, TXRDMA_EXPORT_READ |
-				       TXRDMA_EXPORT_WRITE, 0), 0);
-	TAP_CHECK_INT(k.exp.access, TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE);
+		  k.exp.off == 0x123456789aULL && k.exp.len == 0x2000);
+	/* the caller's range is const and stays so */
+	TAP_CHECK(!memcmp(&x, &before, sizeof(x)));
+	/* both bits; len 0 (to the region's end) and off 0 sent as 0 */
+	memset(&k.exp, 0xa5, sizeof(k.exp));
+	x = (struct txrdma_export_info){
+		.region = 0xfffffffe,
+		.access = TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
+	};
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 0, &x, 0), 0);
+	TAP_CHECK(k.exp.ep == 0 && k.exp.region == 0xfffffffe &&
+		  k.exp.access == (TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE) &&
+		  !k.exp.timeout_ms && !k.exp.off && !k.exp.len);
+	/* WRITE alone is an access too */
+	x.access = TXRDMA_EXPORT_WRITE;
+	x.off = ~0ULL;
+	x.len = ~0ULL;
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 0), 0);
+	TAP_CHECK(k.exp.access == TXRDMA_EXPORT_WRITE &&
+		  k.exp.off == ~0ULL && k.exp.len == ~0ULL);
+	TAP_CHECK_INT(k.calls, 3);
+
+	/* refused before the ioctl: access 0 (that is a revoke), unknown bits */
+	x.access = 0;
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 0), -EINVAL);
+	x.access = 4;
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 0), -EINVAL);
+	x.access = TXRDMA_EXPORT_READ | 0x80000000u;
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 0), -EINVAL);
+	x.access = TXRDMA_EXPORT_READ;
+	TAP_CHECK_INT(txrdma_ep_export(NULL, 5, &x, 0), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, NULL, 0), -EINVAL);
+	TAP_CHECK_INT(k.calls, 3);
+
+	/* the kernel's errors returned, once */
+	for (i = 0; i < TAP_ARRAY_SIZE(errs); i++) {
+		reset();
+		k.err = errs[i];
+		if (!TAP_CHECK_INT(txrdma_ep_export(ctx, 5, &x, 0), -errs[i]) ||
+		    !TAP_CHECK_INT(k.calls, 1))
+			tap_diag("  errno %d", errs[i]);
+	}
+	reset();
+}
+
+/* unexport: the same ioctl with access 0, whatever x->access says */
+static void test_unexport(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_export_info x = {
+		.region = 7, .access = TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
+		.off = 4096, .len = 8192,
+	};
+	const struct txrdma_export_info before = x;
+
+	reset();
+	memset(&k.exp, 0xa5, sizeof(k.exp));
+	TAP_CHECK_INT(txrdma_ep_unexport(ctx, 3, &x, 250), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK(k.last_req == TXRDMA_IOC_EP_EXPORT);
+	TAP_CHECK(k.exp.ep == 3 && k.exp.region == 7 && k.exp.access == 0 &&
+		  k.exp.timeout_ms == 250 && k.exp.off == 4096 &&
+		  k.exp.len == 8192);
+	TAP_CHECK(!memcmp(&x, &before, sizeof(x)));
+	/* access is not looked at: garbage bits are not refused nor sent */
+	x.access = 0xdeadbeef;
+	x.off = 0;
+	x.len = 0;
+	memset(&k.exp, 0xa5, sizeof(k.exp));
+	TAP_CHECK_INT(txrdma_ep_unexport(ctx, 3, &x, 0), 0);
+	TAP_CHECK(k.exp.access == 0 && !k.exp.off && !k.exp.len &&
+		  !k.exp.timeout_ms);
 	TAP_CHECK_INT(k.calls, 2);
-	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 0, 0), -EINVAL);
-	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 4, 0), -EINVAL);
-	TAP_CHECK_INT(txrdma_ep_export(NULL, 5, 9, 1, 0), -EINVAL);
+	/* NULL refused before the ioctl */
+	TAP_CHECK_INT(txrdma_ep_unexport(NULL, 3, &x, 0), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_unexport(ctx, 3, NULL, 0), -EINVAL);
 	TAP_CHECK_INT(k.calls, 2);
-	k.err = ENOSPC;
-	TAP_CHECK_INT(txrdma_ep_export(ctx, 5, 9, 1, 0), -ENOSPC);
-	k.err = 0;
+	/* the kernel's errors returned */
+	k.err = ENOENT;
+	TAP_CHECK_INT(txrdma_ep_unexport(ctx, 3, &x, 0), -ENOENT);
+	k.err = ETIMEDOUT;
+	TAP_CHECK_INT(txrdma_ep_unexport(ctx, 3, &x, 0), -ETIMEDOUT);
+	TAP_CHECK_INT(k.calls, 4);
+	reset();
+}
+
+static void fill_answer(struct txrdma_ep_exports *a, __u32 ni, __u32 ne)
+{
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->ep = 0xbad;		/* the fake kernel keeps the ep it was sent */
+	a->imports_gen = 0x80000001u;
+	a->nimported = ni;
+	a->nexported = ne;
+	for (i = 0; i < TXRDMA_EP_MAX_EXPORTS; i++) {
+		a->imported[i] = (struct txrdma_export_info){
+			.region = 100 + i, .access = 1 + i % 3,
+			.off = (__u64)i << 32, .len = 4096 * (i + 1),
+		};
+		a->exported[i] = (struct txrdma_export_info){
+			.region = 200 + i, .access = 3 - i % 3,
+			.off = 64 * i, .len = ~0ULL - i,
+		};
+	}
+}
+
+/* exports: copies the kernel's answer out; never trusts its counts */
+static void test_exports(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	static const int errs[] = { ENOENT, ENOTTY, EFAULT, EINTR };
+	struct txrdma_ep_exports out;
+	static const struct {
+		__u32 ni, ne;
+		int want;
+	} counts[] = {
+		{ 0, 0, 0 },
+		{ 1, 0, 0 },
+		{ 0, 1, 0 },
+		{ TXRDMA_EP_MAX_EXPORTS, TXRDMA_EP_MAX_EXPORTS, 0 },
+		{ TXRDMA_EP_MAX_EXPORTS + 1, 0, -EPROTO },
+		{ 0, TXRDMA_EP_MAX_EXPORTS + 1, -EPROTO },
+		{ 3, 0xffffffffu, -EPROTO },
+		{ 0x80000000u, 2, -EPROTO },
+	};
+	unsigned int i;
+
+	for (i = 0; i < TAP_ARRAY_SIZE(counts); i++) {
+		reset();
+		fill_answer(&k.xans, counts[i].ni, counts[i].ne);
+		memset(&out, SENTINEL, sizeof(out));
+		if (!TAP_CHECK_INT(txrdma_ep_exports(ctx, 42, &out),
+				   counts[i].want) ||
+		    !TAP_CHECK_INT(k.calls, 1) ||
+		    !TAP_CHECK(k.last_req == TXRDMA_IOC_EP_EXPORTS)) {
+			tap_diag("  nimported %u nexported %u", counts[i].ni,
+				 counts[i].ne);
+			continue;
+		}
+		/* the request: ep set, every other byte 0 */
+		TAP_CHECK_INT(k.xq.ep, 42);
+		TAP_CHECK(all_zero((const char *)&k.xq + sizeof(k.xq.ep),
+				   sizeof(k.xq) - sizeof(k.xq.ep)));
+		if (counts[i].want) {
+			/* refused: @out untouched */
+			if (!TAP_CHECK(untouched(&out, sizeof(out))))
+				tap_diag("  nimported %u nexported %u",
+					 counts[i].ni, counts[i].ne);
+			continue;
+		}
+		/* the whole answer copied, arrays included */
+		k.xans.ep = 42;
+		if (!TAP_CHECK(!memcmp(&out, &k.xans, sizeof(out))))
+			tap_diag("  nimported %u nexported %u", counts[i].ni,
+				 counts[i].ne);
+	}
+	/* spot checks of the copy, in case memcmp hides a mistake above */
+	reset();
+	fill_answer(&k.xans, 2, 16);
+	TAP_CHECK_INT(txrdma_ep_exports(ctx, 7, &out), 0);
+	TAP_CHECK_INT(out.ep, 7);
+	TAP_CHECK_INT(out.imports_gen, 0x80000001u);
+	TAP_CHECK_INT(out.nimported, 2);
+	TAP_CHECK_INT(out.nexported, 16);
+	TAP_CHECK(out.imported[1].region == 101 && out.imported[1].access == 2 &&
+		  out.imported[1].off == 1ULL << 32 &&
+		  out.imported[1].len == 8192);
+	TAP_CHECK(out.exported[15].region == 215 &&
+		  out.exported[15].access == 3 &&
+		  out.exported[15].off == 64 * 15 &&
+		  out.exported[15].len == ~0ULL - 15);
+
+	/* errors returned, @out untouched (the fake scribbles on its copy) */
+	for (i = 0; i < TAP_ARRAY_SIZE(errs); i++) {
+		reset();
+		k.err = errs[i];
+		memset(&out, SENTINEL, sizeof(out));
+		if (!TAP_CHECK_INT(txrdma_ep_exports(ctx, 1, &out), -errs[i]) ||
+		    !TAP_CHECK_INT(k.calls, 1) ||
+		    !TAP_CHECK(untouched(&out, sizeof(out))))
+			tap_diag("  errno %d", errs[i]);
+	}
+
+	/* NULL refused before the ioctl */
+	reset();
+	TAP_CHECK_INT(txrdma_ep_exports(NULL, 1, &out), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_exports(ctx, 1, NULL), -EINVAL);
+	TAP_CHECK_INT(k.calls, 0);
 }
 
 static void test_connect_errors(void)
@@ -478,7 +682,9 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_listen, "ep_listen sends the service, reserved fields 0; errors returned"),
 	TAP_TEST(test_connect, "ep_connect sends peer and params, returns the kernel's answer"),
 	TAP_TEST(test_ring_sizing, "rx_units 0 is txrdma_rx_units_for(rx_max_msg); rx_max_msg checked against the ring"),
-	TAP_TEST(test_export, "ep_export sends ep, region, access, timeout; bad access refused before the ioctl"),
+	TAP_TEST(test_export, "ep_export sends ep, region, access, off, len, timeout; NULL or bad access refused before the ioctl"),
+	TAP_TEST(test_unexport, "ep_unexport sends the range with access 0; NULL refused; errors returned"),
+	TAP_TEST(test_exports, "ep_exports sends the ep, copies the answer out; -EPROTO on counts past 16, -EINVAL on NULL"),
 	TAP_TEST(test_connect_errors, "ep_connect: the kernel's errors returned once (EINTR too), output untouched"),
 	TAP_TEST(test_bad_args, "connect/accept: NULL, empty or too long peer, bad ring, service 0 refused before the ioctl"),
 	TAP_TEST(test_accept, "ep_accept: params sent, peer name returned NUL-terminated; errors"),

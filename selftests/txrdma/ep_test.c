@@ -1938,12 +1938,16 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 
 /* ---- ordering ------------------------------------------------------------- */
 
-/* Export region @region to the other side of @ep (raw ioctl): 0 or -errno */
+/*
+ * Export [@off, @off + @len) of region @region (@len 0: to its end) to
+ * the other side of @ep, raw ioctl (@access 0 revokes): 0 or -errno
+ */
 static int lside_export(struct lside *s, uint32_t ep, uint32_t region,
-			uint32_t access)
+			uint32_t access, uint64_t off, uint64_t len)
 {
 	struct txrdma_ep_export e = { .ep = ep, .region = region,
-				      .access = access, .timeout_ms = 10000 };
+				      .access = access, .timeout_ms = 10000,
+				      .off = off, .len = len };
 
 	return ioctl(txrdma_fd(s->ctx), TXRDMA_IOC_EP_EXPORT, &e) ? -errno : 0;
 }
@@ -2050,8 +2054,10 @@ TEST_F_TIMEOUT(ep, ordering, 300)
 	pa.rx_max_msg = 64;
 	pb.rx_max_msg = 64;
 	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
+	/* all of x (len 0: to its end): no ring lives in it */
 	ASSERT_EQ(0, lside_export(&b, ob.id, x.id,
-				  TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE));
+				  TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
+				  0, 0));
 	ASSERT_EQ(0, txrdma_rx_init(&rx, b.ctx, &b.sq,
 				    (char *)b.r.addr + pb.rx_off, ob.rx_units));
 	al = a.r.addr;
@@ -2150,6 +2156,582 @@ TEST_F_TIMEOUT(ep, ordering, 300)
 	txrdma_region_destroy(b.ctx, &x);
 	lside_close(&a);
 	lside_close(&b);
+	ASSERT_EQ(0, cg_enter(CG_ROOT));
+}
+
+/* ---- exports ----------------------------------------------------------- */
+
+#define XS_SVC2		(WAIT_SVC + 1)	/* third endpoints' service */
+#define XS_RING		(1 << 20)	/* a's and b's rings, in r */
+#define XS_RING2	(3 << 19)	/* a's ring of the third endpoints */
+#define XS_UNITS	1024
+#define XS_RW		(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE)
+/* in b's region x: the main export, a READ-only and a WRITE-only one */
+#define XS_OFF		(256 << 10)
+#define XS_LEN		(512 << 10)
+#define XS_RO_OFF	(1 << 20)
+#define XS_WO_OFF	((1 << 20) + (128 << 10))
+#define XS_SMALL	(64 << 10)
+#define XS_CHUNK	(64 << 10)
+/* in a's region: READ target and WRITE source, poisoned around */
+#define XS_DST		(256 << 10)
+#define XS_SRC		(512 << 10)
+#define XS_GUARD	4096
+#define XS_POISON	0xcc
+/* the first half of a's and b's region: no ring in it */
+#define XS_HALF		(512 << 10)
+
+static const char *xinfo_str(const struct txrdma_export_info *x)
+{
+	static char buf[4][96];
+	static unsigned int n;
+	char *b = buf[n++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "{region %u access %u off %llu len %llu}",
+		 x->region, x->access, (unsigned long long)x->off,
+		 (unsigned long long)x->len);
+	return b;
+}
+
+/* how often @x is in @l[0..@n), exactly (region, access, off, len) */
+static int xinfo_count(const struct txrdma_export_info *l, uint32_t n,
+		       const struct txrdma_export_info *x)
+{
+	int c = 0;
+
+	for (uint32_t i = 0; i < n && i < TXRDMA_EP_MAX_EXPORTS; i++)
+		c += l[i].region == x->region && l[i].access == x->access &&
+		     l[i].off == x->off && l[i].len == x->len;
+	return c;
+}
+
+/* one READ or WRITE on @ep, its CQE waited for: its res */
+static int lside_rw(struct lside *s, uint32_t ep, bool write, uint64_t loff,
+		    uint32_t len, uint32_t rregion, uint64_t roff)
+{
+	struct txrdma_sqe *sqe = txrdma_get_sqe(&s->sq);
+	int res;
+
+	if (!sqe)
+		return INT_MIN;
+	if (write)
+		txrdma_prep_write(sqe, ep, s->r.id, loff, len, rregion, roff, 0);
+	else
+		txrdma_prep_read(sqe, ep, s->r.id, loff, len, rregion, roff, 0);
+	if (txrdma_submit(s->ctx, &s->sq) < 0 || lside_reap(s, 1, &res))
+		return INT_MIN;
+	return res;
+}
+
+static bool all_bytes(const uint8_t *p, size_t len, uint8_t v)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+/*
+ * READ @len bytes at @roff of region @rregion into @a's region at
+ * XS_DST, poisoned first with XS_GUARD bytes either side: its res.
+ * *@ok: the READ placed exactly @want there and nothing around it; a
+ * READ that failed placed nothing at all.
+ */
+static int x_read(struct lside *a, uint32_t ep, uint32_t rregion,
+		  uint64_t roff, uint32_t len, const uint8_t *want, bool *ok)
+{
+	uint8_t *d = (uint8_t *)a->r.addr + XS_DST;
+	int res;
+
+	memset(d - XS_GUARD, XS_POISON, len + 2 * XS_GUARD);
+	res = lside_rw(a, ep, false, XS_DST, len, rregion, roff);
+	if (res == (int)len)
+		*ok = !memcmp(d, want, len) &&
+		      all_bytes(d - XS_GUARD, XS_GUARD, XS_POISON) &&
+		      all_bytes(d + len, XS_GUARD, XS_POISON);
+	else
+		*ok = all_bytes(d - XS_GUARD, len + 2 * XS_GUARD, XS_POISON);
+	return res;
+}
+
+/*
+ * WRITE @len bytes of pattern @seed from @a's region (XS_SRC) to @roff
+ * of region @rregion, whose memory the exporter maps at @rbase and
+ * should hold @rwant (@rsize bytes; updated on success): its res.
+ * *@ok: afterwards the exporter's region holds exactly @rwant, every
+ * byte of it compared (a refused WRITE changed nothing).
+ */
+static int x_write(struct lside *a, uint32_t ep, uint32_t rregion,
+		   uint64_t roff, uint32_t len, uint32_t seed,
+		   const uint8_t *rbase, uint8_t *rwant, size_t rsize, bool *ok)
+{
+	uint8_t *src = (uint8_t *)a->r.addr + XS_SRC;
+	int res;
+
+	pat_fill(src, (len + 3) & ~3u, seed);
+	res = lside_rw(a, ep, true, XS_SRC, len, rregion, roff);
+	if (res == (int)len && roff + len <= rsize)
+		memcpy(rwant + roff, src, len);
+	*ok = !memcmp(rbase, rwant, rsize);
+	return res;
+}
+
+/* the tenant's pinned bytes equal @want within 10 s: the last value */
+static int64_t pinned_settle(struct nlmini *nl, int64_t want)
+{
+	double end = now_s() + 10;
+	int64_t v;
+
+	for (;;) {
+		v = t_get(nl, TA, TXRDMA_A_LIMIT_PINNED_BYTES, false);
+		if (v == want || now_s() > end)
+			return v;
+		msleep(50);
+	}
+}
+
+#define XEXPORTS(s, ep, q) \
+	ASSERT_EQ(0, txrdma_ep_exports((s)->ctx, (ep), (q)))
+
+/*
+ * Exports are ranges with revoke and a query, checked on one pair over
+ * the self peer (a connects, b accepts; both rings 1 MiB into their
+ * region; b exports from a region x of its own, filled with a pattern):
+ * (a) a sub-range exported READ|WRITE is in a's imported list exactly,
+ *     with imports_gen one up, and in b's exported list;
+ * (b) READ and WRITE at both ends of it move exactly the bytes named:
+ *     a's target compared to x and poisoned around, all of x compared
+ *     to what it must hold after each WRITE;
+ * (c) one byte before or after the range, or across an end: -EFAULT;
+ *     a region never exported (b's ring region, an unknown id): -EPERM;
+ *     WRITE to a READ-only export and READ of a WRITE-only one: -EPERM;
+ * (d) exporting the same range READ only changes its access (WRITE
+ *     then -EPERM);
+ * (e) revoke: gone from both lists, imports_gen one up, READ and WRITE
+ *     -EPERM, revoke again -ENOENT;
+ * (f) an export overlapping a receive ring of any endpoint of the
+ *     tenant, header and last unit included, is -EADDRINUSE (right
+ *     next to it is fine); one overlapping another export of the pair
+ *     but not the same range -EEXIST, outside the region -EFAULT, of
+ *     no region -ENOENT; a third endpoint whose ring would lie in an
+ *     exported range (or over a live ring) fails, connecting or
+ *     accepting, with -EADDRINUSE; an endpoint whose ring is there
+ *     makes that export -EADDRINUSE until it is gone;
+ * (g) 16 disjoint exports, the 17th -ENOSPC, a changed access needs no
+ *     slot, a READ between exports of the region -EFAULT;
+ * (h) x destroyed while exported stays charged (its memory is held and
+ *     still read right); the pair destroyed, the tenant's pinned bytes
+ *     are back to their value before x and the pair.
+ */
+TEST_F_TIMEOUT(ep, exports, 300)
+{
+	const uint64_t huge = TXRDMA_REGION_HUGE_SIZE;
+	const size_t area = txrdma_rx_area_size(XS_UNITS);
+	struct txrdma_ep_params pa = { .service = WAIT_SVC,
+				       .rx_off = XS_RING, .rx_units = XS_UNITS,
+				       .rx_max_msg = 64, .timeout_ms = 60000 };
+	struct txrdma_ep_params pb = pa, p3a, p3b;
+	struct txrdma_ep_connect oa, ob, oa2, ob2;
+	struct txrdma_export_info x1, xro, xwo, xa, xb, t, xs[17];
+	struct txrdma_ep_exports qa, qb;
+	struct accept_job j;
+	struct txrdma_region x;
+	struct lside a, b;
+	int64_t pin_pre, pin0, pin;
+	uint8_t *xwant;
+	uint32_t gen;
+	pthread_t th;
+	bool ok;
+	int i, r;
+
+	NEED_EPS();
+	PEER_UP(3, 6);
+	ASSERT_NE(0, area);
+	ASSERT_EQ(0, cg_enter(CG_A));
+	pin_pre = used(TXRDMA_A_LIMIT_PINNED_BYTES);
+	ASSERT_LE(0, pin_pre);
+	ASSERT_EQ(0, lside_open(&a));
+	ASSERT_EQ(0, lside_open(&b));
+	pin0 = used(TXRDMA_A_LIMIT_PINNED_BYTES);
+	TH_LOG("pinned: %lld before the sides, %lld with their regions",
+	       (long long)pin_pre, (long long)pin0);
+	ASSERT_EQ(0, txrdma_ep_listen(b.ctx, WAIT_SVC));
+	ASSERT_EQ(0, txrdma_ep_listen(b.ctx, XS_SVC2));
+	pa.rx_region = a.r.id;
+	pb.rx_region = b.r.id;
+	ASSERT_EQ(0, lside_pair(&a, &pa, &oa, &b, &pb, &ob));
+	ASSERT_EQ(0, txrdma_region_create(b.ctx, huge, 0, &x));
+	EXPECT_EQ(pin0 + (int64_t)huge, used(TXRDMA_A_LIMIT_PINNED_BYTES));
+	xwant = malloc(huge);
+	ASSERT_NE(NULL, xwant);
+	pat_fill(x.addr, huge, 77);
+	memcpy(xwant, x.addr, huge);
+
+	/* (a) nothing yet; then a sub-range, READ|WRITE, seen on both sides */
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(0, qa.nimported);
+	EXPECT_EQ(0, qa.nexported);
+	gen = qa.imports_gen;
+	/* endpoints belong to their file; unknown ids are not there */
+	EXPECT_EQ(-ENOENT, txrdma_ep_exports(a.ctx, ob.id, &qa));
+	EXPECT_EQ(-ENOENT, txrdma_ep_exports(a.ctx, 0x7ffffff0, &qa));
+	x1 = (struct txrdma_export_info){ x.id, XS_RW, XS_OFF, XS_LEN };
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &x1, 10000));
+	XEXPORTS(&a, oa.id, &qa);
+	ASSERT_EQ(1, qa.nimported);
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &x1))
+		TH_LOG("a imported %s, b exported %s",
+		       xinfo_str(&qa.imported[0]), xinfo_str(&x1));
+	EXPECT_EQ(gen + 1, qa.imports_gen);
+	EXPECT_EQ(0, qa.nexported);
+	gen = qa.imports_gen;
+	XEXPORTS(&b, ob.id, &qb);
+	ASSERT_EQ(1, qb.nexported);
+	EXPECT_EQ(1, xinfo_count(qb.exported, qb.nexported, &x1))
+		TH_LOG("b's exported[0]: %s", xinfo_str(&qb.exported[0]));
+	EXPECT_EQ(0, qb.nimported);
+
+	/* (b) READ and WRITE at both ends of the range, byte-exact */
+	EXPECT_EQ(XS_CHUNK, x_read(&a, oa.id, x.id, XS_OFF, XS_CHUNK,
+				   xwant + XS_OFF, &ok));
+	EXPECT_TRUE(ok) TH_LOG("READ of the range's first 64 KiB");
+	EXPECT_EQ(XS_CHUNK, x_read(&a, oa.id, x.id, XS_OFF + XS_LEN - XS_CHUNK,
+				   XS_CHUNK, xwant + XS_OFF + XS_LEN - XS_CHUNK,
+				   &ok));
+	EXPECT_TRUE(ok) TH_LOG("READ of the range's last 64 KiB");
+	EXPECT_EQ(1, x_read(&a, oa.id, x.id, XS_OFF, 1, xwant + XS_OFF, &ok));
+	EXPECT_TRUE(ok) TH_LOG("READ of the range's first byte");
+	EXPECT_EQ(1, x_read(&a, oa.id, x.id, XS_OFF + XS_LEN - 1, 1,
+			    xwant + XS_OFF + XS_LEN - 1, &ok));
+	EXPECT_TRUE(ok) TH_LOG("READ of the range's last byte");
+	EXPECT_EQ(XS_CHUNK, x_write(&a, oa.id, x.id, XS_OFF, XS_CHUNK, 101,
+				    x.addr, xwant, huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("WRITE of the range's first 64 KiB: x differs");
+	EXPECT_EQ(XS_CHUNK, x_write(&a, oa.id, x.id,
+				    XS_OFF + XS_LEN - XS_CHUNK, XS_CHUNK, 102,
+				    x.addr, xwant, huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("WRITE of the range's last 64 KiB: x differs");
+	EXPECT_EQ(1, x_write(&a, oa.id, x.id, XS_OFF, 1, 103, x.addr, xwant,
+			     huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("WRITE of the range's first byte");
+	EXPECT_EQ(1, x_write(&a, oa.id, x.id, XS_OFF + XS_LEN - 1, 1, 104,
+			     x.addr, xwant, huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("WRITE of the range's last byte");
+	/* and what was written reads back */
+	EXPECT_EQ(XS_CHUNK, x_read(&a, oa.id, x.id, XS_OFF, XS_CHUNK,
+				   xwant + XS_OFF, &ok));
+	EXPECT_TRUE(ok) TH_LOG("READ back of the first WRITE");
+
+	/* (c) outside the range, or never exported, or the wrong access */
+	EXPECT_EQ(-EFAULT, x_read(&a, oa.id, x.id, XS_OFF - 1, 1, xwant, &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EFAULT, x_read(&a, oa.id, x.id, XS_OFF + XS_LEN, 1, xwant,
+				  &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EFAULT, x_read(&a, oa.id, x.id, XS_OFF - 1, 2, xwant, &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EFAULT, x_read(&a, oa.id, x.id, XS_OFF + XS_LEN - 1, 2,
+				  xwant, &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EFAULT, x_write(&a, oa.id, x.id, XS_OFF - 1, 1, 105, x.addr,
+				   xwant, huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("a refused WRITE changed x");
+	EXPECT_EQ(-EFAULT, x_write(&a, oa.id, x.id, XS_OFF + XS_LEN - 4, 8, 106,
+				   x.addr, xwant, huge, &ok));
+	EXPECT_TRUE(ok) TH_LOG("a refused WRITE changed x");
+	EXPECT_EQ(-EPERM, x_read(&a, oa.id, b.r.id, 0, 64, xwant, &ok))
+		TH_LOG("READ of b's ring region, never exported");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EPERM, x_read(&a, oa.id, 0x7fff0000, 0, 64, xwant, &ok))
+		TH_LOG("READ of an unknown region");
+	EXPECT_TRUE(ok);
+	xro = (struct txrdma_export_info){ x.id, TXRDMA_EXPORT_READ,
+					   XS_RO_OFF, XS_SMALL };
+	xwo = (struct txrdma_export_info){ x.id, TXRDMA_EXPORT_WRITE,
+					   XS_WO_OFF, XS_SMALL };
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xro, 10000));
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xwo, 10000));
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(3, qa.nimported);
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &x1));
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &xro));
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &xwo));
+	EXPECT_EQ(gen + 2, qa.imports_gen);
+	gen = qa.imports_gen;
+	EXPECT_EQ(-EPERM, x_write(&a, oa.id, x.id, XS_RO_OFF, 64, 107, x.addr,
+				  xwant, huge, &ok))
+		TH_LOG("WRITE to a READ-only export");
+	EXPECT_TRUE(ok) TH_LOG("a refused WRITE changed x");
+	EXPECT_EQ(XS_SMALL, x_read(&a, oa.id, x.id, XS_RO_OFF, XS_SMALL,
+				   xwant + XS_RO_OFF, &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EPERM, x_read(&a, oa.id, x.id, XS_WO_OFF, 64, xwant, &ok))
+		TH_LOG("READ of a WRITE-only export");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(XS_SMALL, x_write(&a, oa.id, x.id, XS_WO_OFF, XS_SMALL, 108,
+				    x.addr, xwant, huge, &ok));
+	EXPECT_TRUE(ok);
+	ASSERT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &xro, 10000));
+	ASSERT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &xwo, 10000));
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(1, qa.nimported);
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &x1));
+	EXPECT_EQ(gen + 2, qa.imports_gen);
+	gen = qa.imports_gen;
+
+	/* (d) the same range again, READ only: its access changes */
+	x1.access = TXRDMA_EXPORT_READ;
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &x1, 10000));
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(1, qa.nimported);
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &x1))
+		TH_LOG("a imported %s", xinfo_str(&qa.imported[0]));
+	EXPECT_EQ(gen + 1, qa.imports_gen);
+	gen = qa.imports_gen;
+	XEXPORTS(&b, ob.id, &qb);
+	EXPECT_EQ(1, qb.nexported);
+	EXPECT_EQ(1, xinfo_count(qb.exported, qb.nexported, &x1));
+	EXPECT_EQ(-EPERM, x_write(&a, oa.id, x.id, XS_OFF, 64, 109, x.addr,
+				  xwant, huge, &ok))
+		TH_LOG("WRITE after the export became READ only");
+	EXPECT_TRUE(ok) TH_LOG("a refused WRITE changed x");
+	EXPECT_EQ(XS_CHUNK, x_read(&a, oa.id, x.id, XS_OFF, XS_CHUNK,
+				   xwant + XS_OFF, &ok));
+	EXPECT_TRUE(ok);
+
+	/* (e) revoke: gone on both sides, no more access, not twice */
+	ASSERT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &x1, 10000));
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(0, qa.nimported);
+	EXPECT_EQ(gen + 1, qa.imports_gen);
+	gen = qa.imports_gen;
+	XEXPORTS(&b, ob.id, &qb);
+	EXPECT_EQ(0, qb.nexported);
+	EXPECT_EQ(-EPERM, x_read(&a, oa.id, x.id, XS_OFF, 64, xwant, &ok))
+		TH_LOG("READ after the revoke");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EPERM, x_write(&a, oa.id, x.id, XS_OFF, 64, 110, x.addr,
+				  xwant, huge, &ok))
+		TH_LOG("WRITE after the revoke");
+	EXPECT_TRUE(ok) TH_LOG("a refused WRITE changed x");
+	EXPECT_EQ(-ENOENT, txrdma_ep_unexport(b.ctx, ob.id, &x1, 10000))
+		TH_LOG("revoke again");
+	t = (struct txrdma_export_info){ b.r.id, 0, 0, XS_HALF };
+	EXPECT_EQ(-ENOENT, txrdma_ep_unexport(b.ctx, ob.id, &t, 10000))
+		TH_LOG("revoke of a range never exported");
+	t.region = 0x7fff0000;
+	EXPECT_EQ(-ENOENT, txrdma_ep_unexport(b.ctx, ob.id, &t, 10000))
+		TH_LOG("revoke in an unknown region");
+
+	/* (f) never over a receive ring: b's, and a's (another endpoint) */
+	t = (struct txrdma_export_info){ b.r.id, XS_RW, 0, 0 };
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("all of b's ring region");
+	t = (struct txrdma_export_info){ b.r.id, TXRDMA_EXPORT_READ,
+					 XS_RING, 1 };
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("the ring header's first byte");
+	t.off = XS_RING + area - 1;
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("the ring's last byte (area %zu)", area);
+	t.off = XS_RING - 4096;
+	t.len = 4097;
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("across the ring's start");
+	t = (struct txrdma_export_info){ a.r.id, TXRDMA_EXPORT_READ,
+					 XS_RING + 64, 64 };
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("a's ring, from b's side (the tenant's other endpoint)");
+	/* right next to a ring is fine */
+	t = (struct txrdma_export_info){ b.r.id, TXRDMA_EXPORT_READ,
+					 XS_RING - 64, 64 };
+	EXPECT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("the 64 bytes before the ring");
+	EXPECT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &t, 10000));
+	t.off = XS_RING + area;
+	EXPECT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("the 64 bytes after the ring");
+	EXPECT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &t, 10000));
+
+	/* overlapping another export of the pair: only the same range */
+	x1.access = XS_RW;
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &x1, 10000));
+	t = (struct txrdma_export_info){ x.id, XS_RW, XS_OFF + 4096, 4096 };
+	EXPECT_EQ(-EEXIST, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("inside the export");
+	t.off = XS_OFF - 4096;
+	t.len = 8192;
+	EXPECT_EQ(-EEXIST, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("across its start");
+	t.off = XS_OFF;
+	t.len = XS_LEN + 4096;
+	EXPECT_EQ(-EEXIST, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("same start, longer");
+	t.len = 0;
+	EXPECT_EQ(-EEXIST, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("same start, to the region's end");
+	t.off = XS_OFF + XS_LEN;
+	t.len = 4096;
+	EXPECT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("right after it");
+	EXPECT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &t, 10000));
+	/* outside the region, or no region */
+	t = (struct txrdma_export_info){ x.id, TXRDMA_EXPORT_READ,
+					 huge - 64, 128 };
+	EXPECT_EQ(-EFAULT, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("across the region's end");
+	t.off = huge + 4096;
+	t.len = 64;
+	EXPECT_EQ(-EFAULT, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("past the region's end");
+	t.len = 0;
+	EXPECT_EQ(-EFAULT, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("past the region's end, len 0");
+	t = (struct txrdma_export_info){ 0x7fff0000, TXRDMA_EXPORT_READ, 0, 64 };
+	EXPECT_EQ(-ENOENT, txrdma_ep_export(b.ctx, ob.id, &t, 10000))
+		TH_LOG("no such region");
+	/* none of the refused ones reached a */
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(1, qa.nimported);
+	EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &x1));
+	XEXPORTS(&b, ob.id, &qb);
+	EXPECT_EQ(1, qb.nexported);
+
+	/*
+	 * third endpoints: a exports the first half of its region, b the
+	 * first half of its own; a ring there is refused, connecting
+	 * (before anything is sent) or accepting
+	 */
+	xa = (struct txrdma_export_info){ a.r.id, XS_RW, 0, XS_HALF };
+	xb = (struct txrdma_export_info){ b.r.id, XS_RW, 0, XS_HALF };
+	ASSERT_EQ(0, txrdma_ep_export(a.ctx, oa.id, &xa, 10000));
+	ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xb, 10000));
+	XEXPORTS(&b, ob.id, &qb);
+	EXPECT_EQ(1, qb.nimported);
+	EXPECT_EQ(1, xinfo_count(qb.imported, qb.nimported, &xa));
+	p3a = pa;
+	p3a.service = XS_SVC2;
+	p3a.rx_off = XS_HALF / 2;
+	p3a.timeout_ms = 3000;
+	memset(&oa2, 0, sizeof(oa2));
+	r = txrdma_ep_connect(a.ctx, PEER, &p3a, &oa2);
+	EXPECT_EQ(-EADDRINUSE, r)
+		TH_LOG("connect with its ring in a's export: %d", r);
+	if (!r)
+		txrdma_ep_destroy(a.ctx, oa2.id);
+	p3a.rx_off = XS_RING + 64;
+	memset(&oa2, 0, sizeof(oa2));
+	r = txrdma_ep_connect(a.ctx, PEER, &p3a, &oa2);
+	EXPECT_EQ(-EADDRINUSE, r)
+		TH_LOG("connect with its ring over a's live ring: %d", r);
+	if (!r)
+		txrdma_ep_destroy(a.ctx, oa2.id);
+	p3a.rx_off = XS_RING2;
+	p3a.timeout_ms = 5000;
+	p3b = pb;
+	p3b.service = XS_SVC2;
+	p3b.rx_off = XS_HALF / 2;
+	p3b.timeout_ms = 30000;
+	j = (struct accept_job){ .s = &b, .p = p3b };
+	ASSERT_EQ(0, pthread_create(&th, NULL, accept_thread, &j));
+	memset(&oa2, 0, sizeof(oa2));
+	r = txrdma_ep_connect(a.ctx, PEER, &p3a, &oa2);
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EADDRINUSE, j.ret)
+		TH_LOG("accept with its ring in b's export: %d", j.ret);
+	/* the connector was refused, then waited for another accept */
+	EXPECT_NE(0, r) TH_LOG("the connect paired with a refused accept");
+	TH_LOG("the connect to the refusing accept: %d", r);
+	if (!j.ret)
+		txrdma_ep_destroy(b.ctx, j.out.id);
+	if (!r)
+		txrdma_ep_destroy(a.ctx, oa2.id);
+	/*
+	 * the other way round: with b's export revoked, an endpoint whose
+	 * ring is there; the export is refused until it is destroyed
+	 */
+	ASSERT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &xb, 10000));
+	p3b.service = WAIT_SVC;
+	p3a.service = WAIT_SVC;
+	p3a.timeout_ms = 60000;
+	ASSERT_EQ(0, lside_pair(&a, &p3a, &oa2, &b, &p3b, &ob2))
+		TH_LOG("a ring where the revoked export was");
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob.id, &xb, 10000))
+		TH_LOG("over the ring of the pair beside");
+	EXPECT_EQ(-EADDRINUSE, txrdma_ep_export(b.ctx, ob2.id, &xb, 10000))
+		TH_LOG("over the ring of its own pair");
+	EXPECT_EQ(0, txrdma_ep_destroy(a.ctx, oa2.id));
+	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob2.id));
+	EXPECT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xb, 10000))
+		TH_LOG("the ring's endpoint destroyed");
+	EXPECT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &xb, 10000));
+	EXPECT_EQ(0, txrdma_ep_unexport(a.ctx, oa.id, &xa, 10000));
+	EXPECT_EQ(0, txrdma_ep_unexport(b.ctx, ob.id, &x1, 10000));
+
+	/* (g) 16 disjoint exports, not 17 */
+	XEXPORTS(&b, ob.id, &qb);
+	ASSERT_EQ(0, qb.nexported);
+	XEXPORTS(&a, oa.id, &qa);
+	ASSERT_EQ(0, qa.nimported);
+	gen = qa.imports_gen;
+	for (i = 0; i < 17; i++)
+		xs[i] = (struct txrdma_export_info){
+			x.id, i % 2 ? TXRDMA_EXPORT_READ : XS_RW,
+			(uint64_t)i * XS_SMALL, XS_SMALL,
+		};
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xs[i], 10000))
+			TH_LOG("export %d", i);
+	EXPECT_EQ(-ENOSPC, txrdma_ep_export(b.ctx, ob.id, &xs[16], 10000));
+	xs[3].access = XS_RW;
+	EXPECT_EQ(0, txrdma_ep_export(b.ctx, ob.id, &xs[3], 10000))
+		TH_LOG("a new access for one of 16: no slot needed");
+	XEXPORTS(&a, oa.id, &qa);
+	EXPECT_EQ(16, qa.nimported);
+	EXPECT_EQ(gen + 17, qa.imports_gen);
+	XEXPORTS(&b, ob.id, &qb);
+	EXPECT_EQ(16, qb.nexported);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(1, xinfo_count(qa.imported, qa.nimported, &xs[i]))
+			TH_LOG("export %d %s in a's imported list", i,
+			       xinfo_str(&xs[i]));
+		EXPECT_EQ(1, xinfo_count(qb.exported, qb.nexported, &xs[i]))
+			TH_LOG("export %d %s in b's exported list", i,
+			       xinfo_str(&xs[i]));
+	}
+	EXPECT_EQ(0, xinfo_count(qa.imported, qa.nimported, &xs[16]));
+	EXPECT_EQ(XS_SMALL, x_read(&a, oa.id, x.id, xs[15].off, XS_SMALL,
+				   xwant + xs[15].off, &ok));
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(-EFAULT, x_read(&a, oa.id, x.id, xs[16].off, 64, xwant, &ok))
+		TH_LOG("past the 16 exports of the region");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(XS_SMALL, x_write(&a, oa.id, x.id, xs[3].off, XS_SMALL, 111,
+				    x.addr, xwant, huge, &ok))
+		TH_LOG("WRITE to export 3, READ|WRITE now");
+	EXPECT_TRUE(ok);
+
+	/* (h) x destroyed: held by the exports; the pair gone: all back */
+	EXPECT_EQ(pin0 + (int64_t)huge, used(TXRDMA_A_LIMIT_PINNED_BYTES));
+	EXPECT_EQ(0, txrdma_region_destroy(b.ctx, &x));
+	pin = pinned_settle(&self->nl, pin0 + huge);
+	EXPECT_EQ(pin0 + (int64_t)huge, pin)
+		TH_LOG("x destroyed with 16 exports: its memory is still held");
+	EXPECT_EQ(XS_SMALL, x_read(&a, oa.id, xs[0].region, xs[0].off,
+				   XS_SMALL, xwant + xs[0].off, &ok))
+		TH_LOG("READ of an export of the destroyed region");
+	EXPECT_TRUE(ok);
+	EXPECT_EQ(0, txrdma_ep_destroy(a.ctx, oa.id));
+	EXPECT_EQ(0, txrdma_ep_destroy(b.ctx, ob.id));
+	pin = pinned_settle(&self->nl, pin0);
+	EXPECT_EQ(pin0, pin)
+		TH_LOG("the pair destroyed: pinned %lld, before %lld",
+		       (long long)pin, (long long)pin0);
+	lside_close(&a);
+	lside_close(&b);
+	pin = pinned_settle(&self->nl, pin_pre);
+	EXPECT_EQ(pin_pre, pin);
+	free(xwant);
 	ASSERT_EQ(0, cg_enter(CG_ROOT));
 }
 

@@ -33,7 +33,11 @@
  *  region    create, destroy (also the one holding a live ring), info,
  *	      register user memory (anonymous, the ring mapping, a file);
  *  pair      make one (accept in a thread, connect), destroy one,
- *	      export a region, release a ring, a burst of valid SENDs;
+ *	      export a range of a region (mostly where no ring is, else
+ *	      over the rings, all of it, around its end, anything), revoke
+ *	      one exported before (or a range near it), ask EP_EXPORTS
+ *	      (its counts must fit its arrays), release a ring, a burst of
+ *	      valid SENDs;
  *  fork      a child that scribbles, rings and calls on the inherited
  *	      mappings and fds, then exits, closes all or SIGKILLs itself;
  *  close     closes a file while a thread rings its doorbell or is
@@ -324,10 +328,109 @@ static void release_all(void *rx)
 			 __ATOMIC_RELEASE);
 }
 
+/* exports that succeeded, for revokes: file and argument */
+#define NXDONE	8
+static struct {
+	int file;
+	struct txrdma_ep_export ex;
+} xdone[NXDONE];
+static unsigned long x_tried, x_made, x_revoked, x_errs[140];
+
+/*
+ * the other module's answer: often too soon (the export is then undone,
+ * the revoke done anyway), else in time (under the 300 ms timer)
+ */
+static __u32 export_timeout(struct at_rng *r)
+{
+	return at_below(r, 2) ? 1 + at_below(r, 10) : 50 + at_below(r, 200);
+}
+
+/* export a range, revoke one, or ask what the pair exported */
+static void pair_export_one(struct at_rng *r, int e)
+{
+	struct txrdma_ep_export ex;
+	struct txrdma_ep_exports q;
+	int f = eps[e].file, k = at_below(r, NXDONE), ret;
+
+	switch (at_below(r, 3)) {
+	case 0:
+		ex = (struct txrdma_ep_export){
+			.ep = eps[e].id,
+			/*
+			 * the file's own region (it may be destroyed by
+			 * now), the newest one made, or any
+			 */
+			.region = at_below(r, 2) ? hf[f].region :
+				  at_below(r, 2) && nregs ? regs[nregs - 1] :
+				  some_region(r, f),
+			.access = 1 + at_below(r, 3),
+			.timeout_ms = export_timeout(r) };
+		some_range(r, &ex.off, &ex.len);
+		LOG("pair export %u region %u access %u off %#llx len %#llx",
+		    ex.ep, ex.region, ex.access, (unsigned long long)ex.off,
+		    (unsigned long long)ex.len);
+		block_arm(BLOCK_MS);
+		ret = ioctl(hf[f].fd, TXRDMA_IOC_EP_EXPORT, &ex);
+		block_disarm();
+		x_tried++;
+		if (ret && errno > 0 && errno < 140)
+			x_errs[errno]++;
+		if (!ret) {
+			xdone[k] = (typeof(xdone[0])){ f, ex };
+			x_made++;
+		}
+		break;
+	case 1:
+		if (!xdone[k].ex.ep)
+			break;
+		f = xdone[k].file;
+		ex = xdone[k].ex;
+		ex.access = 0;
+		ex.timeout_ms = export_timeout(r);
+		/* that very range, or one near it (-ENOENT) */
+		if (!at_below(r, 4))
+			ex.off += at_below(r, 2) ? PG : -PG;
+		LOG("pair revoke %u region %u off %#llx len %#llx", ex.ep,
+		    ex.region, (unsigned long long)ex.off,
+		    (unsigned long long)ex.len);
+		block_arm(BLOCK_MS);
+		ret = ioctl(hf[f].fd, TXRDMA_IOC_EP_EXPORT, &ex);
+		block_disarm();
+		if (!ret) {
+			xdone[k].ex.ep = 0;
+			x_revoked++;
+		}
+		break;
+	default:
+		memset(&q, 0, sizeof(q));
+		q.ep = at_below(r, 4) ? eps[e].id : some_id(r, f);
+		LOG("pair exports %u", q.ep);
+		if (!ioctl(hf[f].fd, TXRDMA_IOC_EP_EXPORTS, &q))
+			exports_check(&q);
+		break;
+	}
+}
+
+/*
+ * A few of them in a row: pairs are few and costly to make.  An
+ * endpoint our own fuzzed EP_DESTROY (or the racer) took is forgotten
+ * first, so that make_pair() replaces it.
+ */
+static void pair_exports(struct at_rng *r, int e)
+{
+	struct txrdma_ep_info info;
+
+	if (at_ep_info(hf[eps[e].file].fd, eps[e].id, &info) == -ENOENT) {
+		eps[e].live = false;
+		return;
+	}
+	for (unsigned int n = 1 + at_below(r, 4); n && eps[e].live; n--)
+		pair_export_one(r, e);
+}
+
 static void op_pair(struct at_rng *r)
 {
 	int e = at_below(r, NEP);
-	struct txrdma_ep_export ex = { 0 };
 	unsigned int live = 0;
 	char *rx;
 
@@ -337,8 +440,20 @@ static void op_pair(struct at_rng *r)
 		make_pair(r);
 		return;
 	}
-	if (!eps[e].live)
+	if (!eps[e].live) {
+		/*
+		 * an empty slot: half the time, exports on the next live
+		 * endpoint (they need a pair, and succeed rarely enough)
+		 */
+		if (at_below(r, 2))
+			return;
+		for (int k = 1; k < NEP; k++)
+			if (eps[(e + k) % NEP].live) {
+				pair_exports(r, (e + k) % NEP);
+				break;
+			}
 		return;
+	}
 	switch (at_below(r, 4)) {
 	case 0:
 		LOG("pair destroy %u", eps[e].id);
@@ -346,15 +461,7 @@ static void op_pair(struct at_rng *r)
 		eps[e].live = false;
 		break;
 	case 1:
-		ex = (struct txrdma_ep_export){
-			.ep = eps[e].id, .region = some_region(r, eps[e].file),
-			.access = 1 + at_below(r, 3),
-			.timeout_ms = 1 + at_below(r, 10) };
-		LOG("pair export %u region %u access %u", ex.ep, ex.region,
-		    ex.access);
-		block_arm(BLOCK_MS);
-		ioctl(hf[eps[e].file].fd, TXRDMA_IOC_EP_EXPORT, &ex);
-		block_disarm();
+		pair_exports(r, e);
 		break;
 	case 2:		/* read everything: head = tail, doorbell */
 		rx = (char *)hf[eps[e].file].region_addr;
@@ -710,6 +817,12 @@ int main(int argc, char **argv)
 			 ktime[i]);
 	tap_diag("racer    %6lu calls, %lu endpoints destroyed by id",
 		 (unsigned long)race_ops, (unsigned long)race_hits);
+	tap_diag("pair exports: %lu tried, %lu made, %lu revoked",
+		 x_tried, x_made, x_revoked);
+	for (i = 1; i < 140; i++)
+		if (x_errs[i])
+			tap_diag("pair exports refused: %lu %s", x_errs[i],
+				 strerror(i));
 	tap_diag("faults caught in our own mappings: %lu; highest endpoint id seen %u",
 		 faults, atomic_load(&id_max));
 	tap_diag("hostile ops: %lu in %.1f s", opn, at_now() - t0);
@@ -718,6 +831,8 @@ int main(int argc, char **argv)
 		 ops, at_now() - t0, secs);
 	tap_ok(!stuck, "no child or thread was stuck in the kernel (%lu)",
 	       stuck);
+	tap_ok(!exports_bad, "EP_EXPORTS: %lu answers, %lu with more entries than its arrays",
+	       exports_asked, exports_bad);
 	fprintf(oplog, "%lu end: SENDs in flight, then SIGKILL\n", opn);
 	fclose(oplog);
 	oplog = NULL;

@@ -75,7 +75,10 @@ void op_doorbell(struct at_rng *r);
 void op_mmap(struct at_rng *r);
 
 /* hostile_ioctl.c */
+extern unsigned long exports_asked, exports_bad;	/* EP_EXPORTS answers */
 uint32_t some_region(struct at_rng *r, int i);
+void some_range(struct at_rng *r, __u64 *off, __u64 *len);
+void exports_check(const struct txrdma_ep_exports *q);
 void op_ioctl(struct at_rng *r);
 void op_region(struct at_rng *r);
 

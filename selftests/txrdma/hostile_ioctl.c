@@ -36,6 +36,7 @@ static const struct cmdspec cmds[] = {
 	{ TXRDMA_IOC_EP_CONNECT, "EP_CONNECT", sizeof(struct txrdma_ep_connect), true },
 	{ TXRDMA_IOC_EP_ACCEPT, "EP_ACCEPT", sizeof(struct txrdma_ep_connect), true },
 	{ TXRDMA_IOC_EP_EXPORT, "EP_EXPORT", sizeof(struct txrdma_ep_export), true },
+	{ TXRDMA_IOC_EP_EXPORTS, "EP_EXPORTS", sizeof(struct txrdma_ep_exports), false },
 };
 #define NCMDS	(sizeof(cmds) / sizeof(cmds[0]))
 
@@ -51,8 +52,66 @@ union arg {
 	struct txrdma_ep_listen el;
 	struct txrdma_ep_connect c;
 	struct txrdma_ep_export ex;
-	uint8_t b[256];
+	struct txrdma_ep_exports xq;
+	uint8_t b[1024];
 };
+
+_Static_assert(sizeof(struct txrdma_ep_exports) <= 1024 &&
+	       sizeof(union arg) % 8 == 0, "random bytes fill every argument");
+
+unsigned long exports_asked, exports_bad;
+
+/*
+ * An export's range in a file's region: mostly in its second 2 MiB page
+ * (no receive ring there: the export can succeed), or over the rings
+ * (-EADDRINUSE), all of it (len 0), around its end, unaligned, or anything.
+ */
+void some_range(struct at_rng *r, __u64 *off, __u64 *len)
+{
+	switch (at_below(r, 8)) {
+	case 0:
+	case 1:
+	case 2:
+		*off = TXRDMA_REGION_HUGE_SIZE + PG * at_below(r, 256);
+		*len = PG * (1 + at_below(r, 64));
+		break;
+	case 3:
+		*off = at_below(r, NEP) * RX_SLOT + 64 * at_below(r, 4);
+		*len = 1 + at_below(r, RX_SLOT);
+		break;
+	case 4:
+		*off = 0;
+		*len = 0;
+		break;
+	case 5:
+		*off = REGION - at_below(r, 2 * PG + 1);
+		*len = at_below(r, 3) * PG / 2;
+		break;
+	case 6:
+		*off = at_below(r, REGION);
+		*len = at_below(r, 2 * PG);
+		break;
+	default:
+		*off = at_rand(r);
+		*len = at_below(r, 2) ? at_rand(r) : ~0ULL - at_below(r, 4);
+		break;
+	}
+}
+
+/*
+ * What TXRDMA_IOC_EP_EXPORTS answered (0): never more entries than
+ * its arrays hold.  Counted; a bad answer logged.
+ */
+void exports_check(const struct txrdma_ep_exports *q)
+{
+	exports_asked++;
+	if (q->nimported <= TXRDMA_EP_MAX_EXPORTS &&
+	    q->nexported <= TXRDMA_EP_MAX_EXPORTS)
+		return;
+	exports_bad++;
+	tap_diag("op %lu: EP_EXPORTS of endpoint %u: %u imported, %u exported",
+		 opn, q->ep, q->nimported, q->nexported);
+}
 
 uint32_t some_region(struct at_rng *r, int i)
 {
@@ -123,8 +182,13 @@ static void valid_arg(struct at_rng *r, unsigned int c, int i, union arg *a)
 	case TXRDMA_IOC_EP_EXPORT:
 		a->ex.ep = some_id(r, i);
 		a->ex.region = some_region(r, i);
-		a->ex.access = 1 + at_below(r, 3);
+		/* 0 revokes */
+		a->ex.access = at_below(r, 4);
 		a->ex.timeout_ms = 1 + at_below(r, 10);
+		some_range(r, &a->ex.off, &a->ex.len);
+		break;
+	case TXRDMA_IOC_EP_EXPORTS:
+		a->xq.ep = some_id(r, i);
 		break;
 	default:
 		break;
@@ -205,6 +269,8 @@ void op_ioctl(struct at_rng *r)
 	if (!ret && (cmd == TXRDMA_IOC_EP_CONNECT ||
 		     cmd == TXRDMA_IOC_EP_ACCEPT) && p == &a)
 		saw_id(a.c.id);
+	if (!ret && cmd == TXRDMA_IOC_EP_EXPORTS && p == &a)
+		exports_check(&a.xq);
 }
 
 static unsigned int cmd_index(unsigned long cmd)

@@ -50,13 +50,18 @@
  *	    the pair and come back to their values before the case (zero:
  *	    the cases before left nothing behind either).
  *  onesided
- *	    the server exports its region (READ|WRITE) to the pair, then
- *	    says so with its id; the client READs 200 ranges (1 B..256 KiB)
- *	    of a pattern, every byte checked, and WRITEs 200 ranges of its
- *	    own, which the server checks byte by byte.  Refused: READ of a
- *	    region not exported (-EPERM), past the export's end (-EFAULT),
+ *	    the server exports its region but the first 2 MiB page (which
+ *	    holds its ring) READ|WRITE to the pair, then says so with its
+ *	    id; the client finds exactly that range in TXRDMA_IOC_EP_EXPORTS
+ *	    (the server in its exported list), READs 200 ranges
+ *	    (1 B..256 KiB) of a pattern, every byte checked, and WRITEs 200
+ *	    ranges of its own, which the server checks byte by byte.
+ *	    Refused: READ of a region not exported (-EPERM), past the
+ *	    export's end, of its last byte before, of the ring (-EFAULT),
  *	    into tenant msg-o's region (-ENOENT); EXPORT of msg-o's region
- *	    (ENOENT) or with access 0 (EINVAL).
+ *	    (ENOENT), of the whole region, ring included (EADDRINUSE),
+ *	    past the region's end (EFAULT), with an unknown access bit
+ *	    (EINVAL); revoke (access 0) of a range not exported (ENOENT).
  *  throttle
  *	    the client's tenant at 512 KiB/s (burst 64 KiB), 768 messages
  *	    of 4 KiB; then 250 ops/s (burst 10), 1,500 of 64 B: the rate
@@ -69,8 +74,9 @@
  *	    -ENOENT, -EFAULT, -EMSGSIZE, -EPERM and no other error; every
  *	    SEND that succeeded arrived; then the pair still carries
  *	    messages byte-exact, and both tenants hold no QP, endpoint or
- *	    pinned byte after.  What succeeds writes only scratch pages,
- *	    never a ring.
+ *	    pinned byte after.  The server exports all but its first 2 MiB
+ *	    page (its ring): what succeeds writes only scratch pages, never
+ *	    a ring, and a READ of the ring is refused (-EFAULT).
  *
  * Before main() the process makes tenant msg-t (cgroup /txrdma-msg,
  * generous limits) and moves itself in, so every test child runs in it;
@@ -1804,15 +1810,30 @@ static int32_t rw_one(struct side *s, enum txrdma_op op, uint32_t region,
 	return INT32_MIN;
 }
 
-/* TXRDMA_IOC_EP_EXPORT of @region to our pair: 0 or -errno */
-static int ep_export(const struct side *s, uint32_t region, uint32_t access)
+/*
+ * TXRDMA_IOC_EP_EXPORT of [@off, @off + @len) of @region to our pair
+ * (raw: the kernel's own checks; @access 0 revokes): 0 or -errno
+ */
+static int ep_export(const struct side *s, uint32_t region, uint32_t access,
+		     uint64_t off, uint64_t len)
 {
 	struct txrdma_ep_export e = {
 		.ep = s->ep.id, .region = region, .access = access,
-		.timeout_ms = 5000,
+		.timeout_ms = 5000, .off = off, .len = len,
 	};
 
 	return raw_ioctl(s, TXRDMA_IOC_EP_EXPORT, &e);
+}
+
+/* what the server exports in onesided and fuzz: all but the ring's page */
+#define EXP_ACCESS	(TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE)
+#define EXP_OFF		SLOTS_OFF
+
+static bool info_is(const struct txrdma_export_info *x, uint32_t region,
+		    uint32_t access, uint64_t off, uint64_t len)
+{
+	return x->region == region && x->access == access && x->off == off &&
+	       x->len == len;
 }
 
 /* Wait (bounded) for the peer's next message: a control message @type. */
@@ -1901,15 +1922,38 @@ static void server_onesided(struct __test_metadata *_metadata,
 	wait_hello(_metadata, &s, CASE_ONESIDED, &h);
 	fill((uint8_t *)s.reg.addr + OS_RD_OFF, h.seed ^ KEY_RD, 0, OS_AREA);
 
-	/* what may not be exported; then our region, and nothing else */
-	EXPECT_EQ(-ENOENT, ep_export(&s, other_id, TXRDMA_EXPORT_READ |
-						  TXRDMA_EXPORT_WRITE))
+	/*
+	 * what may not be exported; then our region but its first page
+	 * (the ring, the control slots), and nothing else
+	 */
+	EXPECT_EQ(-ENOENT, ep_export(&s, other_id, EXP_ACCESS, 0, 0))
 		TH_LOG("export of tenant msg-o's region %u", other_id);
-	EXPECT_EQ(-EINVAL, ep_export(&s, s.reg.id, 0)) TH_LOG("access 0");
-	EXPECT_EQ(-EINVAL, ep_export(&s, s.reg.id, 1U << 2))
+	EXPECT_EQ(-ENOENT, ep_export(&s, s.reg.id, 0, EXP_OFF,
+				     s.reg.size - EXP_OFF))
+		TH_LOG("revoke (access 0) of a range not exported");
+	EXPECT_EQ(-EINVAL, ep_export(&s, s.reg.id, 1U << 2, EXP_OFF,
+				     s.reg.size - EXP_OFF))
 		TH_LOG("unknown access bit");
-	ASSERT_EQ(0, ep_export(&s, s.reg.id, TXRDMA_EXPORT_READ |
-					     TXRDMA_EXPORT_WRITE));
+	EXPECT_EQ(-EADDRINUSE, ep_export(&s, s.reg.id, EXP_ACCESS, 0, 0))
+		TH_LOG("the whole region: our receive ring is at offset 0");
+	EXPECT_EQ(-EFAULT, ep_export(&s, s.reg.id, EXP_ACCESS, EXP_OFF,
+				     s.reg.size - EXP_OFF + 1))
+		TH_LOG("one byte past the region's end");
+	ASSERT_EQ(0, ep_export(&s, s.reg.id, EXP_ACCESS, EXP_OFF,
+			       s.reg.size - EXP_OFF));
+	{
+		struct txrdma_ep_exports q;
+
+		ASSERT_EQ(0, txrdma_ep_exports(s.ctx, s.ep.id, &q));
+		EXPECT_EQ(1, q.nexported);
+		EXPECT_TRUE(info_is(&q.exported[0], s.reg.id, EXP_ACCESS,
+				    EXP_OFF, s.reg.size - EXP_OFF))
+			TH_LOG("exported[0]: region %u access %u off %llu len %llu",
+			       q.exported[0].region, q.exported[0].access,
+			       (unsigned long long)q.exported[0].off,
+			       (unsigned long long)q.exported[0].len);
+		EXPECT_EQ(0, q.nimported) TH_LOG("the client exports nothing");
+	}
 	close(hold);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ctl_send(_metadata, &s, &(struct ctl){
@@ -1978,6 +2022,21 @@ static void client_onesided(struct __test_metadata *_metadata,
 	rsize = x.region_size;
 	ASSERT_NE(0, rreg);
 	ASSERT_LE(OS_WR_OFF + OS_AREA, rsize);
+	{
+		/* the server's export returned after ours had stored it */
+		struct txrdma_ep_exports q;
+
+		ASSERT_EQ(0, txrdma_ep_exports(s.ctx, s.ep.id, &q));
+		ASSERT_EQ(1, q.nimported);
+		EXPECT_TRUE(info_is(&q.imported[0], rreg, EXP_ACCESS, EXP_OFF,
+				    rsize - EXP_OFF))
+			TH_LOG("imported[0]: region %u access %u off %llu len %llu",
+			       q.imported[0].region, q.imported[0].access,
+			       (unsigned long long)q.imported[0].off,
+			       (unsigned long long)q.imported[0].len);
+		EXPECT_NE(0, q.imports_gen);
+		EXPECT_EQ(0, q.nexported);
+	}
 
 	/* what the export does not allow: each SQE its error */
 	EXPECT_EQ(-EPERM, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 64,
@@ -1993,10 +2052,16 @@ static void client_onesided(struct __test_metadata *_metadata,
 	EXPECT_EQ(-EFAULT, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 1,
 				  rreg, rsize))
 		TH_LOG("READ at the export's end");
+	EXPECT_EQ(-EFAULT, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 2,
+				  rreg, EXP_OFF - 1))
+		TH_LOG("READ from the byte before the export");
+	EXPECT_EQ(-EFAULT, rw_one(&s, TXRDMA_OP_READ, s.reg.id, SLOTS_OFF, 64,
+				  rreg, 0))
+		TH_LOG("READ of the server's receive ring");
 	EXPECT_EQ(-ENOENT, rw_one(&s, TXRDMA_OP_READ, other_id, 0, 64, rreg,
 				  OS_RD_OFF))
 		TH_LOG("READ into tenant msg-o's region %u", other_id);
-	EXPECT_EQ(5, txrdma_sq_dropped(&s.sq));
+	EXPECT_EQ(7, txrdma_sq_dropped(&s.sq));
 	close(hold);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 
@@ -2064,7 +2129,7 @@ static void client_onesided(struct __test_metadata *_metadata,
 	EXPECT_EQ(s.ctl_posted, s.ctl_done);
 	EXPECT_EQ(0, s.ctl_bad);
 	EXPECT_EQ(0, s.stray_cqes);
-	EXPECT_EQ(5, txrdma_sq_dropped(&s.sq));
+	EXPECT_EQ(7, txrdma_sq_dropped(&s.sq));
 	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
 	free(rd_want);
 	free(wr_pat);
@@ -2194,7 +2259,9 @@ TEST_F_TIMEOUT(msg, throttle, CONNECT_S * 2 + CASE_S * 4)
  * anything.  What a successful SQE may write is a scratch page: local
  * offsets of ours are in our second 2 MiB page or past the region's
  * end, and WRITE's remote offsets (READ's too, mostly) are in the
- * server's second page or past its end, never its ring.
+ * server's second page or past its end, never its ring.  The server
+ * exports all but its first page: the READs of it (its ring, its
+ * control slots) are refused with -EFAULT.
  */
 static void fuzz_sqe(struct txrdma_sqe *q, const struct fuzz *f, uint32_t i)
 {
@@ -2225,7 +2292,7 @@ static void fuzz_sqe(struct txrdma_sqe *q, const struct fuzz *f, uint32_t i)
 	q->remote_region = k < 6 ? f->rreg : k == 6 ? 0 : (uint32_t)FZ();
 	k = FZ() % 16;
 	if (k < 3 && q->opcode == TXRDMA_OP_READ)
-		q->remote_off = FZ() % f->rsize;	/* also the ring */
+		q->remote_off = FZ() % f->rsize;	/* the ring: -EFAULT */
 	else
 		q->remote_off = k < 14 ? SLOTS_OFF + FZ() % (f->rsize - SLOTS_OFF) :
 				k == 14 ? f->rsize + FZ() % (1ULL << 40) :
@@ -2273,8 +2340,8 @@ static void server_fuzz(struct __test_metadata *_metadata,
 	side_open(_metadata, &s, 256, 4096, 2, 1U << 20);
 	side_accept(_metadata, &s, self->peer, SVC(CASE_FUZZ), ACCEPT_S);
 	wait_hello(_metadata, &s, CASE_FUZZ, &h);
-	ASSERT_EQ(0, ep_export(&s, s.reg.id, TXRDMA_EXPORT_READ |
-					     TXRDMA_EXPORT_WRITE));
+	ASSERT_EQ(0, ep_export(&s, s.reg.id, EXP_ACCESS, EXP_OFF,
+			       s.reg.size - EXP_OFF));
 	ctl_send(_metadata, &s, &(struct ctl){
 		.magic = CTL_MAGIC, .type = CTL_EXPORTED, .kase = CASE_FUZZ,
 		.region = s.reg.id, .region_size = s.reg.size });

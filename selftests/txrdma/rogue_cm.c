@@ -203,7 +203,7 @@ void rg_req_v1(uint8_t out[RG_REQ_V1_LEN], uint8_t kind, uint16_t want,
 }
 
 /*
- * Reply (64 bytes): magic, version 2, kind, 2 reserved, boot_id, 4
+ * Reply (64 bytes): magic, version, kind, 2 reserved, boot_id, 4
  * reserved, nonce, MAC_K("txrdma-rep" | REQ[0..32) | REP[0..32)).
  */
 int rg_rep_check(const uint8_t *rep, size_t len,
@@ -214,7 +214,7 @@ int rg_rep_check(const uint8_t *rep, size_t len,
 	uint8_t mac[RG_MAC_LEN];
 	int ret;
 
-	if (len < RG_REP_LEN || get32(rep) != RG_MAGIC || rep[4] != 2 ||
+	if (len < RG_REP_LEN || get32(rep) != RG_MAGIC || rep[4] != RG_VERSION ||
 	    rep[5] != kind || memcmp(rep + 6, zero, 2) ||
 	    memcmp(rep + 12, zero, 4))
 		return -EINVAL;
@@ -224,13 +224,13 @@ int rg_rep_check(const uint8_t *rep, size_t len,
 	return memcmp(mac, rep + RG_HS_LEN, RG_MAC_LEN) ? -EACCES : 0;
 }
 
-/* AUTH: header (magic, 2, type 8), zeroes, sequence 0, MAC at 96. */
+/* AUTH: header (magic, version, type 8), zeroes, sequence 0, MAC at 96. */
 int rg_auth(uint8_t out[RG_CTRL_LEN], const uint8_t req[RG_REQ_LEN],
 	    const uint8_t rep[RG_HS_LEN], const struct rg_key *k)
 {
 	memset(out, 0, RG_CTRL_LEN);
 	put32(out, RG_MAGIC);
-	out[4] = 2;
+	out[4] = RG_VERSION;
 	out[5] = RG_CTRL_AUTH;
 	return rg_hmac(k, "txrdma-auth", req, RG_HS_LEN, rep, RG_HS_LEN,
 		       out + RG_CTRL_MAC_OFF);

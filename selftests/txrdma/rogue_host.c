@@ -434,7 +434,12 @@ int lpair_connect(struct lpair *p)
 	return ret ? ret : p->accept_ret;
 }
 
-/* EXPORT region @id (READ and WRITE) to the pair: 0 or -errno. */
+/*
+ * EXPORT all of region @id (READ and WRITE; off 0, len 0: to its end)
+ * to the pair: 0 or -errno.  @id must hold no receive ring (the callers
+ * export a region of its own; the pairs' rings are in their sides'
+ * regions): the module refuses an export over a ring with -EADDRINUSE.
+ */
 int lpair_export(struct lpair *p, uint32_t id)
 {
 	struct txrdma_ep_export e = {
@@ -442,6 +447,8 @@ int lpair_export(struct lpair *p, uint32_t id)
 		.region = id,
 		.access = TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
 		.timeout_ms = 10000,
+		.off = 0,
+		.len = 0,
 	};
 
 	return ioctl(txrdma_fd(p->s[0].ctx), TXRDMA_IOC_EP_EXPORT, &e) ?

@@ -482,7 +482,7 @@ static void make_captured(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(rogue) *self)
 {
 	if (self->auth) {
-		rg_req_v2(self->captured, 2, RG_KIND_POOL, 0, 0x600dcafe);
+		rg_req_v2(self->captured, RG_VERSION, RG_KIND_POOL, 0, 0x600dcafe);
 		ASSERT_EQ(0, rg_req_seal(self->captured, &self->key));
 		self->captured_len = RG_REQ_LEN;
 	} else {
@@ -605,7 +605,7 @@ static int keyed_open(struct __test_metadata *_metadata,
 		if (ret)
 			return ret;
 		if (self->auth) {
-			rg_req_v2(req, 2, RG_KIND_POOL, 0, 0x0bad0bad);
+			rg_req_v2(req, RG_VERSION, RG_KIND_POOL, 0, 0x0bad0bad);
 			ret = rg_req_seal(req, &self->key);
 			if (ret)
 				goto fail;
@@ -700,18 +700,18 @@ TEST_F_TIMEOUT(rogue, forged_requests, 600)
 	f[n] = (struct forged){ .what = "today's main format (v1, no MAC)", .kind = F_FORM,
 				.len = RG_REQ_V1_LEN };
 	rg_req_v1(f[n++].buf, RG_KIND_POOL, 2, 1);
-	f[n] = (struct forged){ .what = "v2 with version 3", .kind = F_FORM, .len = RG_REQ_LEN };
-	rg_req_v2(f[n].buf, 3, RG_KIND_POOL, 0, 1);
+	f[n] = (struct forged){ .what = "v2 with the next version", .kind = F_FORM, .len = RG_REQ_LEN };
+	rg_req_v2(f[n].buf, RG_VERSION + 1, RG_KIND_POOL, 0, 1);
 	if (self->auth)
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 	n++;
 	f[n] = (struct forged){ .what = "v2 with kind 7", .kind = F_FORM, .len = RG_REQ_LEN };
-	rg_req_v2(f[n].buf, 2, 7, 0, 1);
+	rg_req_v2(f[n].buf, RG_VERSION, 7, 0, 1);
 	if (self->auth)
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 	n++;
 	f[n] = (struct forged){ .what = "v2 with reserved bytes set (right MAC)", .kind = F_FORM, .len = RG_REQ_LEN };
-	rg_req_v2(f[n].buf, 2, RG_KIND_POOL, 0, 1);
+	rg_req_v2(f[n].buf, RG_VERSION, RG_KIND_POOL, 0, 1);
 	f[n].buf[13] = 1;
 	if (self->auth)
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
@@ -722,19 +722,19 @@ TEST_F_TIMEOUT(rogue, forged_requests, 600)
 	f[n] = (struct forged){ .what = "v2, 47 bytes (rdma_cm pads: MAC ends in 0)",
 				.kind = F_MAC, .len = RG_REQ_LEN - 1 };
 	do {
-		rg_req_v2(f[n].buf, 2, RG_KIND_POOL, 0, 1);
+		rg_req_v2(f[n].buf, RG_VERSION, RG_KIND_POOL, 0, 1);
 		if (self->auth)
 			ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 	} while (self->auth && !f[n].buf[RG_REQ_LEN - 1]);
 	n++;
 	/* well-formed v2: refused for the MAC */
 	f[n] = (struct forged){ .what = "v2, MAC zero (control)", .kind = F_MAC, .len = RG_REQ_LEN };
-	rg_req_v2(f[n++].buf, 2, RG_KIND_CTRL, 0, 1);
+	rg_req_v2(f[n++].buf, RG_VERSION, RG_KIND_CTRL, 0, 1);
 	f[n] = (struct forged){ .what = "v2, MAC zero (pooled)", .kind = F_MAC, .len = RG_REQ_LEN };
-	rg_req_v2(f[n++].buf, 2, RG_KIND_POOL, 0, 1);
+	rg_req_v2(f[n++].buf, RG_VERSION, RG_KIND_POOL, 0, 1);
 	for (int i = 0; i < 4; i++) {
 		f[n] = (struct forged){ .what = "v2, random MAC", .kind = F_MAC, .len = RG_REQ_LEN };
-		rg_req_v2(f[n].buf, 2, i & 1 ? RG_KIND_CTRL : RG_KIND_POOL,
+		rg_req_v2(f[n].buf, RG_VERSION, i & 1 ? RG_KIND_CTRL : RG_KIND_POOL,
 			  i, 1);
 		rnd(f[n++].buf + RG_HS_LEN, RG_REQ_MAC_LEN);
 	}
@@ -742,22 +742,22 @@ TEST_F_TIMEOUT(rogue, forged_requests, 600)
 		f[n] = (struct forged){ .what = "v2, MAC with another key", .kind = F_MAC,
 					.len = RG_REQ_LEN };
 		rg_key_random(&other, 16 + 16 * i);
-		rg_req_v2(f[n].buf, 2, i & 1 ? RG_KIND_CTRL : RG_KIND_POOL,
+		rg_req_v2(f[n].buf, RG_VERSION, i & 1 ? RG_KIND_CTRL : RG_KIND_POOL,
 			  0, 1);
 		ASSERT_EQ(0, rg_req_seal(f[n++].buf, &other));
 	}
 	if (self->auth) {
 		/* the right key, over other bytes: a field changed after */
 		f[n] = (struct forged){ .what = "v2, right key, pool_want changed after the MAC", .kind = F_MAC, .len = RG_REQ_LEN };
-		rg_req_v2(f[n].buf, 2, RG_KIND_POOL, 0, 1);
+		rg_req_v2(f[n].buf, RG_VERSION, RG_KIND_POOL, 0, 1);
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 		f[n++].buf[7] = 64;
 		f[n] = (struct forged){ .what = "v2, right key, nonce changed after the MAC", .kind = F_MAC, .len = RG_REQ_LEN };
-		rg_req_v2(f[n].buf, 2, RG_KIND_CTRL, 0, 1);
+		rg_req_v2(f[n].buf, RG_VERSION, RG_KIND_CTRL, 0, 1);
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 		f[n++].buf[20] ^= 1;
 		f[n] = (struct forged){ .what = "v2, right key, MAC truncated to 15 bytes", .kind = F_MAC, .len = RG_REQ_LEN };
-		rg_req_v2(f[n].buf, 2, RG_KIND_POOL, 0, 1);
+		rg_req_v2(f[n].buf, RG_VERSION, RG_KIND_POOL, 0, 1);
 		ASSERT_EQ(0, rg_req_seal(f[n].buf, &self->key));
 		f[n++].buf[RG_REQ_LEN - 1] ^= 0xff;
 	}

@@ -263,14 +263,32 @@ struct txrdma_ep_connect {
 
 /*
  * TXRDMA_IOC_EP_EXPORT: let the other side of endpoint pair @ep READ
- * and/or WRITE the whole of region @region of our tenant with
- * TXRDMA_OP_READ/_WRITE, naming it by its id.  Returns once the other
- * module has stored it (or refused: -ENOSPC when the pair holds
- * TXRDMA_EP_MAX_EXPORTS already), so a message sent after it is never
- * read before it.  Exporting again changes the access.  The export
- * lasts as long as the pair, and holds the region's memory until then
- * even if it is destroyed; no other tenant, and no other pair, can
- * use it.
+ * and/or WRITE bytes [@off, @off + @len) of region @region of our
+ * tenant with TXRDMA_OP_READ/_WRITE, naming them by the region's id and
+ * their offset in the region.  @len 0 means up to the region's end.
+ * The range gets a registration of its own, for this pair only, exactly
+ * that range and access.  Returns once the other module has stored it
+ * (or refused it), so a message sent after it is never read before it;
+ * the other side sees it in TXRDMA_IOC_EP_EXPORTS.
+ *
+ * Exporting the same range again changes its access; @access 0 revokes
+ * it: the other side's later READ/WRITE of it fail with -EPERM, and the
+ * registration dies (an operation of the other side still in flight on
+ * it fails with a remote access error, which resets the pair).  An
+ * export lasts at most as long as the pair, and holds the region's
+ * memory until then even if the region is destroyed.
+ *
+ * Refused with -EADDRINUSE when the range overlaps a receive ring of
+ * the tenant's endpoints, -EEXIST when it overlaps another export of
+ * the pair without being the same range, -ENOSPC when the pair holds
+ * TXRDMA_EP_MAX_EXPORTS already, -EFAULT when it is not inside the
+ * region, -ENOENT for a revoke of a range not exported, -EBUSY while
+ * another export or revoke of the endpoint runs.  Receive rings are
+ * refused over an exported range, or another ring, in turn
+ * (-EADDRINUSE): nobody else can ever write over a ring.  When the
+ * other module does not answer (-ETIMEDOUT, -EINTR) the range is not
+ * exported at all afterwards: a revoke took effect anyway, an export
+ * left no key behind (nor an earlier export of the same range).
  */
 #define TXRDMA_EXPORT_READ	_BITUL(0)
 #define TXRDMA_EXPORT_WRITE	_BITUL(1)
@@ -279,9 +297,34 @@ struct txrdma_ep_connect {
 struct txrdma_ep_export {
 	__u32 ep;		/* in: our endpoint of the pair */
 	__u32 region;		/* in: our tenant's region */
-	__u32 access;		/* in: TXRDMA_EXPORT_* (at least one) */
+	__u32 access;		/* in: TXRDMA_EXPORT_*, 0 revokes */
 	__u32 timeout_ms;	/* in: 0: 3000 */
-	__u64 resv[2];
+	__u64 off;		/* in: first byte, in the region */
+	__u64 len;		/* in: bytes, 0: to the region's end */
+};
+
+/* one export of a pair, as TXRDMA_IOC_EP_EXPORTS reports it */
+struct txrdma_export_info {
+	__u32 region;		/* the exporting side's region id */
+	__u32 access;		/* TXRDMA_EXPORT_* */
+	__u64 off;		/* first byte, in the region */
+	__u64 len;		/* bytes */
+};
+
+/*
+ * TXRDMA_IOC_EP_EXPORTS: what the two sides of endpoint pair @ep
+ * exported to each other: @imported what the other side lets us reach
+ * (what TXRDMA_OP_READ/_WRITE may name), @exported what we let it
+ * reach.  @imports_gen counts changes of @imported since the pair was
+ * made, so a process can tell cheaply whether to look again.
+ */
+struct txrdma_ep_exports {
+	__u32 ep;		/* in */
+	__u32 imports_gen;	/* out */
+	__u32 nimported;	/* out: entries of @imported */
+	__u32 nexported;	/* out: entries of @exported */
+	struct txrdma_export_info imported[TXRDMA_EP_MAX_EXPORTS];
+	struct txrdma_export_info exported[TXRDMA_EP_MAX_EXPORTS];
 };
 
 #define TXRDMA_IOC_MAGIC	0xB8
@@ -314,6 +357,8 @@ struct txrdma_ep_export {
 				      struct txrdma_ep_connect)
 #define TXRDMA_IOC_EP_EXPORT	_IOW(TXRDMA_IOC_MAGIC, 0x0e, \
 				     struct txrdma_ep_export)
+#define TXRDMA_IOC_EP_EXPORTS	_IOWR(TXRDMA_IOC_MAGIC, 0x0f, \
+				      struct txrdma_ep_exports)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */

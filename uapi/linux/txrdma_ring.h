@@ -67,9 +67,10 @@ enum txrdma_op {
 
 /*
  * Local memory is named as (region id, offset, length) of one of the
- * tenant's regions; remote memory as (remote region id, offset) of a
- * region the remote tenant exported to ours.  Only the kernel holds
- * keys.  SEND takes its payload from (local_region, local_off, len).
+ * tenant's regions; remote memory as (remote region id, offset in that
+ * region), inside a range the other side exported to this endpoint
+ * pair (TXRDMA_IOC_EP_EXPORT).  Only the kernel holds keys.  SEND takes
+ * its payload from (local_region, local_off, len).
  */
 struct txrdma_sqe {
 	__u8 opcode;		/* enum txrdma_op */
@@ -100,8 +101,10 @@ struct txrdma_sqe {
  * @res: bytes moved (>= 0) or a negative errno:
  *  -EINVAL   bad SQE (opcode, flags, prio, reserved field, length);
  *  -ENOENT   no such endpoint or region for this process/tenant;
- *  -EFAULT   offset or length outside the region;
- *  -EPERM    the remote tenant did not export that region to ours;
+ *  -EFAULT   offset or length outside the region, or (READ/WRITE)
+ *	      outside every range of the remote region exported to us;
+ *  -EPERM    no range of that remote region is exported to this pair,
+ *	      or not with that access;
  *  -ENOTCONN the peer went Down (or the endpoint had already failed);
  *  -EIO      the QP failed;
  *  -ECANCELED the endpoint was destroyed with the operation in flight;
