@@ -35,7 +35,7 @@ struct ex {
 
 struct ex_pair {
 	struct ex *ex;
-	struct txrdma_ep_connect ep;	/* ep.id names the pair in SQEs */
+	struct txrdma_ep_pair ep;	/* ep.id names the pair in SQEs */
 	struct txrdma_rx rx;
 	__u64 send_off;			/* this pair's send buffer */
 };

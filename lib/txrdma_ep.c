@@ -34,6 +34,8 @@ TXRDMA_EXPORT int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service)
 }
 
 _Static_assert(sizeof(struct txrdma_ep_params) == 32, "ep_params size");
+_Static_assert(sizeof(struct txrdma_ep_pair) == 48 + TXRDMA_PEER_NAME_MAX,
+	       "ep_pair size");
 
 /* The longest SEND a ring of @units takes: a frame of half of it. */
 static __u32 ring_max_msg(__u32 units)
@@ -89,9 +91,28 @@ static int ep_request(const struct txrdma_ep_params *p,
 	return 0;
 }
 
+/* what the kernel answered, as the library's result type */
+static void ep_pair_from(struct txrdma_ep_pair *out,
+			 const struct txrdma_ep_connect *req)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = req->id;
+	out->peer_ep = req->peer_ep;
+	out->qp_num = req->qp_num;
+	out->max_msg = req->max_msg;
+	out->service = req->service;
+	out->flags = req->flags;
+	out->rx_region = req->rx_region;
+	out->rx_units = req->rx_units;
+	out->rx_off = req->rx_off;
+	out->rx_max_msg = req->rx_max_msg;
+	memcpy(out->peer, req->peer, sizeof(out->peer));
+	out->peer[sizeof(out->peer) - 1] = 0;
+}
+
 TXRDMA_EXPORT int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 				    const struct txrdma_ep_params *p,
-				    struct txrdma_ep_connect *out)
+				    struct txrdma_ep_pair *out)
 {
 	struct txrdma_ep_connect req;
 	size_t len;
@@ -110,13 +131,13 @@ TXRDMA_EXPORT int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 	memcpy(req.peer, peer, len);	/* the rest stays NUL */
 	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_CONNECT, &req) < 0)
 		return -errno;
-	*out = req;
+	ep_pair_from(out, &req);
 	return 0;
 }
 
 TXRDMA_EXPORT int txrdma_ep_accept(struct txrdma_ctx *ctx,
 				   const struct txrdma_ep_params *p,
-				   struct txrdma_ep_connect *out)
+				   struct txrdma_ep_pair *out)
 {
 	struct txrdma_ep_connect req;
 	int ret;
@@ -128,8 +149,7 @@ TXRDMA_EXPORT int txrdma_ep_accept(struct txrdma_ctx *ctx,
 		return ret;
 	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_ACCEPT, &req) < 0)
 		return -errno;
-	req.peer[sizeof(req.peer) - 1] = 0;
-	*out = req;
+	ep_pair_from(out, &req);
 	return 0;
 }
 

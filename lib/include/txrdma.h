@@ -228,6 +228,40 @@ struct txrdma_ep_params {
 };
 
 /**
+ * struct txrdma_ep_pair - an endpoint pair as connect or accept made it
+ * @id: our endpoint: what SQEs and txrdma_ep_destroy() name
+ * @peer_ep: the other side's endpoint id (in its frames' headers)
+ * @qp_num: our queue pair of the pair
+ * @max_msg: the longest SEND the other side's ring takes (-EMSGSIZE
+ *	beyond)
+ * @service: the pair's service
+ * @flags: TXRDMA_EP_F_* as asked
+ * @rx_region: our receive ring's region
+ * @rx_units: its size in units, as used (the library's pick for 0)
+ * @rx_off: its offset in @rx_region
+ * @rx_max_msg: the longest SEND our ring takes, as declared (0: all it
+ *	takes)
+ * @peer: the peer's name, NUL-terminated (after accept: who connected)
+ *
+ * What txrdma_ep_connect() and txrdma_ep_accept() return, as
+ * struct txrdma_ep_params is what they take.
+ */
+struct txrdma_ep_pair {
+	__u32 id;
+	__u32 peer_ep;
+	__u32 qp_num;
+	__u32 max_msg;
+	__u32 service;
+	__u32 flags;
+	__u32 rx_region;
+	__u32 rx_units;
+	__u64 rx_off;
+	__u32 rx_max_msg;
+	__u32 resv;
+	char peer[TXRDMA_PEER_NAME_MAX];
+};
+
+/**
  * txrdma_ep_listen() - serve a service: let peers connect to it
  * @ctx: context
  * @service: the service number, non-zero
@@ -249,10 +283,10 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
  * @peer: the peer's name as the administrator added it, NUL-terminated,
  *	at most TXRDMA_PEER_NAME_MAX - 1 characters
  * @p: the service and our receive ring
- * @out: on success, what the kernel returned: @out->id (our endpoint,
- *	for SQEs and txrdma_ep_destroy()), @out->peer_ep, @out->qp_num,
- *	@out->max_msg (the longest SEND the peer's ring takes) and the
- *	inputs as sent; untouched on failure
+ * @out: on success, the pair: @out->id (our endpoint, for SQEs and
+ *	txrdma_ep_destroy()), @out->peer_ep, @out->qp_num, @out->max_msg
+ *	(the longest SEND the peer's ring takes) and our ring as used;
+ *	untouched on failure
  *
  * Runs TXRDMA_IOC_EP_CONNECT, which blocks until the peer's listener
  * accepted or @p->timeout_ms passed.  While the peer is not Up or its
@@ -275,7 +309,7 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
  */
 int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 		      const struct txrdma_ep_params *p,
-		      struct txrdma_ep_connect *out);
+		      struct txrdma_ep_pair *out);
 
 /**
  * txrdma_ep_accept() - take the next endpoint pair a peer connects
@@ -293,7 +327,7 @@ int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
  * any other error of the ioctl.
  */
 int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
-		     struct txrdma_ep_connect *out);
+		     struct txrdma_ep_pair *out);
 
 /**
  * txrdma_ep_export() - let the other side of a pair READ/WRITE a range

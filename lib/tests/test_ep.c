@@ -197,7 +197,7 @@ static void test_connect(void)
 {
 	struct txrdma_ctx *ctx = ctx_get();
 	struct txrdma_ep_params p = good;
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	const char *n31 = "abcdefghijklmnopqrstuvwxyz01234";
 
 	reset();
@@ -250,7 +250,7 @@ static void test_ring_sizing(void)
 {
 	struct txrdma_ctx *ctx = ctx_get();
 	struct txrdma_ep_params p;
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 
 	/* 64 KiB + 32: 1025 units a frame, 8200 -> 16384 */
 	TAP_CHECK_INT(txrdma_rx_units_for(0), 16384);
@@ -524,7 +524,7 @@ static void test_connect_errors(void)
 		EPERM, EINVAL,
 	};
 	struct txrdma_ctx *ctx = ctx_get();
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	unsigned int i;
 
 	for (i = 0; i < TAP_ARRAY_SIZE(errs); i++) {
@@ -543,7 +543,7 @@ static void test_connect_errors(void)
 static void connect_bad(const char *peer, const struct txrdma_ep_params *p,
 			int want, const char *what)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	int ret;
 
 	reset();
@@ -557,7 +557,7 @@ static void connect_bad(const char *peer, const struct txrdma_ep_params *p,
 static void accept_bad(const struct txrdma_ep_params *p, int want,
 		       const char *what)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	int ret;
 
 	reset();
@@ -588,7 +588,7 @@ static void test_bad_args(void)
 		{ 4096, 0, 0, "service 0" },
 	};
 	char longname[100];
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_params p;
 	unsigned int i;
 
@@ -622,7 +622,7 @@ static void test_bad_args(void)
 static void test_accept(void)
 {
 	struct txrdma_ctx *ctx = ctx_get();
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 
 	reset();
 	memset(&out, SENTINEL, sizeof(out));

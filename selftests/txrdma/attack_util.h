@@ -135,7 +135,7 @@ struct at_side {
 	struct txrdma_region reg;
 	struct txrdma_rx rx;
 	uint32_t units;
-	struct txrdma_ep_connect ep;
+	struct txrdma_ep_pair ep;
 	bool paired;
 };
 

@@ -1598,7 +1598,7 @@ static void __attribute__((noreturn)) wait_acceptor(int ready_fd,
 						    int done_fd, int n)
 {
 	struct txrdma_ep_params p;
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct lside s;
 	int i, ret;
 	char c;
@@ -1652,7 +1652,7 @@ static bool peer_wait_not_up(struct psnap *p)
  */
 TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_params prm;
 	struct psnap p, p_added;
 	struct lside s;
@@ -1737,7 +1737,7 @@ TEST_F_TIMEOUT(ep, connect_waits_for_peer, 300)
 struct accept_job {
 	struct lside *s;
 	struct txrdma_ep_params p;
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	int ret;
 };
 
@@ -1754,9 +1754,9 @@ static void *accept_thread(void *arg)
  * already): 0, or the first error.
  */
 static int lside_pair(struct lside *a, const struct txrdma_ep_params *pa,
-		      struct txrdma_ep_connect *oa, struct lside *b,
+		      struct txrdma_ep_pair *oa, struct lside *b,
 		      const struct txrdma_ep_params *pb,
-		      struct txrdma_ep_connect *ob)
+		      struct txrdma_ep_pair *ob)
 {
 	struct accept_job j = { .s = b, .p = *pb };
 	pthread_t t;
@@ -1850,8 +1850,8 @@ static int ep_credit(uint32_t id, uint64_t *updates, uint64_t *rx_msgs,
  * and released by @b (ring at @rx_off of its region): 0, or the step
  * that failed (a SEND's res, a receive's -errno)
  */
-static int sizing_stream(struct lside *a, const struct txrdma_ep_connect *oa,
-			 struct lside *b, const struct txrdma_ep_connect *ob,
+static int sizing_stream(struct lside *a, const struct txrdma_ep_pair *oa,
+			 struct lside *b, const struct txrdma_ep_pair *ob,
 			 __u64 rx_off)
 {
 	struct txrdma_rx rx;
@@ -1886,7 +1886,7 @@ TEST_F_TIMEOUT(ep, ring_sizing, 300)
 				       .rx_off = 1 << 20, .timeout_ms = 60000,
 				       .rx_max_msg = SIZING_LEN };
 	struct txrdma_ep_params pb = pa;
-	struct txrdma_ep_connect oa, ob;
+	struct txrdma_ep_pair oa, ob;
 	struct lside a, b;
 	uint64_t updates, msgs;
 	bool small;
@@ -2030,7 +2030,7 @@ TEST_F_TIMEOUT(ep, ordering, 300)
 	struct txrdma_ep_params pa = { .service = WAIT_SVC,
 				       .rx_off = 1 << 20, .timeout_ms = 60000 };
 	struct txrdma_ep_params pb = pa;
-	struct txrdma_ep_connect oa, ob;
+	struct txrdma_ep_pair oa, ob;
 	struct txrdma_region x;
 	struct txrdma_sqe *sqe;
 	struct lside a, b;
@@ -2331,7 +2331,7 @@ TEST_F_TIMEOUT(ep, exports, 300)
 				       .rx_off = XS_RING, .rx_units = XS_UNITS,
 				       .rx_max_msg = 64, .timeout_ms = 60000 };
 	struct txrdma_ep_params pb = pa, p3a, p3b;
-	struct txrdma_ep_connect oa, ob, oa2, ob2;
+	struct txrdma_ep_pair oa, ob, oa2, ob2;
 	struct txrdma_export_info x1, xro, xwo, xa, xb, t, xs[17];
 	struct txrdma_ep_exports qa, qb;
 	struct accept_job j;

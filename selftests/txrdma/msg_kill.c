@@ -31,7 +31,7 @@ static struct txrdma_ctx *ctx;
 static struct txrdma_sq sq;
 static struct txrdma_cq cq;
 static struct txrdma_region reg;
-static struct txrdma_ep_connect ep;
+static struct txrdma_ep_pair ep;
 static struct txrdma_rx rx;
 
 static double now_ms(void)

@@ -343,7 +343,7 @@ struct side {
 	struct txrdma_region reg;
 	struct txrdma_rx rx;
 	uint32_t rx_units;
-	struct txrdma_ep_connect ep;
+	struct txrdma_ep_pair ep;
 	bool connected;
 	uint32_t nslots, slot_size;
 	/* receiving: frame headers */
@@ -1425,7 +1425,8 @@ static const struct bad_ring {
 static void client_bad(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(msg) *self)
 {
-	struct txrdma_ep_connect r, out;
+	struct txrdma_ep_connect r;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_listen l;
 	struct txrdma_region_info ri;
 	struct txrdma_region reg2;

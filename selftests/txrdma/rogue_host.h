@@ -83,7 +83,7 @@ struct side {
 	struct txrdma_sq sq;
 	struct txrdma_cq cq;
 	struct txrdma_region ring;	/* receive ring at offset 0 */
-	struct txrdma_ep_connect ep;
+	struct txrdma_ep_pair ep;
 	bool paired;
 };
 

@@ -554,7 +554,7 @@ static int run_server(__u32 service, int once)
 	       service, opt_units);
 
 	for (;;) {
-		static struct txrdma_ep_connect out;
+		static struct txrdma_ep_pair out;
 		static char peer[sizeof(out.peer) + 1];
 		static int bad;
 
@@ -642,7 +642,7 @@ static double pct_us(const uint64_t *v, unsigned long n, double p)
 
 static void client_connect(const char *peer, __u32 service)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_params p;
 	struct spin sp;
 	int ret;
@@ -1049,7 +1049,7 @@ int main(int argc, char **argv)
 		usage();
 	if (server_service > 0)
 		return run_server((__u32)server_service, once);
-	if (!service || !*peer || strlen(peer) >= sizeof(((struct txrdma_ep_connect *)0)->peer))
+	if (!service || !*peer || strlen(peer) >= sizeof(((struct txrdma_ep_pair *)0)->peer))
 		usage();
 	if (!opt_iters)
 		opt_iters = rate ? 100000 : 10000;

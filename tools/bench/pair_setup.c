@@ -125,7 +125,7 @@ static pthread_barrier_t step;
 
 static void *server(void *arg)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_params p;
 	unsigned int i;
 	int ret;
@@ -151,7 +151,7 @@ static void *server(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct txrdma_ep_connect out;
+	struct txrdma_ep_pair out;
 	struct txrdma_ep_params p;
 	double *conn_us, *exp_us, t;
 	unsigned long retries = 0;
