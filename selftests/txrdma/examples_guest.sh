@@ -33,6 +33,10 @@ g=g$TXRDMA_GUEST
 check "$g: the examples are built (make -C examples)" \
 	test -x "$EX/reqresp" -a -x "$EX/onesided" -a -x "$EX/epoll_server"
 diag "$(ldd "$EX/reqresp" | grep txrdma)"
+# a staged install needs its rpath (examples/Makefile): say so, not
+# "error while loading shared libraries" in each program's output
+check "$g: the examples find libtxrdma (built with the rpath of a staged install?)" \
+	bash -c "ldd '$EX/reqresp' | grep -q 'libtxrdma.so.0 => /'"
 at_peer_add "$peer" "$(txrdma_peer_addr "$p")" 2:8
 at_tenant_add ex
 # run NAME CMD...: CMD inside tenant ex, as a user starts it
