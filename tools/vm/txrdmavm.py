@@ -63,6 +63,10 @@ PROBLEM_PATTERNS = [
     r"possible recursive locking",
     r"suspicious RCU usage",
     r"lock held when returning to user space",
+    # a lock never initialised; lockdep then turns itself off, so
+    # nothing after it would be checked
+    r"trying to register non-static key",
+    r"turning off the locking correctness validator",
     # DEBUG_OBJECTS
     r"ODEBUG:",
     # kmemleak (guest-init's end-of-run scan; see kmemleak_problems)
