@@ -2,23 +2,39 @@
 /*
  * txrdma: internal declarations shared by the module's files.
  *
- * One file per concern:
- *   txrdma_main.c     module init/exit, ordering of the parts
- *   txrdma_ibdev.c    ib_client: the RDMA devices txrdma knows about
- *   txrdma_netlink.c  generic netlink family "txrdma"
- *   txrdma_cdev.c     misc device /dev/txrdma (probe ioctl)
- *   txrdma_abi.c      pure checks of uapi structures (KUnit-tested)
- *   txrdma_tbucket.c  token bucket arithmetic (pure logic, KUnit-tested)
- *   txrdma_quota.c    resource accounting (pure logic, KUnit-tested)
- *   txrdma_tenant.c   tenants, cgroup membership, their netlink ops
- *   txrdma_region.c   regions: pinned tenant memory, mmap, revocation
- *   txrdma_reg.c      fast registration of region pages with devices
- *   txrdma_bfd.c      BFD liveness state machine (pure logic, KUnit-tested)
- *   txrdma_pool.c     QP pool accounting (pure logic, KUnit-tested)
+ * One file per concern (Documentation/design.rst, "Module layout"):
+ *   txrdma_main.c       module init/exit, ordering of the parts
+ *   txrdma_ibdev.c      ib_client: the RDMA devices txrdma knows about
+ *   txrdma_netlink.c    generic netlink family "txrdma"
+ *   txrdma_cdev.c       misc device /dev/txrdma (probe ioctl)
+ *   txrdma_abi.c        pure checks of uapi structures (KUnit-tested)
+ *   txrdma_tbucket.c    token bucket arithmetic (pure logic, KUnit-tested)
+ *   txrdma_quota.c      resource accounting (pure logic, KUnit-tested)
+ *   txrdma_tenant.c     tenants, cgroup membership, their netlink ops
+ *   txrdma_region.c     regions: pinned tenant memory, mmap, revocation
+ *   txrdma_frwr.c       fast registration (FRWR) of pages with devices
+ *   txrdma_bfd.c        BFD liveness state machine (pure logic, KUnit-tested)
+ *   txrdma_pool.c       QP pool accounting (pure logic, KUnit-tested)
  *   txrdma_peer_wire.c  wire formats between modules (pure, KUnit-tested)
- *   txrdma_peer.c     peers, their netlink ops and work item
- *   txrdma_conn.c     rdma_cm: listener, connect, accept, teardown
- *   txrdma_liveness.c probes on control QPs, BFD timer, state events
+ *   txrdma_auth.c       peer keys, handshake, MACs (pure, KUnit-tested)
+ *   txrdma_peer.c       peers, their netlink ops and work item
+ *   txrdma_conn.c       rdma_cm: listener, connect, accept, teardown
+ *   txrdma_liveness.c   probes on control QPs, BFD timer, state events
+ *   txrdma_endpoint.c   endpoints: pooled QPs lent to a tenant's process
+ *   txrdma_ep_nl.c      endpoints over netlink, tenant-scoped
+ *   txrdma_service.c    services: per-tenant listeners and backlogs
+ *   txrdma_pair.c       pairs: connect, accept, endpoint control messages
+ *   txrdma_pair_life.c  a pair's data-path state and its end
+ *   txrdma_tx.c         send: slots, admission, SEND, READ/WRITE, credits
+ *   txrdma_rx.c         receive: completion, verdict, publication
+ *   txrdma_export.c     exports and imports of pairs
+ *   txrdma_msg.h        the interface between the five pair files
+ *   txrdma_frame.c      data-path frames and the receive verdict (KUnit)
+ *   txrdma_credit.c     credit-based flow control (pure, KUnit-tested)
+ *   txrdma_range.h      byte ranges, no wrap (pure, KUnit-tested)
+ *   txrdma_ringmath.c   ring index and SQE checks (pure, KUnit-tested)
+ *   txrdma_ringfile.c   a file's SQ/CQ: setup, mmap, poll, processing
+ *   txrdma_poller.c     pollers: a kthread per device (SQPOLL pattern)
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H
@@ -34,7 +50,7 @@
 #include <linux/txrdma.h>
 
 #include "txrdma_poller.h"
-#include "txrdma_reg.h"
+#include "txrdma_frwr.h"
 
 /**
  * struct txrdma_port - what txrdma last saw of one port

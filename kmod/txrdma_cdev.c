@@ -14,7 +14,7 @@
 #include "txrdma_abi.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_region.h"
-#include "txrdma_rings.h"
+#include "txrdma_ringfile.h"
 #include "txrdma_tenant.h"
 
 static long txrdma_ioctl_probe(void __user *uarg)
@@ -113,7 +113,7 @@ static int txrdma_release(struct inode *inode, struct file *file)
 	 * touching the rings), then the rings (the poller lets go of them),
 	 * then regions and the rest.
 	 */
-	txrdma_msg_file_release(file->private_data);
+	txrdma_pair_file_release(file->private_data);
 	txrdma_eps_file_release(file->private_data);
 	txrdma_ring_release(file->private_data);
 	txrdma_file_release(file->private_data);

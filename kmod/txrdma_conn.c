@@ -822,7 +822,7 @@ void txrdma_conn_destroy(struct txrdma_conn *c)
 	txrdma_auth_free(&c->tx_key);
 	txrdma_auth_free(&c->rx_key);
 	/* no completion runs any more: the pair's endpoint may go */
-	txrdma_msg_conn_destroyed(c);
+	txrdma_pair_conn_destroyed(c);
 	rdma_destroy_id(c->id);
 	txrdma_ctrl_teardown(c);
 	if (c->dev)

@@ -95,10 +95,20 @@ int txrdma_credit_place(struct txrdma_credit_tx *c, u32 units, u32 *unit)
  */
 int txrdma_credit_tx_update(struct txrdma_credit_tx *c, u32 released)
 {
+	int ret = txrdma_credit_tx_update_check(c, released);
+
+	if (!ret)
+		c->released = released;
+	return ret;
+}
+
+/* txrdma_credit_tx_update()'s verdict, changing nothing. */
+int txrdma_credit_tx_update_check(const struct txrdma_credit_tx *c,
+				  u32 released)
+{
 	if ((s32)(released - c->released) < 0 ||
 	    released - c->released > c->head - c->released)
 		return -EPROTO;
-	c->released = released;
 	return 0;
 }
 
@@ -135,6 +145,18 @@ int txrdma_credit_rx_init(struct txrdma_credit_rx *r, u32 ring_units)
  */
 int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units)
 {
+	int ret = txrdma_credit_rx_frame_check(r, unit, units);
+
+	if (!ret)
+		r->tail += txrdma_credit_skip(r->ring_units, r->tail, units) +
+			   units;
+	return ret;
+}
+
+/* txrdma_credit_rx_frame()'s verdict, changing nothing. */
+int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
+				 u32 units)
+{
 	u32 skip;
 
 	if (!units || units > r->max_units)
@@ -144,7 +166,6 @@ int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units)
 		return -EPROTO;
 	if (r->tail + skip + units - r->consumed > r->ring_units)
 		return -ENOSPC;
-	r->tail += skip + units;
 	return 0;
 }
 

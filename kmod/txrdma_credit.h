@@ -55,6 +55,8 @@ struct txrdma_credit_rx {
 int txrdma_credit_tx_init(struct txrdma_credit_tx *c, u32 ring_units);
 int txrdma_credit_place(struct txrdma_credit_tx *c, u32 units, u32 *unit);
 int txrdma_credit_tx_update(struct txrdma_credit_tx *c, u32 released);
+int txrdma_credit_tx_update_check(const struct txrdma_credit_tx *c,
+				  u32 released);
 u32 txrdma_credit_tx_free(const struct txrdma_credit_tx *c);
 
 int txrdma_credit_rx_init(struct txrdma_credit_rx *r, u32 ring_units);
@@ -62,6 +64,8 @@ void txrdma_credit_rx_max_frame(struct txrdma_credit_rx *r, u32 units);
 bool txrdma_credit_rx_due(u32 ring_units, u32 max_units, u32 tail,
 			  u32 consumed, u32 reported);
 int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units);
+int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
+				 u32 units);
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed);
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r);
 u32 txrdma_credit_rx_report(struct txrdma_credit_rx *r);

@@ -59,7 +59,7 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 		error = -ECONNRESET;
 	WRITE_ONCE(ep->error, error);
 	if (ep->dstate != TXRDMA_EP_PLAIN)
-		txrdma_msg_detach_locked(ep, error);
+		txrdma_pair_detach_locked(ep, error);
 	spin_unlock(&ep->lock);
 }
 
@@ -130,7 +130,7 @@ static void txrdma_ep_release(struct kref *ref)
 {
 	struct txrdma_ep *ep = container_of(ref, struct txrdma_ep, ref);
 
-	txrdma_msg_free(ep);
+	txrdma_pair_free(ep);
 	txrdma_peer_put(ep->peer);
 	txrdma_tenant_put(ep->tenant);
 	kfree(ep);
@@ -193,7 +193,7 @@ static void txrdma_ep_free(struct txrdma_ep *ep)
 	if (ep->dstate == TXRDMA_EP_PLAIN)
 		txrdma_ep_put_back(ep);
 	else
-		txrdma_msg_close(ep);
+		txrdma_pair_close(ep);
 	spin_lock_bh(&t->lock);
 	for (r = 0; r < TXRDMA_NR_RES; r++)
 		if (txrdma_ep_charge[r])

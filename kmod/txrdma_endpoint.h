@@ -81,7 +81,7 @@ struct txrdma_export {
 };
 
 /**
- * struct txrdma_msg_slot - one send work request in flight
+ * struct txrdma_tx_slot - one send work request in flight
  * @cqe: completion context
  * @ep: owner
  * @region: the local region, referenced until the completion
@@ -91,7 +91,7 @@ struct txrdma_export {
  * @no_cqe: the SQE asked for no CQE on success
  * @busy: posted and not completed yet (ep->lock)
  */
-struct txrdma_msg_slot {
+struct txrdma_tx_slot {
 	struct ib_cqe cqe;
 	struct txrdma_ep *ep;
 	struct txrdma_region *region;
@@ -262,7 +262,7 @@ struct txrdma_ep {
 	u32 peer_max_msg;	/* the longest SEND the peer takes */
 	struct txrdma_credit_tx ctx;
 	u32 tx_seq;
-	struct txrdma_msg_slot *slots;
+	struct txrdma_tx_slot *slots;
 	u16 free[TXRDMA_EP_SLOTS];
 	u32 nfree;
 	void *hdrs;
@@ -320,25 +320,29 @@ int txrdma_nl_ep_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 extern const struct nla_policy txrdma_ep_get_policy[];
 #define TXRDMA_EP_GET_MAXATTR	TXRDMA_A_EP_TENANT
 
-/* txrdma_msg.c: endpoint pairs and SEND */
+/* endpoint pairs: the message layer (txrdma_msg.h lists its files) */
 struct txrdma_ctrl_ep;
 struct txrdma_sqe;
 long txrdma_ioctl_ep_listen(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_connect(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg);
+void txrdma_pair_file_release(struct txrdma_file *tf);
+void txrdma_pair_ctrl_rx(struct txrdma_peer *peer,
+			 const struct txrdma_ctrl_ep *e);
+void txrdma_pair_exit(void);
+/* txrdma_pair_life.c */
+void txrdma_pair_detach_locked(struct txrdma_ep *ep, int error);
+void txrdma_pair_close(struct txrdma_ep *ep);
+void txrdma_pair_free(struct txrdma_ep *ep);
+void txrdma_pair_conn_destroyed(struct txrdma_conn *c);
+/* txrdma_export.c */
 long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_exports(struct txrdma_file *tf, void __user *uarg);
-int txrdma_msg_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
-void txrdma_msg_file_release(struct txrdma_file *tf);
-void txrdma_msg_detach_locked(struct txrdma_ep *ep, int error);
-void txrdma_msg_close(struct txrdma_ep *ep);
-void txrdma_msg_free(struct txrdma_ep *ep);
-void txrdma_msg_conn_destroyed(struct txrdma_conn *c);
-void txrdma_msg_ctrl_rx(struct txrdma_peer *peer, const struct txrdma_ctrl_ep *e);
-int txrdma_msg_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
-bool txrdma_msg_ring_work(struct txrdma_ring *ring);
-void txrdma_msg_ring_credits(struct txrdma_ring *ring);
-bool txrdma_msg_ring_readable(struct txrdma_ring *ring);
-void txrdma_msg_exit(void);
+/* txrdma_tx.c and txrdma_rx.c: for txrdma_ringfile.c only */
+int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
+int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
+void txrdma_tx_ring_credits(struct txrdma_ring *ring);
+bool txrdma_tx_ring_owes(struct txrdma_ring *ring);
+bool txrdma_rx_ring_readable(struct txrdma_ring *ring);
 
 #endif /* _TXRDMA_ENDPOINT_H */

@@ -121,6 +121,92 @@ enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq)
 	return d < 0 ? TXRDMA_SEQ_DUP : TXRDMA_SEQ_GAP;
 }
 
+/**
+ * txrdma_frame_accept() - the verdict on a write that completed
+ * @rx: what the receiver expects; nothing in it changes
+ * @with_imm: the completion carried immediate data
+ * @imm: the immediate data
+ * @byte_len: bytes the write placed
+ * @in: what was found, for the receiver to apply
+ *
+ * Every check the receiver makes before a frame becomes a message, in
+ * one place: where it lies (the immediate data names a unit; the frame
+ * must be in the ring and start where the placement rule puts it,
+ * txrdma_credit_rx_frame_check()), what it is (CRC, header fields,
+ * length), whose it is (endpoints, epoch), its turn (sequence) and its
+ * credit report.  The frame's bytes are read only after the completion
+ * said they are all there, and only inside the ring.
+ *
+ * Return: the verdict; on ACCEPT and ACCEPT_PAD the caller publishes
+ * after applying @in (txrdma_credit_rx_frame(), txrdma_credit_tx_update()
+ * with @in->released, the next sequence number), which then cannot
+ * fail; on CREDIT it applies @in->released; an error verdict changes
+ * nothing and the endpoint fails.
+ */
+enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
+					      bool with_imm, u32 imm,
+					      u32 byte_len,
+					      struct txrdma_frame_in *in)
+{
+	const struct txrdma_credit_rx *crx = rx->crx;
+	u32 ring_units = crx->ring_units;
+	int ret;
+
+	*in = (struct txrdma_frame_in) {};
+	if (!with_imm)
+		return TXRDMA_FRAME_ERR_PROTO;
+	if (txrdma_imm_is_credit(imm)) {
+		in->released = txrdma_credit_unwrap31(rx->ctx->released,
+						      txrdma_imm_value(imm));
+		if (txrdma_credit_tx_update_check(rx->ctx, in->released))
+			return TXRDMA_FRAME_ERR_PROTO;
+		return TXRDMA_FRAME_CREDIT;
+	}
+	in->unit = txrdma_imm_value(imm);
+	if (in->unit >= ring_units)
+		return TXRDMA_FRAME_ERR_PROTO;
+	in->units = txrdma_frame_units(byte_len > TXRDMA_FRAME_HDR_LEN ?
+				       byte_len - TXRDMA_FRAME_HDR_LEN : 0);
+	if (in->unit + in->units > ring_units)
+		return TXRDMA_FRAME_ERR_PROTO;
+	ret = txrdma_frame_decode(rx->units +
+				  (size_t)in->unit * TXRDMA_FRAME_UNIT,
+				  byte_len, &in->f);
+	if (ret)
+		return ret == -EBADMSG ? TXRDMA_FRAME_ERR_CRC :
+					 TXRDMA_FRAME_ERR_PROTO;
+	/* units are rounded up: the declared length is the bound */
+	if (in->f.dst_ep != rx->ep ||
+	    (!rx->learn_peer && in->f.src_ep != rx->peer_ep) ||
+	    in->f.epoch != rx->epoch || in->f.len > rx->max_len)
+		return TXRDMA_FRAME_ERR_PROTO;
+	if (txrdma_frame_seq_check(rx->seq, in->f.seq) != TXRDMA_SEQ_OK)
+		return TXRDMA_FRAME_ERR_SEQ;
+	if (txrdma_credit_rx_frame_check(crx, in->unit, in->units))
+		return TXRDMA_FRAME_ERR_PROTO;
+	in->released = in->f.consumed;
+	if (txrdma_credit_tx_update_check(rx->ctx, in->released))
+		return TXRDMA_FRAME_ERR_PROTO;
+	in->pad_at = crx->tail & (ring_units - 1);
+	return in->unit == in->pad_at ? TXRDMA_FRAME_ACCEPT :
+					TXRDMA_FRAME_ACCEPT_PAD;
+}
+
+/**
+ * txrdma_frame_pad() - a PAD header over the skipped end of a ring
+ * @hdr: its first unit
+ * @units: units to the ring's end
+ */
+void txrdma_frame_pad(void *hdr, u32 units)
+{
+	struct txrdma_frame_hdr *pad = hdr;
+
+	memset(pad, 0, sizeof(*pad));
+	pad->type = TXRDMA_FRAME_PAD;
+	pad->version = TXRDMA_FRAME_VERSION;
+	pad->len = cpu_to_le32(units * TXRDMA_FRAME_UNIT);
+}
+
 /* Immediate data of a frame that starts at ring unit @unit. */
 u32 txrdma_imm_frame(u32 unit)
 {

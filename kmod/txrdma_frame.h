@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #include <linux/txrdma_ring.h>
 
+#include "txrdma_credit.h"
+
 #define TXRDMA_FRAME_VERSION	1
 
 /**
@@ -51,6 +53,75 @@ static inline u32 txrdma_frame_units(u32 len)
 	return ((u64)TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_UNIT - 1) /
 	       TXRDMA_FRAME_UNIT;
 }
+
+/**
+ * enum txrdma_frame_verdict - what the receiver does with a completion
+ * @TXRDMA_FRAME_ACCEPT: a frame where the next one is due: publish it
+ * @TXRDMA_FRAME_ACCEPT_PAD: a frame at unit 0, the sender having skipped
+ *	the ring's end: a PAD over that end, then the frame
+ * @TXRDMA_FRAME_CREDIT: an explicit credit update: apply it
+ * @TXRDMA_FRAME_ERR_CRC: the CRC does not match
+ * @TXRDMA_FRAME_ERR_SEQ: a duplicate, or one or more frames missing
+ * @TXRDMA_FRAME_ERR_PROTO: anything else no sender of ours does
+ *	(placement, size, endpoints, epoch, credits, header fields)
+ */
+enum txrdma_frame_verdict {
+	TXRDMA_FRAME_ACCEPT,
+	TXRDMA_FRAME_ACCEPT_PAD,
+	TXRDMA_FRAME_CREDIT,
+	TXRDMA_FRAME_ERR_CRC,
+	TXRDMA_FRAME_ERR_SEQ,
+	TXRDMA_FRAME_ERR_PROTO,
+};
+
+/**
+ * struct txrdma_frame_rx - what a receiver knows when a write completes
+ * @units: its receive ring's first unit (after the ring's header)
+ * @ep: our endpoint, every frame's destination
+ * @peer_ep: the sending endpoint (unless @learn_peer)
+ * @learn_peer: a connector that has not learned its peer's endpoint
+ *	yet: the first frame names it
+ * @epoch: the pair's incarnation
+ * @seq: the sequence number due next
+ * @max_len: the largest payload our process takes
+ * @crx: our receive credits: the ring's size, where the next frame is
+ *	due, what our process still holds
+ * @ctx: our send credits, which every frame and update report on
+ */
+struct txrdma_frame_rx {
+	const u8 *units;
+	u32 ep;
+	u32 peer_ep;
+	u32 epoch;
+	u32 seq;
+	u32 max_len;
+	bool learn_peer;
+	const struct txrdma_credit_rx *crx;
+	const struct txrdma_credit_tx *ctx;
+};
+
+/**
+ * struct txrdma_frame_in - what the verdict found
+ * @f: the decoded header (ACCEPT, ACCEPT_PAD)
+ * @unit: where the frame starts (ACCEPT, ACCEPT_PAD)
+ * @units: units it takes (ACCEPT, ACCEPT_PAD)
+ * @pad_at: where the skipped end of the ring starts (ACCEPT_PAD)
+ * @released: the sender's count of units its process released: the
+ *	update's (CREDIT), the header's (ACCEPT, ACCEPT_PAD)
+ */
+struct txrdma_frame_in {
+	struct txrdma_frame f;
+	u32 unit;
+	u32 units;
+	u32 pad_at;
+	u32 released;
+};
+
+enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
+					      bool with_imm, u32 imm,
+					      u32 byte_len,
+					      struct txrdma_frame_in *in);
+void txrdma_frame_pad(void *hdr, u32 units);
 
 void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
 			 void *hdr);

@@ -366,7 +366,7 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	c->rx_seq = seq;
 	if (type != TXRDMA_CTRL_PROBE) {
 		/* endpoint pairing: handled in process context */
-		txrdma_msg_ctrl_rx(peer, &e);
+		txrdma_pair_ctrl_rx(peer, &e);
 		goto repost;
 	}
 	old = peer->bfd.state;

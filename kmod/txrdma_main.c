@@ -14,7 +14,7 @@
 #include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
-#include "txrdma_rings.h"
+#include "txrdma_ringfile.h"
 #include "txrdma_tenant.h"
 
 static int __init txrdma_init(void)
@@ -60,7 +60,7 @@ static void __exit txrdma_exit(void)
 {
 	txrdma_cdev_exit();
 	/* pairing messages still queued hold peers */
-	txrdma_msg_exit();
+	txrdma_pair_exit();
 	/* peers' connections go before the devices they run on */
 	txrdma_peers_exit();
 	txrdma_ibdev_exit();

@@ -236,7 +236,7 @@ bool txrdma_peer_may_lend(struct txrdma_peer *peer)
 	bool ret;
 
 	spin_lock_bh(&peer->lock);
-	/* what txrdma_msg_take() and txrdma_pool_take() require */
+	/* what txrdma_pair_take() and txrdma_pool_take() require */
 	ret = peer->dying || (peer->bfd.state == TXRDMA_BFD_UP &&
 			      peer->pool.up && peer->pool.ready);
 	spin_unlock_bh(&peer->lock);
@@ -244,19 +244,35 @@ bool txrdma_peer_may_lend(struct txrdma_peer *peer)
 }
 
 /**
- * txrdma_conn_lendable() - may a pooled QP be lent to an endpoint now?
+ * txrdma_conn_usable() - is @c an established pooled QP?
  * @c: a connection of a peer whose lock the caller holds
  *
- * The one rule both kinds of endpoint (plain and pair) take QPs by: an
- * established pooled QP that the pool counts as ready, not being torn
- * down, lent to nobody and carrying no endpoint's work requests.
+ * Pooled, connected and not being torn down: ours (counted by our
+ * pool) or the mirror of one of the peer's (counted by its pool).
+ * Whether it is free is txrdma_conn_lendable()'s question.
  */
-bool txrdma_conn_lendable(const struct txrdma_conn *c)
+bool txrdma_conn_usable(const struct txrdma_conn *c)
 {
 	lockdep_assert_held(&c->peer->lock);
 	return c->kind == TXRDMA_CONN_POOL && c->state == TXRDMA_CONN_READY &&
-	       c->acct == TXRDMA_ACCT_READY && !c->dead && !c->ep &&
-	       !c->held_ep;
+	       !c->dead;
+}
+
+/**
+ * txrdma_conn_lendable() - may a pooled QP be lent to an endpoint now?
+ * @c: a connection of a peer whose lock the caller holds
+ *
+ * The one rule both kinds of endpoint (plain and pair) take QPs by
+ * when they choose one: a usable QP that our pool counts as ready,
+ * lent to nobody and carrying no endpoint's work requests.  (An
+ * accepting pair does not choose: it binds the QP the connector named,
+ * found by txrdma_conn_usable() and its number, and refuses it when it
+ * is not free.)
+ */
+bool txrdma_conn_lendable(const struct txrdma_conn *c)
+{
+	return txrdma_conn_usable(c) && c->acct == TXRDMA_ACCT_READY &&
+	       !c->ep && !c->held_ep;
 }
 
 /*

@@ -119,7 +119,7 @@ struct txrdma_ctrl_slot {
  * @started_ns: when the attempt began (connect timeout)
  * @ep: the endpoint it is lent to (peer->lock), or NULL
  * @held_ep: the endpoint pair whose work requests it carries: a
- *	reference, dropped when the CQ is freed (txrdma_msg.c)
+ *	reference, dropped when the CQ is freed (txrdma_pair_life.c)
  * @remote_qpn: the other end's QP number, from rdma_cm
  * @remote_want: acceptor: the pool demand the request carried, applied
  *	once the initiator is authenticated
@@ -325,6 +325,7 @@ void txrdma_peer_put(struct txrdma_peer *peer);
 void txrdma_peer_kick(struct txrdma_peer *peer);
 void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			   u8 state);
+bool txrdma_conn_usable(const struct txrdma_conn *c);
 bool txrdma_conn_lendable(const struct txrdma_conn *c);
 bool txrdma_peer_may_lend(struct txrdma_peer *peer);
 void txrdma_peer_lend_wake(struct txrdma_peer *peer);

@@ -33,10 +33,9 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
-#include "txrdma_endpoint.h"
 #include "txrdma_poller.h"
-#include "txrdma_ring.h"
-#include "txrdma_rings.h"
+#include "txrdma_ringmath.h"
+#include "txrdma_ringfile.h"
 
 static int poll_cpu = -1;
 module_param(poll_cpu, int, 0444);
@@ -53,7 +52,7 @@ static DEFINE_MUTEX(txrdma_pollers_lock);
 static struct txrdma_poller *txrdma_poller_default;
 
 /*
- * One pass over every ring of @p, class by class (txrdma_ring.c:
+ * One pass over every ring of @p, class by class (txrdma_ringmath.c:
  * priority classes): the SQEs of class 0 of every ring, then those of
  * class 1, and so on, each with its class's budget.  Returns how many
  * SQEs it consumed.
@@ -68,9 +67,7 @@ static int txrdma_poller_pass(struct txrdma_poller *p)
 	for (cls = 0; cls < TXRDMA_PRIO_CLASSES; cls++) {
 		list_for_each_entry(ring, &p->rings, poll_node) {
 			mutex_lock(&ring->lock);
-			/* credits first: a peer may wait for them to send */
-			if (!cls)
-				txrdma_msg_ring_credits(ring);
+			/* credits first, in class 0's turn (ring_process) */
 			n += txrdma_ring_process(ring, cls,
 						 txrdma_class_budget(cls));
 			mutex_unlock(&ring->lock);

@@ -336,8 +336,8 @@ static int txrdma_region_register(struct txrdma_region *r)
 		LIST_HEAD(mrs);
 
 		if (!ret) {
-			ret = txrdma_reg_pages(devs[i], r->pages, r->npages,
-					       r->order, &mrs);
+			ret = txrdma_frwr_pages(devs[i], r->pages, r->npages,
+						r->order, &mrs);
 			/* a device going away is skipped, not an error */
 			if (ret == -ENODEV)
 				ret = 0;
@@ -873,14 +873,14 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
  * @access: IB_ACCESS_REMOTE_READ and/or IB_ACCESS_REMOTE_WRITE
  *
  * A registration of its own for exactly that range and access
- * (txrdma_reg_range()); the region's own registrations never allow
+ * (txrdma_frwr_range()); the region's own registrations never allow
  * remote access.  The caller sends its iova and rkey to the peer and
  * frees it with txrdma_mr_free() when the peer may no longer reach the
  * range: the rkey then fails with a remote access error.  Process
  * context.
  *
  * Return: the registration, or ERR_PTR: -ENOENT (revoked), -EFAULT
- * (range), or txrdma_reg_range()'s error.
+ * (range), or txrdma_frwr_range()'s error.
  */
 struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
 				       struct txrdma_dev *dev, u64 off,
@@ -890,7 +890,7 @@ struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
 		return ERR_PTR(-ENOENT);
 	if (!len || off > r->size || len > r->size - off)
 		return ERR_PTR(-EFAULT);
-	return txrdma_reg_range(dev, r->pages, r->order, off, len, access);
+	return txrdma_frwr_range(dev, r->pages, r->order, off, len, access);
 }
 
 /**

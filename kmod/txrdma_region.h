@@ -31,7 +31,7 @@ struct txrdma_ring;
  * @mapping: the address_space its mmaps go to (the device inode's)
  * @endpoints: endpoints created through it (txrdma_endpoint.c)
  * @services: services it listens on (txrdma_service.c)
- * @ring: its submission and completion rings, or NULL (txrdma_rings.c)
+ * @ring: its submission and completion rings, or NULL (txrdma_ringfile.c)
  */
 struct txrdma_file {
 	struct list_head node;

@@ -2,7 +2,7 @@
 /*
  * Services: a tenant's process listens on a service number
  * (TXRDMA_IOC_EP_LISTEN) and accepts endpoint pairs on it
- * (TXRDMA_IOC_EP_ACCEPT, txrdma_msg.c).
+ * (TXRDMA_IOC_EP_ACCEPT, txrdma_pair.c).
  *
  * Service numbers are a namespace of each tenant, not of the host: two
  * tenants may both serve 100, and a peer's EP_CONNECT names the tenant
@@ -190,7 +190,7 @@ int txrdma_service_next(struct txrdma_file *tf, struct txrdma_tenant *t,
  * txrdma_service_file_release() - the file goes: so do its services
  * @tf: the file
  * @refuse: gets the requests that were waiting, for the caller to
- *	refuse (txrdma_msg.c)
+ *	refuse (txrdma_pair.c)
  */
 void txrdma_service_file_release(struct txrdma_file *tf,
 				 struct list_head *refuse)

@@ -179,6 +179,11 @@ if want host; then
 	count_tap "$OUT/host-docs.log"
 	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-docs.log" ||
 		result "docs: the header-number check ran (see $OUT/host-docs.log)" FAIL
+	# the module's file tables name every file of kmod/
+	scripts/check_file_tables.py > "$OUT/host-file-tables.log" 2>&1; rc=$?
+	count_tap "$OUT/host-file-tables.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-file-tables.log" ||
+		result "docs: the file-table check ran (see $OUT/host-file-tables.log)" FAIL
 	# the C examples of the docs compile against the headers
 	scripts/check_doc_code.py > "$OUT/host-doc-code.log" 2>&1; rc=$?
 	count_tap "$OUT/host-doc-code.log"

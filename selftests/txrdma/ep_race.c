@@ -28,7 +28,7 @@
  * without force, rmmod, and the runner a clean kernel log.
  *
  * Seen on main (1 vCPU, preempt=full, ~75 s): "BUG: kernel NULL pointer
- * dereference ... RIP: mutex_lock ... txrdma_msg_join+0x29 ...
+ * dereference ... RIP: mutex_lock ... txrdma_pair_join+0x29 ...
  * txrdma_ioctl_ep_accept+0x42b": an endpoint destroyed by its owner
  * between its publication and its join of the file's rings.
  */

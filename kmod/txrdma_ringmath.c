@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Ring arithmetic and SQE checks: see txrdma_ring.h.
+ * Ring arithmetic and SQE checks: see txrdma_ringmath.h.
  *
  * A process can write anything into its rings.  A tail that claims more
  * entries than the ring holds, a head ahead of what the kernel produced
@@ -12,7 +12,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 
-#include "txrdma_ring.h"
+#include "txrdma_ringmath.h"
 
 static_assert(sizeof(struct txrdma_sqe) == 64);
 static_assert(sizeof(struct txrdma_cqe) == 32);

@@ -5,7 +5,7 @@
  * Regions are registered once, when they are created, so that the data
  * path never registers memory.  Those registrations allow local access
  * only: their keys never leave the host.  What a peer may reach is
- * registered apart, per range and per access (txrdma_reg_range()): the
+ * registered apart, per range and per access (txrdma_frwr_range()): the
  * receive ring of a pair (remote write) and each export (its range, its
  * access), each deregistered - so its rkey dies - when the pair ends.
  *
@@ -23,7 +23,7 @@
 #include <rdma/ib_cache.h>
 
 #include "txrdma.h"
-#include "txrdma_reg.h"
+#include "txrdma_frwr.h"
 
 #define TXRDMA_REG_TIMEOUT	(10 * HZ)
 /* CQ entries of the registration QP: its send queue and one receive */
@@ -333,7 +333,7 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
 }
 
 /**
- * txrdma_reg_range() - register a byte range of pages for a peer
+ * txrdma_frwr_range() - register a byte range of pages for a peer
  * @dev: the device (its reg.pd is set)
  * @pages: the region's pages, each PAGE_SIZE << @order bytes
  * @order: their order
@@ -350,9 +350,9 @@ static int txrdma_reg_one(struct txrdma_dev *dev, struct page **pages,
  * Return: the registration, or ERR_PTR: -EFBIG (more pages than one
  * fast registration maps on @dev), -ENOMEM, -EIO or -ETIMEDOUT.
  */
-struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
-				   unsigned int order, u64 off, u64 len,
-				   int access)
+struct txrdma_mr *txrdma_frwr_range(struct txrdma_dev *dev, struct page **pages,
+				    unsigned int order, u64 off, u64 len,
+				    int access)
 {
 	size_t chunk = PAGE_SIZE << order;
 	unsigned long n = (off + len - 1) / chunk - off / chunk + 1;
@@ -364,7 +364,7 @@ struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
 }
 
 /**
- * txrdma_reg_pages() - register pages with a device, in as many MRs as
+ * txrdma_frwr_pages() - register pages with a device, in as many MRs as
  *	its fast-registration page list length requires
  * @dev: the device (its reg.pd is set)
  * @pages: the pages
@@ -374,9 +374,9 @@ struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
  *
  * Return: 0, or -errno with nothing appended.
  */
-int txrdma_reg_pages(struct txrdma_dev *dev, struct page **pages,
-		     unsigned long npages, unsigned int order,
-		     struct list_head *out)
+int txrdma_frwr_pages(struct txrdma_dev *dev, struct page **pages,
+		      unsigned long npages, unsigned int order,
+		      struct list_head *out)
 {
 	unsigned long per = max_t(u32, dev->ibdev->attrs.max_fast_reg_page_list_len,
 				  1), i;

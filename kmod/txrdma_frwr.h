@@ -4,8 +4,8 @@
  * domain per device and a small control queue pair on which fast
  * registration work requests (IB_WR_REG_MR) are posted.
  */
-#ifndef _TXRDMA_REG_H
-#define _TXRDMA_REG_H
+#ifndef _TXRDMA_FRWR_H
+#define _TXRDMA_FRWR_H
 
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
@@ -46,12 +46,12 @@ struct txrdma_mr {
 
 int txrdma_dev_reg_init(struct txrdma_dev *dev);
 void txrdma_dev_reg_exit(struct txrdma_dev *dev);
-int txrdma_reg_pages(struct txrdma_dev *dev, struct page **pages,
-		     unsigned long npages, unsigned int order,
-		     struct list_head *out);
-struct txrdma_mr *txrdma_reg_range(struct txrdma_dev *dev, struct page **pages,
-				   unsigned int order, u64 off, u64 len,
-				   int access);
+int txrdma_frwr_pages(struct txrdma_dev *dev, struct page **pages,
+		      unsigned long npages, unsigned int order,
+		      struct list_head *out);
+struct txrdma_mr *txrdma_frwr_range(struct txrdma_dev *dev, struct page **pages,
+				    unsigned int order, u64 off, u64 len,
+				    int access);
 void txrdma_mr_free(struct txrdma_mr *m);
 
-#endif /* _TXRDMA_REG_H */
+#endif /* _TXRDMA_FRWR_H */

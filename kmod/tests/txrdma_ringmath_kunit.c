@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit suite txrdma_ring: ring sizes, the indices a process writes
+ * KUnit suite txrdma_ringmath: ring sizes, the indices a process writes
  * (including garbage and the 32-bit wrap), overflow-safe range checks,
  * and the SQE checks, ending with 100,000 random SQEs of which every
  * accepted one is shown to be well formed.
@@ -10,7 +10,7 @@
 #include <linux/string.h>
 #include <linux/txrdma.h>
 
-#include "../txrdma_ring.h"
+#include "../txrdma_ringmath.h"
 
 static void ring_entries(struct kunit *test)
 {
@@ -334,9 +334,9 @@ static struct kunit_case txrdma_ring_cases[] = {
 	{}
 };
 
-static struct kunit_suite txrdma_ring_suite = {
-	.name = "txrdma_ring",
+static struct kunit_suite txrdma_ringmath_suite = {
+	.name = "txrdma_ringmath",
 	.test_cases = txrdma_ring_cases,
 };
 
-kunit_test_suite(txrdma_ring_suite);
+kunit_test_suite(txrdma_ringmath_suite);

@@ -12,7 +12,7 @@
  * the CQ head, the poller the others), then the SQE array and the CQE
  * array, each page aligned.  The kernel keeps its own copy of the sizes
  * and of the indices it owns; the shared ones are outputs, and what the
- * process writes is checked by txrdma_ring.c before use.
+ * process writes is checked by txrdma_ringmath.c before use.
  *
  * Lifetime: a mapping holds the struct file, so release (and the
  * freeing) only happens once every mapping is gone, and the poller has
@@ -24,8 +24,8 @@
 
 #include "txrdma_endpoint.h"
 #include "txrdma_region.h"
-#include "txrdma_ring.h"
-#include "txrdma_rings.h"
+#include "txrdma_ringmath.h"
+#include "txrdma_ringfile.h"
 #include "txrdma_tenant.h"
 
 /* where the index words live in the mapping */
@@ -228,8 +228,7 @@ long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 	now = ktime_get_ns();
 	more = txrdma_doorbell_streak(&ring->doorbell, now,
 				      txrdma_poller_idle_ns());
-	txrdma_msg_ring_credits(ring);
-	/* the caller's own time: every class, in ring order */
+	/* the caller's own time: credits, then every class in ring order */
 	txrdma_ring_process(ring, TXRDMA_RING_ANY_CLASS,
 			    txrdma_class_budget(0));
 	more |= txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
@@ -266,7 +265,7 @@ __poll_t txrdma_ring_poll(struct txrdma_file *tf, struct file *file,
 	if (READ_ONCE(*ring->cq_head) != smp_load_acquire(ring->cq_tail))
 		return EPOLLIN | EPOLLRDNORM;
 	/* messages published in an endpoint's receive ring */
-	if (txrdma_msg_ring_readable(ring))
+	if (txrdma_rx_ring_readable(ring))
 		return EPOLLIN | EPOLLRDNORM;
 	/*
 	 * Nothing to read, but SQEs the sleeping poller held back for a
@@ -311,7 +310,7 @@ bool txrdma_ring_pending(struct txrdma_ring *ring)
 {
 	u32 n, space;
 
-	if (txrdma_msg_ring_work(ring))
+	if (txrdma_tx_ring_owes(ring))
 		return true;	/* credits owed to a peer */
 	if (READ_ONCE(ring->blocked))
 		/* a credit update or completion kicks us, or tokens come */
@@ -396,8 +395,8 @@ static int txrdma_ring_exec(struct txrdma_ring *ring,
 	if (sqe->opcode == TXRDMA_OP_NOP)
 		return 0;
 	if (sqe->opcode == TXRDMA_OP_SEND)
-		return txrdma_msg_send(ring, sqe);
-	return txrdma_msg_rw(ring, sqe);
+		return txrdma_tx_send(ring, sqe);
+	return txrdma_tx_rw(ring, sqe);
 }
 
 /* An SQE of @prio waits: the turn is @cls's and the SQE is of another. */
@@ -415,7 +414,9 @@ static bool txrdma_ring_not_turn(u8 cls, u8 tprio, u8 prio)
  *	TXRDMA_RING_ANY_CLASS serves every class in ring order
  * @budget: at most this many SQEs
  *
- * Every SQE is copied out of shared memory once, checked and executed;
+ * Credits owed to peers go first, in the first class's turn (or with
+ * every class): a peer may wait for them to send what the process
+ * waits for.  Every SQE is copied out of shared memory once, checked and executed;
  * its completion (an error always, success unless NO_CQE) is written
  * before the SQ head moves past it.  When the CQ is full the remaining
  * SQEs wait there: nothing is lost and nothing overwritten.
@@ -429,6 +430,8 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 	u32 utail, pending, space, n = 0;
 	bool woke = false;
 
+	if (!cls || cls == TXRDMA_RING_ANY_CLASS)
+		txrdma_tx_ring_credits(ring);
 	/* pairs with the process's release of its tail: SQEs are written */
 	utail = smp_load_acquire(ring->sq_tail);
 	if (txrdma_sq_pending(ring->khead, utail, ring->sq_entries,

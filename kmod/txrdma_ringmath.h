@@ -6,8 +6,8 @@
  * acts on it.  The kernel keeps its own copy of its index and of the
  * mask; what the process wrote is only ever an input to these checks.
  */
-#ifndef _TXRDMA_RING_H
-#define _TXRDMA_RING_H
+#ifndef _TXRDMA_RINGMATH_H
+#define _TXRDMA_RINGMATH_H
 
 #include <linux/types.h>
 #include <linux/txrdma_ring.h>
@@ -40,4 +40,4 @@ struct txrdma_doorbell {
 bool txrdma_doorbell_streak(struct txrdma_doorbell *db, u64 now_ns,
 			    u64 idle_ns);
 
-#endif /* _TXRDMA_RING_H */
+#endif /* _TXRDMA_RINGMATH_H */

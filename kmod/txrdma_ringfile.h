@@ -3,8 +3,8 @@
  * The submission and completion rings an open file shares with its
  * process (uapi/linux/txrdma_ring.h), and the poller that serves them.
  */
-#ifndef _TXRDMA_RINGS_H
-#define _TXRDMA_RINGS_H
+#ifndef _TXRDMA_RINGFILE_H
+#define _TXRDMA_RINGFILE_H
 
 #include <linux/fs.h>
 #include <linux/list.h>
@@ -17,7 +17,7 @@
 #include <linux/txrdma.h>
 
 #include "txrdma_poller.h"
-#include "txrdma_ring.h"
+#include "txrdma_ringmath.h"
 
 struct txrdma_file;
 struct txrdma_tenant;
@@ -51,7 +51,7 @@ struct txrdma_tenant;
  * @garbage: passes that found an impossible SQ tail or CQ head
  * @lock: held by the poller while it serves the ring; endpoints join
  *	and leave @eps under it
- * @eps: the file's endpoint pairs by id (txrdma_msg.c)
+ * @eps: the file's endpoint pairs by id (txrdma_pair.c)
  * @cq_lock: the CQ has two producers: the poller and the completion
  *	handlers (taken with _bh)
  * @cq_reserved: CQEs promised to operations in flight: the poller
@@ -111,4 +111,4 @@ void txrdma_ring_unreserve(struct txrdma_ring *ring);
 void txrdma_ring_complete(struct txrdma_ring *ring, u64 user_data, int res,
 			  u32 ep, u8 opcode, bool silent);
 
-#endif /* _TXRDMA_RINGS_H */
+#endif /* _TXRDMA_RINGFILE_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The message layer of endpoint pairs, in files by direction (as rxe
+ * splits requester, responder and completer):
+ *
+ *   txrdma_pair.c       pairing: connect, accept, endpoint messages
+ *   txrdma_pair_life.c  a pair's data-path state, and its end
+ *   txrdma_tx.c         slots, admission, SEND, READ/WRITE, send
+ *                       completions, credit updates out
+ *   txrdma_rx.c         receive completions: verdict, publication
+ *   txrdma_export.c     exports and imports (EXPORT and its ACK)
+ *
+ * Data flows one way: process -> rings (txrdma_ringfile.c) -> poller
+ * -> tx -> QP, and QP -> rx -> receive ring.  This header is the
+ * files' interface to each other; the rest of the module reaches them
+ * through txrdma_endpoint.h.
+ *
+ * Locking: peer->lock, then ep->lock, then ring->cq_lock (all _bh);
+ * the poller holds ring->lock (mutex) while it processes a ring, and
+ * endpoints join and leave ring->eps under it (design.rst "Lock order").
+ */
+#ifndef _TXRDMA_MSG_H
+#define _TXRDMA_MSG_H
+
+#include "txrdma_endpoint.h"
+
+/* pairing and export requests wait this long unless the caller says */
+#define TXRDMA_MSG_TIMEOUT_MS	3000
+
+struct ib_cq;
+struct ib_wc;
+struct txrdma_pair_req;
+
+/* A word of the receive ring's header (TXRDMA_RX_OFF_*). */
+static inline u32 *txrdma_rx_word(struct txrdma_ep *ep, u32 off)
+{
+	return (u32 *)(ep->rx_base + off);
+}
+
+/* txrdma_tx.c */
+void txrdma_tx_slot_done(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
+			 int res);
+void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* txrdma_rx.c */
+int txrdma_rx_post_recv(struct txrdma_ep *ep);
+void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* txrdma_pair_life.c */
+int txrdma_pair_alloc(struct txrdma_ep *ep);
+void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error);
+
+/* txrdma_export.c */
+struct txrdma_import *txrdma_import_find(struct txrdma_ep *ep, u32 id,
+					 u64 off, u32 len);
+void txrdma_export_rx(struct txrdma_pair_req *r);
+void txrdma_export_rx_ack(struct txrdma_pair_req *r);
+
+#endif /* _TXRDMA_MSG_H */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The receiving direction of endpoint pairs: the completion of a frame
+ * the peer wrote into our receive ring, its checks and its publication.
+ *
+ * The completion of the WRITE_WITH_IMM (softirq, through ib_core's
+ * IB_POLL_SOFTIRQ polling with its budget and re-arm) reposts the
+ * receive, asks txrdma_frame_accept() for its verdict (CRC, endpoints,
+ * epoch, sequence, placement, credits) and only then release-stores the
+ * ring's tail: within one RDMA WRITE the bytes are not ordered for the
+ * receiving CPU, the completion is what proves the frame complete.  A
+ * frame that fails a check is never published, nor anything after it:
+ * the endpoint fails with -EPROTO, the counter of its kind goes up and
+ * the pair's QP is closed.
+ *
+ * Locking: ep->lock (_bh); the peer's lock after it is dropped, to
+ * close the QP.
+ */
+#include "txrdma.h"
+#include "txrdma_frame.h"
+#include "txrdma_msg.h"
+#include "txrdma_peer.h"
+#include "txrdma_ringfile.h"
+
+/* Caller holds ep->lock and ep->conn is set. */
+int txrdma_rx_post_recv(struct txrdma_ep *ep)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &ep->rx_cqe,
+	};
+
+	return ib_post_recv(ep->conn->qp, &wr, NULL);
+}
+
+/* Caller holds ep->lock: the frame @in was accepted; publish it. */
+static void txrdma_rx_publish(struct txrdma_ep *ep,
+			      enum txrdma_frame_verdict v,
+			      const struct txrdma_frame_in *in)
+{
+	if (v == TXRDMA_FRAME_ACCEPT_PAD)
+		/* the sender skipped the ring's end: say so to the process */
+		txrdma_frame_pad(ep->rx_base + TXRDMA_RX_HDR_LEN +
+				 (size_t)in->pad_at * TXRDMA_FRAME_UNIT,
+				 ep->rx_units - in->pad_at);
+	if (ep->dstate == TXRDMA_EP_CONNECTING && !ep->peer_ep)
+		ep->peer_ep = in->f.src_ep;
+	/* checked by the verdict: neither can fail */
+	txrdma_credit_rx_frame(&ep->crx, in->unit, in->units);
+	txrdma_credit_tx_update(&ep->ctx, in->released);
+	ep->rx_seq++;
+	ep->stats.rx_msgs++;
+	ep->stats.rx_bytes += in->f.len;
+	/* the frame (and a PAD before it) is checked: publish it */
+	smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL), ep->crx.tail);
+	if (ep->ring && wq_has_sleeper(&ep->ring->wait))
+		wake_up_interruptible_poll(&ep->ring->wait,
+					   EPOLLIN | EPOLLRDNORM);
+}
+
+/* Completion of a receive: a frame or a credit update arrived. */
+void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_ep *ep = container_of(wc->wr_cqe, struct txrdma_ep,
+					    rx_cqe);
+	enum txrdma_frame_verdict v;
+	struct txrdma_frame_rx rx;
+	struct txrdma_frame_in in;
+	struct txrdma_conn *c;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;		/* flushed: the QP's end is reported elsewhere */
+	spin_lock_bh(&ep->lock);
+	/*
+	 * A connector may see the acceptor's first frames before its
+	 * EP_ACCEPT (another QP): they are checked and published all the
+	 * same, and the ACCEPT must then name the same endpoint.  Frames
+	 * that completed before a detach are published too (the sender
+	 * saw them succeed); none after our own close or a bad frame.
+	 */
+	if (!ep->held_by || ep->rx_stop)
+		goto out;
+	if (ep->conn && txrdma_rx_post_recv(ep))
+		ep->stats.err_qp++;
+	rx = (struct txrdma_frame_rx) {
+		.units		= ep->rx_base + TXRDMA_RX_HDR_LEN,
+		.ep		= ep->id,
+		.peer_ep	= ep->peer_ep,
+		.epoch		= ep->epoch,
+		.seq		= ep->rx_seq,
+		.max_len	= ep->rx_max_msg,
+		.learn_peer	= ep->dstate == TXRDMA_EP_CONNECTING &&
+				  !ep->peer_ep,
+		.crx		= &ep->crx,
+		.ctx		= &ep->ctx,
+	};
+	v = txrdma_frame_accept(&rx, wc->wc_flags & IB_WC_WITH_IMM,
+				be32_to_cpu(wc->ex.imm_data), wc->byte_len,
+				&in);
+	switch (v) {
+	case TXRDMA_FRAME_ACCEPT:
+	case TXRDMA_FRAME_ACCEPT_PAD:
+		txrdma_rx_publish(ep, v, &in);
+		break;
+	case TXRDMA_FRAME_CREDIT:
+		txrdma_credit_tx_update(&ep->ctx, in.released);
+		break;
+	case TXRDMA_FRAME_ERR_CRC:
+		ep->stats.err_crc++;
+		goto fail;
+	case TXRDMA_FRAME_ERR_SEQ:
+		ep->stats.err_seq++;
+		goto fail;
+	default:
+		ep->stats.err_proto++;
+		goto fail;
+	}
+	/* credits came back: a SEND held back for them may go */
+	if (ep->blocked) {
+		ep->blocked = false;
+		if (ep->ring)
+			txrdma_poller_kick(ep->ring);
+	}
+	goto out;
+fail:
+	/* never delivered, nor anything after it */
+	ep->rx_stop = true;
+	txrdma_pair_fail_locked(ep, -EPROTO);
+	spin_unlock_bh(&ep->lock);
+	/* and the QP closes, so the sender cannot wait on us forever */
+	spin_lock_bh(&ep->peer->lock);
+	c = ep->conn;
+	if (c) {
+		txrdma_ep_detach_locked(c, -EPROTO);
+		txrdma_peer_conn_done(ep->peer, c, TXRDMA_CONN_CLOSE);
+	}
+	spin_unlock_bh(&ep->peer->lock);
+	return;
+out:
+	spin_unlock_bh(&ep->lock);
+}
+
+/* Has an endpoint of @ring a message its process has not released? */
+bool txrdma_rx_ring_readable(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+	bool ready = false;
+
+	mutex_lock(&ring->lock);
+	xa_for_each(&ring->eps, id, ep) {
+		/* a tail that moves is a frame published: see it whole */
+		if (smp_load_acquire(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL)) !=
+		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD)) ||
+		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
+			ready = true;
+	}
+	mutex_unlock(&ring->lock);
+	return ready;
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sending direction of endpoint pairs: what the poller does with
+ * an SQE of a pair, and what comes back from the QP for it.
+ *
+ * SEND.  The poller (txrdma_poller.c, through txrdma_ringfile.c) turns
+ * an SQE into one WRITE_WITH_IMM with two SGEs: a 32-byte frame header
+ * built in a DMA-mapped slot of the endpoint, then the payload straight
+ * from the tenant's registered region, no copy.  It lands at the unit
+ * the credit rules (txrdma_credit.c) give; the immediate data names
+ * that unit.  The CQE is written when the send completes.
+ *
+ * READ and WRITE go to a range the other side exported to this pair
+ * (txrdma_export.c keeps what it exported to us), with the key it sent.
+ *
+ * Admission.  A SEND without credits, or any operation without a free
+ * send slot, stays at the head of its SQ and the ring is skipped until
+ * an update or a completion kicks the poller; a tenant's token buckets
+ * (txrdma_tbucket.c) hold it back the same way, until they refill.
+ *
+ * Credits out.  Every frame returns the units our process released; an
+ * idle receiver sends an explicit update (zero-length WRITE_WITH_IMM
+ * with TXRDMA_IMM_CREDIT) when txrdma_credit_rx_due() says so.
+ *
+ * Locking: ep->lock (_bh) over the slots and the credit state, the
+ * tenant's lock inside it for the buckets; the poller holds ring->lock
+ * (mutex) while it processes the ring.
+ */
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "txrdma.h"
+#include "txrdma_frame.h"
+#include "txrdma_msg.h"
+#include "txrdma_peer.h"
+#include "txrdma_region.h"
+#include "txrdma_ringfile.h"
+#include "txrdma_tbucket.h"
+#include "txrdma_tenant.h"
+
+/* Caller holds ep->lock and ep->nfree > 0: a send slot, marked busy. */
+static struct txrdma_tx_slot *txrdma_slot_get(struct txrdma_ep *ep)
+{
+	struct txrdma_tx_slot *s = &ep->slots[ep->free[--ep->nfree]];
+
+	s->busy = true;
+	return s;
+}
+
+/* Caller holds ep->lock: the slot is free again. */
+static void txrdma_slot_put(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
+{
+	s->busy = false;
+	s->region = NULL;
+	ep->free[ep->nfree++] = s - ep->slots;
+}
+
+/* Caller holds ep->lock: complete a slot in flight and free it. */
+void txrdma_tx_slot_done(struct txrdma_ep *ep,
+			 struct txrdma_tx_slot *s, int res)
+{
+	struct txrdma_ring *ring = ep->ring;
+
+	if (s->kind != TXRDMA_SLOT_CREDIT) {
+		if (ring)
+			txrdma_ring_complete(ring, s->user_data, res, ep->id,
+					     s->kind, s->no_cqe && res >= 0);
+		txrdma_region_put_async(s->region);
+	}
+	txrdma_slot_put(ep, s);
+}
+
+void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct txrdma_tx_slot *s = container_of(wc->wr_cqe,
+						 struct txrdma_tx_slot, cqe);
+	struct txrdma_ep *ep = s->ep;
+
+	spin_lock_bh(&ep->lock);
+	/* a detach already completed every slot of the dead QP */
+	if (!s->busy || !ep->conn) {
+		spin_unlock_bh(&ep->lock);
+		return;
+	}
+	if (wc->status != IB_WC_SUCCESS) {
+		ep->stats.err_qp++;
+		txrdma_tx_slot_done(ep, s, -ECONNRESET);
+	} else {
+		if (s->kind == TXRDMA_OP_SEND) {
+			ep->stats.tx_msgs++;
+			ep->stats.tx_bytes += s->len;
+		} else if (s->kind != TXRDMA_SLOT_CREDIT) {
+			ep->stats.rw_ops++;
+			ep->stats.rw_bytes += s->len;
+		}
+		txrdma_tx_slot_done(ep, s, s->len);
+	}
+	if (ep->blocked) {
+		ep->blocked = false;
+		if (ep->ring)
+			txrdma_poller_kick(ep->ring);
+	}
+	spin_unlock_bh(&ep->lock);
+}
+
+/* Caller holds ep->lock: an explicit credit update, if a slot is free. */
+static void txrdma_tx_credit_update(struct txrdma_ep *ep)
+{
+	struct txrdma_tx_slot *s;
+	struct ib_rdma_wr wr = {};
+
+	if (!ep->nfree || !ep->conn)
+		return;
+	s = txrdma_slot_get(ep);
+	s->kind = TXRDMA_SLOT_CREDIT;
+	s->len = 0;
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ex.imm_data =
+		cpu_to_be32(txrdma_imm_credit(txrdma_credit_rx_report(&ep->crx)));
+	wr.remote_addr = ep->peer_addr;
+	wr.rkey = ep->peer_rkey;
+	if (ib_post_send(ep->conn->qp, &wr.wr, NULL)) {
+		txrdma_slot_put(ep, s);
+		return;
+	}
+	ep->stats.credit_updates++;
+}
+
+/* Caller holds ep->lock: take up what the process released. */
+static void txrdma_tx_take_release(struct txrdma_ep *ep)
+{
+	u32 head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+
+	if (head != ep->crx.consumed &&
+	    txrdma_credit_rx_release(&ep->crx, head))
+		ep->stats.err_sqe++;	/* garbage: ignored, counted */
+}
+
+/*
+ * Caller holds ep->lock: post @wr for slot @s of an SQE of @ring, with a
+ * CQ slot reserved for its completion.  Return: TXRDMA_EXEC_ASYNC, or
+ * -ECONNRESET when the QP refused it (its end reaches us as a detach);
+ * the slot and the reservation are given back then, and the caller
+ * drops its region reference.
+ */
+static int txrdma_tx_post(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			  struct txrdma_tx_slot *s, struct ib_rdma_wr *wr)
+{
+	txrdma_ring_reserve(ring);
+	if (!ib_post_send(ep->conn->qp, &wr->wr, NULL))
+		return TXRDMA_EXEC_ASYNC;
+	txrdma_ring_unreserve(ring);
+	txrdma_slot_put(ep, s);
+	ep->stats.err_qp++;
+	return -ECONNRESET;
+}
+
+/*
+ * Caller holds ep->lock: take one operation and @len bytes from the
+ * tenant's buckets.  Return: 0 (taken) or TXRDMA_EXEC_BLOCKED, with
+ * ring->wake_ns set to when they will allow it; a wait is counted once
+ * per SQE (ring->throttled), in the tenant's and the endpoint's
+ * counters.
+ */
+static int txrdma_tx_admit(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			   u32 len)
+{
+	struct txrdma_tenant *t = ep->tenant;
+	u64 now = ktime_get_ns(), w_ops, w_bw;
+
+	spin_lock(&t->lock);
+	w_ops = txrdma_tb_wait_ns(&t->ops, now, 1);
+	w_bw = txrdma_tb_wait_ns(&t->bw, now, len);
+	if (!w_ops && !w_bw) {
+		txrdma_tb_take(&t->ops, now, 1);
+		txrdma_tb_take(&t->bw, now, len);
+		ring->throttled = false;
+	} else if (!ring->throttled) {
+		ring->throttled = true;
+		if (w_bw)
+			t->throttled_bw++;
+		else
+			t->throttled_ops++;
+		ep->stats.throttled++;
+	}
+	spin_unlock(&t->lock);
+	if (!w_ops && !w_bw)
+		return 0;
+	/* a zero rate never refills: wait for the admin, not forever */
+	ring->wake_ns = now + min_t(u64, max(w_ops, w_bw), NSEC_PER_SEC);
+	return TXRDMA_EXEC_BLOCKED;
+}
+
+/* Caller holds ep->lock: give back what txrdma_tx_admit() took. */
+static void txrdma_tx_unadmit(struct txrdma_ep *ep, u32 len)
+{
+	struct txrdma_tenant *t = ep->tenant;
+
+	spin_lock(&t->lock);
+	txrdma_tb_refund(&t->ops, 1);
+	txrdma_tb_refund(&t->bw, len);
+	spin_unlock(&t->lock);
+}
+
+/**
+ * txrdma_tx_send() - execute a SEND SQE
+ * @ring: the ring it came from; the poller holds ring->lock and has
+ *	made sure the CQ has room for one more completion
+ * @sqe: the SQE, copied and checked (txrdma_sqe_check())
+ *
+ * Return: TXRDMA_EXEC_ASYNC when posted (the CQE comes with the
+ * completion), TXRDMA_EXEC_BLOCKED when it must wait for credits or a
+ * send slot (nothing changed), else the negative errno of its CQE.
+ */
+int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
+{
+	struct txrdma_region *r;
+	struct txrdma_tx_slot *s;
+	struct txrdma_frame f = {};
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge[2];
+	struct txrdma_ep *ep;
+	u64 addr, hdr_dma;
+	u8 *hdr;
+	u32 lkey, unit;
+	int ret;
+
+	ep = xa_load(&ring->eps, sqe->ep);
+	if (!ep)
+		return -ENOENT;
+	if (sqe->len > TXRDMA_FRAME_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	/* the payload's registration on the pair's device (sleeps) */
+	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
+				  sqe->local_off, sqe->len, ep->dev, &addr,
+				  &lkey);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	spin_lock_bh(&ep->lock);
+	ret = READ_ONCE(ep->error);
+	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
+		ret = ret ?: -ENOTCONN;
+		goto out_put;
+	}
+	/* longer than the other side's process said it takes */
+	if (sqe->len > ep->peer_max_msg) {
+		ret = -EMSGSIZE;
+		goto out_put;
+	}
+	if (!ep->nfree) {
+		ep->stats.slot_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	ret = txrdma_tx_admit(ep, ring, sqe->len);
+	if (ret)
+		goto out_put;
+	ret = txrdma_credit_place(&ep->ctx, txrdma_frame_units(sqe->len),
+				  &unit);
+	if (ret == -ENOSPC) {
+		txrdma_tx_unadmit(ep, sqe->len);
+		ep->stats.credit_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	if (ret) {
+		/* -EMSGSIZE: more than the peer ring takes */
+		txrdma_tx_unadmit(ep, sqe->len);
+		goto out_put;
+	}
+
+	s = txrdma_slot_get(ep);
+	s->kind = TXRDMA_OP_SEND;
+	s->region = r;
+	s->user_data = sqe->user_data;
+	s->len = sqe->len;
+	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	txrdma_tx_take_release(ep);
+	f = (struct txrdma_frame) {
+		.type		= TXRDMA_FRAME_MSG,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.seq		= ep->tx_seq,
+		.len		= sqe->len,
+		.consumed	= txrdma_credit_rx_report(&ep->crx),
+		.epoch		= ep->epoch,
+	};
+	hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	txrdma_frame_encode(&f, NULL, hdr);
+	if (ep->flags & TXRDMA_EP_F_DATA_CRC) {
+		/* end to end: the CRC covers the payload where it lies */
+		u32 crc;
+
+		hdr[offsetof(struct txrdma_frame_hdr, flags)] =
+			TXRDMA_FRAME_F_DATA_CRC;
+		crc = txrdma_frame_crc_begin(hdr);
+		crc = txrdma_region_crc32c(r, sqe->local_off, sqe->len, crc);
+		txrdma_frame_crc_end(hdr, crc);
+	}
+	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
+				      TXRDMA_FRAME_HDR_LEN, DMA_TO_DEVICE);
+	sge[0] = (struct ib_sge) {
+		.addr	= hdr_dma,
+		.length	= TXRDMA_FRAME_HDR_LEN,
+		.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
+	};
+	sge[1] = (struct ib_sge) {
+		.addr	= addr,
+		.length	= sqe->len,
+		.lkey	= lkey,
+	};
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.sg_list = sge;
+	wr.wr.num_sge = sqe->len ? 2 : 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.send_flags = IB_SEND_SIGNALED |
+			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
+	wr.wr.ex.imm_data = cpu_to_be32(txrdma_imm_frame(unit));
+	wr.remote_addr = ep->peer_addr + (u64)unit * TXRDMA_FRAME_UNIT;
+	wr.rkey = ep->peer_rkey;
+	ret = txrdma_tx_post(ep, ring, s, &wr);
+	if (ret != TXRDMA_EXEC_ASYNC)
+		goto out_put;
+	ep->tx_seq++;
+	spin_unlock_bh(&ep->lock);
+	return ret;
+
+out_put:
+	spin_unlock_bh(&ep->lock);
+	txrdma_region_put_async(r);
+	return ret;
+}
+
+/**
+ * txrdma_tx_rw() - execute a READ or WRITE SQE
+ * @ring: as txrdma_tx_send()
+ * @sqe: the SQE
+ *
+ * The remote region must have been exported to this endpoint pair by
+ * the other side (-EPERM otherwise, or for an access it did not give);
+ * the local one must be our tenant's (-ENOENT).  Both ranges are
+ * checked (-EFAULT).
+ *
+ * Return: as txrdma_tx_send().
+ */
+int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
+{
+	bool read = sqe->opcode == TXRDMA_OP_READ;
+	struct txrdma_import *imp;
+	struct txrdma_region *r;
+	struct txrdma_tx_slot *s;
+	struct ib_rdma_wr wr = {};
+	struct txrdma_ep *ep;
+	struct ib_sge sge;
+	u32 lkey;
+	u64 addr;
+	int ret;
+
+	ep = xa_load(&ring->eps, sqe->ep);
+	if (!ep)
+		return -ENOENT;
+	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
+				  sqe->local_off, sqe->len, ep->dev, &addr,
+				  &lkey);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	spin_lock_bh(&ep->lock);
+	ret = READ_ONCE(ep->error);
+	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
+		ret = ret ?: -ENOTCONN;
+		goto out_put;
+	}
+	imp = txrdma_import_find(ep, sqe->remote_region, sqe->remote_off,
+				 sqe->len);
+	if (IS_ERR(imp)) {
+		ret = PTR_ERR(imp);
+		goto out_put;
+	}
+	ret = -EPERM;
+	if (!(imp->access & (read ? TXRDMA_EXPORT_READ : TXRDMA_EXPORT_WRITE)))
+		goto out_put;
+	if (!ep->nfree) {
+		ep->stats.slot_stalls++;
+		ep->blocked = true;
+		ret = TXRDMA_EXEC_BLOCKED;
+		goto out_put;
+	}
+	ret = txrdma_tx_admit(ep, ring, sqe->len);
+	if (ret)
+		goto out_put;
+	s = txrdma_slot_get(ep);
+	s->kind = sqe->opcode;
+	s->region = r;
+	s->user_data = sqe->user_data;
+	s->len = sqe->len;
+	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	sge = (struct ib_sge) {
+		.addr	= addr,
+		.length	= sqe->len,
+		.lkey	= lkey,
+	};
+	wr.wr.wr_cqe = &s->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = sqe->len ? 1 : 0;
+	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED |
+			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
+	wr.remote_addr = imp->addr + (sqe->remote_off - imp->off);
+	wr.rkey = imp->rkey;
+	ret = txrdma_tx_post(ep, ring, s, &wr);
+	if (ret != TXRDMA_EXEC_ASYNC)
+		goto out_put;
+	spin_unlock_bh(&ep->lock);
+	return ret;
+
+out_put:
+	spin_unlock_bh(&ep->lock);
+	txrdma_region_put_async(r);
+	return ret;
+}
+
+/**
+ * txrdma_tx_ring_credits() - return credits our processes released
+ * @ring: a ring; the poller holds ring->lock
+ */
+void txrdma_tx_ring_credits(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+
+	xa_for_each(&ring->eps, id, ep) {
+		spin_lock_bh(&ep->lock);
+		if (ep->dstate == TXRDMA_EP_CONNECTED && ep->conn) {
+			txrdma_tx_take_release(ep);
+			if (txrdma_credit_rx_should_update(&ep->crx))
+				txrdma_tx_credit_update(ep);
+		}
+		spin_unlock_bh(&ep->lock);
+	}
+}
+
+/*
+ * Does an endpoint of @ring owe its peer credits?  (The poller must not
+ * sleep then: the process released units and may wait for messages
+ * that the peer can only send once it hears of them.)  ring->lock held.
+ */
+bool txrdma_tx_ring_owes(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+	u32 head, reported, tail;
+	bool work = false;
+
+	xa_for_each(&ring->eps, id, ep) {
+		if (READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED)
+			continue;
+		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+		/* the update rule (txrdma_credit_rx_should_update()), on a
+		 * head the process could have written (else it is ignored)
+		 */
+		reported = READ_ONCE(ep->crx.reported);
+		tail = READ_ONCE(ep->crx.tail);
+		if (head - reported <= tail - reported &&
+		    txrdma_credit_rx_due(ep->rx_units, ep->crx.max_units,
+					 tail, head, reported))
+			work = true;
+	}
+	return work;
+}
