@@ -32,6 +32,7 @@ ROOT=$(cd "$DIR/../.." && pwd)
 ADMIN=$ROOT/tools/txrdma-admin/txrdma-admin
 PP=$DIR/msg_pingpong
 . "$ROOT/tools/vm/guestlib.sh"
+. "$DIR/selfpeer.sh"
 
 SIZES=${SIZES:-"64 1024 4096"}
 LAT_N=${LAT_N:-10000}
@@ -48,7 +49,6 @@ TCP_PORT=${TCP_PORT:-11111}
 PERFTEST_PORT=18515
 RUN_LIMIT=180		# seconds, any one client run
 CG_NAME=txrdma-msgbench
-CG=/sys/fs/cgroup/$CG_NAME
 TENANT=msgbench
 LOG=${TXRDMA_OUT:-$(mktemp -d)}/msg_bench
 mkdir -p "$LOG"
@@ -81,11 +81,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	restore_idle
-	"$ADMIN" peer del self >/dev/null 2>&1
-	"$ADMIN" tenant del "$TENANT" >/dev/null 2>&1 ||
-		"$ADMIN" tenant del "$TENANT" force >/dev/null 2>&1
-	echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null
-	rmdir "$CG" 2>/dev/null
+	selfpeer_down
 }
 trap cleanup EXIT
 
@@ -108,32 +104,11 @@ have() {
 	[[ " ${HAVE[*]} " == *" $1 "* ]]
 }
 
-# this guest's RDMA device, its netdev and that netdev's IPv4 address
-RXE=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].ifname // empty')
-NETDEV=$(rdma -j link show | jq -r --arg d "$RXE" '.[] | select(.ifname == $d) | .netdev')
-ME=$(ip -j -4 addr show dev "$NETDEV" 2>/dev/null |
-	jq -r '[.[0].addr_info[] | select(.family == "inet")][0].local // empty')
-if [ -z "$RXE" ] || [ -z "$ME" ]; then
-	die "no ACTIVE rxe device with an IPv4 address on its netdev"
-fi
 NCPU=$(nproc)
 
-# ---- tenant, self peer ---------------------------------------------
+# ---- tenant, self peer (RXE, NETDEV, ME: selfpeer.sh) ----------------
 
-mkdir -p "$CG" || die "cannot create cgroup $CG"
-echo $$ > "$CG/cgroup.procs" || die "cannot enter cgroup $CG"
-"$ADMIN" tenant add "$TENANT" cgroup "/$CG_NAME" >/dev/null ||
-	die "txrdma-admin tenant add $TENANT failed"
-# shellcheck disable=SC2086 # PEER_ATTRS is split on purpose
-"$ADMIN" peer add self addr "$ME" key "$TXRDMA_PEER_KEY" $PEER_ATTRS ||
-	die "txrdma-admin peer add self addr $ME key $TXRDMA_PEER_KEY $PEER_ATTRS failed"
-
-peer_ready() {
-	"$ADMIN" -j peer show self 2>/dev/null |
-		jq -e '.[0] | .state == "up" and .pool.ready >= 1' >/dev/null
-}
-txrdma_wait_until 60 peer_ready ||
-	die "peer self ($ME) not up with a ready QP within 60 s: $("$ADMIN" -j peer show self 2>&1)"
+selfpeer_up "$CG_NAME" "$TENANT" "$PEER_ATTRS"
 DOWNS0=$("$ADMIN" -j peer show self | jq -r '.[0].downs')
 
 echo "msg_bench: one guest, $NCPU vCPU(s), kernel $(uname -r); $RXE on $NETDEV ($ME), rxe loopback"
@@ -209,7 +184,7 @@ pp_failed() {	# WHAT RC OUT SERVER_LOG: a client run failed; say why
 }
 
 pp_ready() {	# a ready QP in the pool before each endpoint
-	txrdma_wait_until 30 peer_ready ||
+	txrdma_wait_until 30 selfpeer_ready ||
 		fail "peer self has no ready QP (state: $("$ADMIN" -j peer show self 2>&1 | jq -c '.[0] | {state, pool}'))"
 }
 

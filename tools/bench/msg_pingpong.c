@@ -4,9 +4,10 @@
  * txrdma endpoint pair (SEND = RDMA WRITE_WITH_IMM into the peer's
  * receive ring), through libtxrdma's rings, busy-polling:
  *
- *   msg_pingpong -s SERVICE [-o] [-u UNITS] [-C] [-Y]
+ *   msg_pingpong -s SERVICE [-o] [-u UNITS] [-C] [-Y] [-T FILE]
  *   msg_pingpong -c PEER -S SERVICE [-m SIZE] [-n ITER] [-w WARMUP]
  *                [-r [-W WINDOW]] [-u UNITS] [-t TIMEOUT_S] [-C] [-Y]
+ *                [-T FILE]
  *
  * Server (-s): listens on SERVICE and serves the endpoints that connect,
  * one after the other (-o: only one): echoes every PING (same length),
@@ -43,6 +44,14 @@
  * its length.  -C asks for CRC32C over payloads (TXRDMA_EP_F_DATA_CRC).
  * Exit status: 0, 1 on any failure (with a message on stderr), 2 for
  * bad usage.  Run inside a tenant (regions and rings are charged to it).
+ *
+ * -T FILE (latency only, for tools/bench/hop_breakdown.sh): keep the
+ * CLOCK_MONOTONIC time of every PING and echo this process posts (just
+ * before the SQ tail is published: "post NS") and sees (the moment its
+ * receive ring shows it: "seen NS") in memory, and write them to FILE
+ * at the end (the server: when its endpoint ends; use -o).  No system
+ * call is added to the path: the clock is the vDSO's, the same time
+ * line as ftrace's "mono" trace_clock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -105,6 +114,7 @@ static unsigned int opt_window = 64;
 static unsigned int opt_timeout_s = 10;
 static unsigned int opt_ep_flags;
 static int opt_yield;
+static const char *opt_tslog;
 
 /* the process's txrdma state */
 static struct txrdma_ctx *ctx;
@@ -160,6 +170,38 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* -T: the times of posts and sightings, written out at the end */
+#define TS_MAX		(1U << 20)
+static struct ts_ev {
+	uint64_t ns;
+	char kind;	/* 'p': post, 's': seen */
+} *ts_log;
+static unsigned int ts_n;
+
+static void ts_mark(char kind, uint64_t ns)
+{
+	if (ts_log && ts_n < TS_MAX)
+		ts_log[ts_n++] = (struct ts_ev){ ns ? ns : now_ns(), kind };
+}
+
+static void ts_write(void)
+{
+	unsigned int i;
+	FILE *f;
+
+	if (!ts_log)
+		return;
+	f = fopen(opt_tslog, "w");
+	if (!f)
+		die("-T %s: %s", opt_tslog, strerror(errno));
+	for (i = 0; i < ts_n; i++)
+		fprintf(f, "%s %llu\n", ts_log[i].kind == 'p' ? "post" : "seen",
+			(unsigned long long)ts_log[i].ns);
+	if (fclose(f))
+		die("-T %s: %s", opt_tslog, strerror(errno));
+	ts_n = 0;
 }
 
 /* a bounded busy-wait: spin_idle() after every pass that found nothing */
@@ -506,10 +548,12 @@ static int serve(struct srv_stats *st)
 			if (len > max_msg || len > slots.size)
 				die("server: a %u-byte PING cannot be echoed (max %u)",
 				    len, max_msg < slots.size ? max_msg : slots.size);
+			ts_mark('s', 0);
 			s = get_slot();
 			memcpy(slot_ptr(s), payload, len);
 			txrdma_rx_release(&rx);
 			prep_send(s, len);
+			ts_mark('p', 0);
 			submit();
 			st->pings++;
 			break;
@@ -607,6 +651,7 @@ static int run_server(__u32 service, int once)
 		have_ep = 0;
 		tolerant = 0;
 		slots_reset();
+		ts_write();
 		printf("%s: server: endpoint %u from %s %s: %lu messages (%lu ping, %lu data), %lu acks, %lu bytes, %lu RECV CQEs\n",
 		       prog, out.id, peer, bad ? "FAILED" : "closed", st.msgs,
 		       st.pings, st.data, st.acks, st.bytes, recv_cqes);
@@ -779,9 +824,11 @@ static void run_latency(void)
 		memcpy(slot_ptr(s), &h, sizeof(h));
 		t0 = now_ns();
 		prep_send(s, opt_size);
+		ts_mark('p', 0);
 		submit();
 		r = next_msg(&payload, &len, &e, 0);
 		t1 = now_ns();
+		ts_mark('s', t1);
 		if (r == -ETIME)
 			die("no echo of message %lu within %us", i, opt_timeout_s);
 		if (r < 0)
@@ -936,6 +983,7 @@ static int run_client(const char *peer, __u32 service, int rate)
 		run_rate(peer_units);
 	else
 		run_latency();
+	ts_write();
 	fflush(stdout);
 	ret = goodbye();
 	if (txrdma_sq_dropped(&sq) || txrdma_cq_overflow(&cq)) {
@@ -953,9 +1001,9 @@ static int run_client(const char *peer, __u32 service, int rate)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s -s SERVICE [-o] [-u UNITS] [-C] [-Y]\n"
+		"usage: %s -s SERVICE [-o] [-u UNITS] [-C] [-Y] [-T FILE]\n"
 		"       %s -c PEER -S SERVICE [-m SIZE] [-n ITER] [-w WARMUP] [-r [-W WINDOW]]\n"
-		"                    [-u UNITS] [-t TIMEOUT_S] [-C] [-Y]\n"
+		"                    [-u UNITS] [-t TIMEOUT_S] [-C] [-Y] [-T FILE]\n"
 		"  -s SERVICE  server: serve endpoints of SERVICE one after the other (-o: one)\n"
 		"  -c PEER     client of SERVICE (-S) at txrdma peer PEER\n"
 		"  -m SIZE     message bytes, %u..%u (default 64)\n"
@@ -965,7 +1013,8 @@ static void usage(void)
 		"  -u UNITS    receive ring, 64-byte units, power of two (default %u)\n"
 		"  -t SECONDS  give up when nothing moves for that long (default 10)\n"
 		"  -C          CRC32C over payloads too (TXRDMA_EP_F_DATA_CRC)\n"
-		"  -Y          sched_yield() when a poll finds nothing (default: pure spin)\n",
+		"  -Y          sched_yield() when a poll finds nothing (default: pure spin)\n"
+		"  -T FILE     write the times of PINGs/echoes posted and seen to FILE\n",
 		prog, prog, PP_HDR_LEN, TXRDMA_FRAME_MAX_PAYLOAD, DEF_UNITS);
 	exit(2);
 }
@@ -993,7 +1042,7 @@ int main(int argc, char **argv)
 	int opt, rate = 0, once = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CYoh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CYoT:h")) != -1) {
 		switch (opt) {
 		case 's':
 			server_service = (long)num(optarg, 1, UINT32_MAX);
@@ -1040,6 +1089,14 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			once = 1;
+			break;
+		case 'T':
+			opt_tslog = optarg;
+			ts_log = calloc(TS_MAX, sizeof(*ts_log));
+			if (!ts_log) {
+				fprintf(stderr, "%s: out of memory\n", prog);
+				return 1;
+			}
 			break;
 		default:
 			usage();
