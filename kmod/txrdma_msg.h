@@ -22,6 +22,7 @@
 #ifndef _TXRDMA_MSG_H
 #define _TXRDMA_MSG_H
 
+#include "txrdma_credit.h"
 #include "txrdma_endpoint.h"
 
 /* pairing and export requests wait this long unless the caller says */
@@ -35,6 +36,19 @@ struct txrdma_pair_req;
 static inline u32 *txrdma_rx_word(struct txrdma_ep *ep, u32 off)
 {
 	return (u32 *)(ep->rx_base + off);
+}
+
+/*
+ * Caller holds ep->lock: the released units to report to the sender
+ * now (in a frame or an update), also exported in the receive ring for
+ * the process's doorbell rule (TXRDMA_RX_OFF_REPORTED).
+ */
+static inline u32 txrdma_rx_report(struct txrdma_ep *ep)
+{
+	u32 v = txrdma_credit_rx_report(&ep->crx);
+
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_REPORTED), v);
+	return v;
 }
 
 /* txrdma_tx.c */

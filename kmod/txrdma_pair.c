@@ -210,6 +210,9 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 		ep->rx_max_msg = req->rx_max_msg;
 	txrdma_credit_rx_max_frame(&ep->crx,
 				   txrdma_frame_units(ep->rx_max_msg));
+	/* the process's doorbell rule needs it (txrdma_rx_release()) */
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_MAX_UNITS),
+		   ep->crx.max_units);
 	return 0;
 }
 

@@ -118,7 +118,7 @@ static void txrdma_tx_credit_update(struct txrdma_ep *ep)
 	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.ex.imm_data =
-		cpu_to_be32(txrdma_imm_credit(txrdma_credit_rx_report(&ep->crx)));
+		cpu_to_be32(txrdma_imm_credit(txrdma_rx_report(ep)));
 	wr.remote_addr = ep->peer_addr;
 	wr.rkey = ep->peer_rkey;
 	if (ib_post_send(ep->conn->qp, &wr.wr, NULL)) {
@@ -287,7 +287,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		.dst_ep		= ep->peer_ep,
 		.seq		= ep->tx_seq,
 		.len		= sqe->len,
-		.consumed	= txrdma_credit_rx_report(&ep->crx),
+		.consumed	= txrdma_rx_report(ep),
 		.epoch		= ep->epoch,
 	};
 	hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;

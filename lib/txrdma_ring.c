@@ -195,7 +195,7 @@ TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
 				 __u32 units)
 {
 	unsigned char *a = area;
-	unsigned int head, tail;
+	unsigned int head, tail, max;
 
 	if (!rx || !ctx || !sq || !area || !rx_units_ok(units))
 		return -EINVAL;
@@ -221,5 +221,17 @@ TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
 	rx->kicked = head;
 	rx->ctx = ctx;
 	rx->sq = sq;
+	/*
+	 * A kernel without TXRDMA_FEAT_RX_CREDIT_WORDS left max_units 0
+	 * (or the process wrote over it): the process keeps the words
+	 * itself, with a max_units that makes txrdma_rx_update_due() the
+	 * older rule (a quarter since the last doorbell, and every empty
+	 * ring).  Such a kernel never reads them.
+	 */
+	max = *(unsigned int *)(a + TXRDMA_RX_OFF_MAX_UNITS);
+	if (!max || max > units / 2) {
+		*(unsigned int *)(a + TXRDMA_RX_OFF_MAX_UNITS) = units / 2 + 1;
+		*(unsigned int *)(a + TXRDMA_RX_OFF_REPORTED) = head;
+	}
 	return 0;
 }

@@ -842,6 +842,61 @@ txrdma_rx_hdr(const struct txrdma_rx *rx)
 }
 
 /**
+ * txrdma_rx_update_due() - would the kernel send an explicit update now?
+ * @rx: the receive ring
+ * @head: the units released, as just stored
+ *
+ * The kernel's own rule (txrdma_credit_rx_due() in kmod/txrdma_credit.c,
+ * Documentation/design.rst "Credits"), on the words it exports beside
+ * its tail: due when a quarter of the ring was released unreported, or
+ * when everything that arrived is released and the sender, once it
+ * heard of it, could be waiting for some of it (a frame of the largest
+ * size and the tail it skips: 2 * max_units - 1).  A stale word (the
+ * kernel reported since) errs towards a doorbell, never away from one;
+ * so does a word the process overwrote.  With a kernel without
+ * TXRDMA_FEAT_RX_CREDIT_WORDS, txrdma_rx_init() fills the words so that
+ * this is the older rule: a quarter since the last doorbell, and
+ * whenever the ring is empty.
+ *
+ * Return: true when the poller must be awake to send the update.
+ */
+static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
+					unsigned int head)
+{
+	const unsigned char *hdr = (const unsigned char *)rx->ktail -
+				   TXRDMA_RX_OFF_TAIL;
+	unsigned int unreported, max;
+
+	unreported = head - __atomic_load_n((const unsigned int *)
+					    (hdr + TXRDMA_RX_OFF_REPORTED),
+					    __ATOMIC_RELAXED);
+	if (unreported >= rx->ring_units / 4)
+		return true;
+	if (head != __atomic_load_n(rx->ktail, __ATOMIC_RELAXED))
+		return false;
+	max = __atomic_load_n((const unsigned int *)
+			      (hdr + TXRDMA_RX_OFF_MAX_UNITS), __ATOMIC_RELAXED);
+	return rx->ring_units - unreported < 2 * max - 1;
+}
+
+/*
+ * An update is due and the doorbell considered.  With a kernel that
+ * does not report (txrdma_rx_init() put max_units above half the ring)
+ * the process keeps the reported word itself: this release is the
+ * last look.
+ */
+static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
+{
+	unsigned char *hdr = (unsigned char *)rx->khead - TXRDMA_RX_OFF_HEAD;
+
+	rx->kicked = head;
+	if (__atomic_load_n((unsigned int *)(hdr + TXRDMA_RX_OFF_MAX_UNITS),
+			    __ATOMIC_RELAXED) > rx->ring_units / 2)
+		__atomic_store_n((unsigned int *)(hdr + TXRDMA_RX_OFF_REPORTED),
+				 head, __ATOMIC_RELAXED);
+}
+
+/**
  * txrdma_rx_release() - give the message last peeked back to the kernel
  * @rx: the receive ring
  *
@@ -850,17 +905,17 @@ txrdma_rx_hdr(const struct txrdma_rx *rx)
  * over it.  Do not touch the payload again.  Nothing happens when no
  * message is held.
  *
- * The kernel returns the space to the sender as credits, which its
- * poller must be awake to do.  So once a quarter of the ring has been
- * released since the last look, or when this release empties the ring
- * (the sender may be waiting for exactly these units), the doorbell is
- * considered: txrdma_sq_needs_wakeup() (a full fence, then the flags:
- * the head store cannot pass it) and, only if the poller sleeps,
- * txrdma_rings_enter().  The kernel then sends an explicit update only
- * if the sender could be waiting for these units; otherwise the next
- * message going the other way carries them.  In the steady state no
- * system call; an error of the doorbell is ignored here (the next
- * consideration rings again).
+ * The kernel returns the space to the sender as credits: in the next
+ * message going the other way, or in an explicit update, which its
+ * poller must be awake to send.  So when the kernel's rule says an
+ * update is due (txrdma_rx_update_due(): a quarter of the ring
+ * unreported, or the sender possibly waiting for these units), the
+ * doorbell is considered: txrdma_sq_needs_wakeup() (a full fence, then
+ * the flags: the head store cannot pass it) and, only if the poller
+ * sleeps, txrdma_rings_enter().  A ping-pong that empties a large ring
+ * with each message never rings here: the reply carries the credits.
+ * In the steady state no system call; an error of the doorbell is
+ * ignored here (the next release that is due rings again).
  */
 static inline void txrdma_rx_release(struct txrdma_rx *rx)
 {
@@ -872,9 +927,8 @@ static inline void txrdma_rx_release(struct txrdma_rx *rx)
 	rx->head = head;
 	rx->cur_units = 0;
 	__atomic_store_n(rx->khead, head, __ATOMIC_RELEASE);
-	if (head - rx->kicked >= rx->ring_units / 4 ||
-	    head == __atomic_load_n(rx->ktail, __ATOMIC_RELAXED)) {
-		rx->kicked = head;
+	if (txrdma_rx_update_due(rx, head)) {
+		__txrdma_rx_note_due(rx, head);
 		if (txrdma_sq_needs_wakeup(rx->sq))
 			(void)txrdma_rings_enter(rx->ctx);
 	}

@@ -229,6 +229,15 @@ struct fakek {
 	unsigned long wakeups, stalls, pads;
 	bool lost_wakeup;		/* slept DEADLINE_S: no doorbell */
 	int stop;			/* atomic */
+
+	/*
+	 * TXRDMA_FEAT_RX_CREDIT_WORDS: the sender knows only what was
+	 * reported (TXRDMA_RX_OFF_REPORTED), and the kernel reports -
+	 * an explicit update - only when its rule says it is due
+	 */
+	bool credit_words;
+	unsigned int max_units;
+	unsigned long updates;
 };
 
 static unsigned int *AW(struct fakek *k, unsigned int off)
@@ -297,9 +306,47 @@ static unsigned int place_units(struct fakek *k, uint32_t len,
 static bool fits(struct fakek *k, uint32_t len, int order)
 {
 	unsigned int skip, need = place_units(k, len, &skip);
-	unsigned int head = __atomic_load_n(AW(k, TXRDMA_RX_OFF_HEAD), order);
+	unsigned int head = __atomic_load_n(AW(k, k->credit_words ?
+					       TXRDMA_RX_OFF_REPORTED :
+					       TXRDMA_RX_OFF_HEAD), order);
 
 	return k->k_tail + need - head <= k->units;
+}
+
+/*
+ * With credit words: the kernel's update rule (txrdma_credit_rx_due()
+ * in kmod/txrdma_credit.c, restated here from the design, not from the
+ * library), applied by an awake poller: report the head when due.
+ */
+static void fakek_update(struct fakek *k)
+{
+	unsigned int head, reported, unreported;
+	bool due;
+
+	if (!k->credit_words)
+		return;
+	head = __atomic_load_n(AW(k, TXRDMA_RX_OFF_HEAD), __ATOMIC_ACQUIRE);
+	reported = __atomic_load_n(AW(k, TXRDMA_RX_OFF_REPORTED),
+				   __ATOMIC_RELAXED);
+	unreported = head - reported;
+	if (!unreported)
+		return;
+	due = unreported >= k->units / 4 ||
+	      (head == k->published &&
+	       k->units - unreported < 2 * k->max_units - 1);
+	if (due) {
+		__atomic_store_n(AW(k, TXRDMA_RX_OFF_REPORTED), head,
+				 __ATOMIC_RELEASE);
+		k->updates++;
+	}
+}
+
+static void fakek_credit_words(struct fakek *k, unsigned int max_units)
+{
+	k->credit_words = true;
+	k->max_units = max_units;
+	*AW(k, TXRDMA_RX_OFF_MAX_UNITS) = max_units;
+	*AW(k, TXRDMA_RX_OFF_REPORTED) = *AW(k, TXRDMA_RX_OFF_HEAD);
 }
 
 static void put_hdr(unsigned char *at, __u8 type, uint32_t seq, uint32_t len)
@@ -360,7 +407,10 @@ static bool wait_credits(struct fakek *k, uint32_t len)
 	unsigned int idle = 0;
 
 	k->stalls++;
-	while (!fits(k, len, __ATOMIC_ACQUIRE)) {
+	for (;;) {
+		fakek_update(k);
+		if (fits(k, len, __ATOMIC_ACQUIRE))
+			break;
 		struct timespec ts;
 		int r;
 
@@ -378,6 +428,7 @@ static bool wait_credits(struct fakek *k, uint32_t len)
 		__atomic_fetch_or(k->sqflags, TXRDMA_SQ_F_NEED_WAKEUP,
 				  __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		fakek_update(k);
 		if (!fits(k, len, __ATOMIC_RELAXED)) {
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += DEADLINE_S;
@@ -936,6 +987,87 @@ static void test_doorbell(void)
 	fakek_teardown(&k);
 }
 
+/* release_one(), and the kernel answers a doorbell with an update */
+static unsigned long release_one_k(struct txrdma_rx *rx, struct fakek *k)
+{
+	unsigned long r = release_one(rx);
+
+	if (r)
+		*AW(k, TXRDMA_RX_OFF_REPORTED) = rx->head;
+	return r;
+}
+
+static void test_doorbell_rule(void)
+{
+	unsigned long rang = 0, i;
+	struct txrdma_rx rx;
+	struct fake_sq s;
+	struct fakek k;
+
+	fake_sq_init(&s);
+	fakek_setup(&k, 64, 0xfffffff0u);
+	fakek_credit_words(&k, 4);	/* frames of at most 4 units */
+	rx_init_ok(&rx, &k, &s);
+	*sq_flags(&s) = TXRDMA_SQ_F_NEED_WAKEUP;
+
+	/* a ping-pong: one message, released, the ring empty again; the
+	 * sender still sees 63 units free, more than 2 * 4 - 1: no bell
+	 */
+	for (i = 0; i < 8; i++) {
+		put_ones(&k, 1);
+		rang += release_one(&rx);
+		/* and the reply carries the credits, as the kernel would */
+		*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head;
+	}
+	TAP_CHECK_INT(rang, 0);
+
+	/* unreported: 1..15 quiet while the sender has room, 16 rings */
+	for (i = 1, rang = 0; i <= 16; i++) {
+		unsigned long r;
+
+		put_ones(&k, 1);
+		r = release_one_k(&rx, &k);
+		rang += r;
+		if (!TAP_CHECK_INT(r, i == 16))
+			tap_diag("  release %lu", i);
+	}
+	TAP_CHECK_INT(rang, 1);
+
+	/* 57 units in flight, released one by one: a quarter at 16, 32
+	 * and 48, each answered by an update; at the end 9 unreported,
+	 * the ring empty, 55 free for a sender that needs 7 at most
+	 */
+	put_ones(&k, 57);
+	for (i = 1, rang = 0; i <= 57; i++)
+		rang += release_one_k(&rx, &k);
+	TAP_CHECK_INT(rang, 3);
+	TAP_CHECK_INT(rx.head - *AW(&k, TXRDMA_RX_OFF_REPORTED), 9);
+
+	/* where the sender could be stuck: 58 unreported, the ring empty:
+	 * it sees 6 free and may need 7
+	 */
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head - 57;
+	put_ones(&k, 1);
+	TAP_CHECK_INT(release_one(&rx), 1);
+	/* the same, with a frame behind it: the sender is not stuck yet */
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head - 14;
+	put_ones(&k, 2);
+	TAP_CHECK_INT(release_one(&rx), 0);	/* 15 unreported, one more */
+	TAP_CHECK_INT(release_one(&rx), 1);	/* 16: the quarter */
+
+	/* a stale or garbage word: more than the ring: ring */
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head - 1000;
+	put_ones(&k, 1);
+	TAP_CHECK_INT(release_one(&rx), 1);
+
+	/* the poller awake: the rule may say due, no system call */
+	*sq_flags(&s) = 0;
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head - 20;
+	put_ones(&k, 1);
+	TAP_CHECK_INT(release_one(&rx), 0);
+	fakek_teardown(&k);
+}
+
 /* ---- with the producer thread ---------------------------------------- */
 
 struct stream {
@@ -946,6 +1078,7 @@ struct stream {
 	unsigned int final_error;
 	unsigned int pause_every;	/* stop reading until the producer,
 					 * out of credits, sleeps */
+	bool credit_words;		/* TXRDMA_FEAT_RX_CREDIT_WORDS */
 };
 
 static bool wait_asleep(struct fakek *k, double secs)
@@ -982,6 +1115,11 @@ static void run_stream(const struct stream *st)
 	k.sleep_when_blocked = st->sleeper;
 	k.spin = st->spin;
 	k.final_error = st->final_error;
+	if (st->credit_words) {
+		unsigned int mu = frame_units(st->max_len);
+
+		fakek_credit_words(&k, mu < st->units / 2 ? mu : st->units / 2);
+	}
 	t0 = now_s();
 	fakek_start(&k);
 
@@ -1044,8 +1182,9 @@ static void run_stream(const struct stream *st)
 	t0 = now_s() - t0;
 	fakek_join(&k);		/* its counters are final now */
 	tap_diag("  %u messages in %.2f s: %lu PADs, producer blocked %lu "
-		 "times, slept %lu, %lu doorbells, %lu pauses", next, t0,
-		 k.pads, k.stalls, k.wakeups, enters() - e0, pauses);
+		 "times, slept %lu, %lu doorbells, %lu pauses, %lu updates",
+		 next, t0, k.pads, k.stalls, k.wakeups, enters() - e0, pauses,
+		 k.updates);
 	TAP_CHECK(!stalled);
 	if (!TAP_CHECK(!bad))
 		tap_diag("  message %u is wrong", bad_seq);
@@ -1114,6 +1253,42 @@ static void test_stream_small_ring(void)
 	run_stream(&st);
 }
 
+static void test_stream_credit_words(void)
+{
+	/* the kernel's rule decides the doorbell: nothing may stall */
+	const struct stream st = {
+		.units = 2048, .n = MSGS(300000), .max_len = 1024 * 64 - 32,
+		.max_every = 97, .sleeper = true, .spin = 1,
+		.pause_every = MSGS(20000), .credit_words = true,
+	};
+
+	run_stream(&st);
+}
+
+static void test_stream_credit_words_small(void)
+{
+	const struct stream st = {
+		.units = TXRDMA_RX_MIN_UNITS, .start = 0xffffff00u,
+		.n = MSGS(200000), .max_len = 8 * 64 - 32, .max_every = 5,
+		.sleeper = true, .spin = 16, .pause_every = MSGS(20000),
+		.credit_words = true,
+	};
+
+	run_stream(&st);
+}
+
+static void test_stream_credit_words_bounded(void)
+{
+	/* a declared maximum far below half the ring: updates are rare */
+	const struct stream st = {
+		.units = 4096, .start = 0xfffff000u, .n = MSGS(200000),
+		.max_len = 1000, .sleeper = true, .spin = 4,
+		.pause_every = MSGS(20000), .credit_words = true,
+	};
+
+	run_stream(&st);
+}
+
 static void test_stream_error(void)
 {
 	/* the error stored right after the last tail: frames come first */
@@ -1137,6 +1312,10 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_stream_half_ring, "300,000 messages through 2048 units, frames up to half the ring, sleeping producer woken by the doorbell"),
 	TAP_TEST(test_stream_wrap, "200,000 messages from indices 0xfffff000 (across 2^32), sleeping producer"),
 	TAP_TEST(test_stream_small_ring, "200,000 messages through the smallest ring (16 units), sleeping producer"),
+	TAP_TEST(test_stream_credit_words, "300,000 messages through 2048 units, frames up to half the ring: the doorbell by the kernel's update rule, no stall"),
+	TAP_TEST(test_stream_credit_words_small, "200,000 messages through 16 units by the update rule, no stall"),
+	TAP_TEST(test_stream_credit_words_bounded, "200,000 messages of at most 1000 bytes through 4096 units by the update rule, no stall"),
+	TAP_TEST(test_doorbell_rule, "with credit words: release rings only when an update is due (a quarter unreported, or the sender may wait)"),
 	TAP_TEST(test_stream_error, "100,000 messages, then the endpoint's error: every message first"),
 };
 

@@ -420,11 +420,30 @@ static struct txrdma_ep_params side_params(const struct side *s, uint32_t svc)
 	};
 }
 
+/* a word of the kernel's in our receive ring's header */
+static uint32_t rx_kword(const struct side *s, unsigned int off)
+{
+	return __atomic_load_n((uint32_t *)((char *)s->reg.addr + off),
+			       __ATOMIC_RELAXED);
+}
+
 static void side_rx_init(struct __test_metadata *_metadata, struct side *s)
 {
+	uint32_t max_units = (TXRDMA_FRAME_HDR_LEN + s->ep.rx_max_msg +
+			      TXRDMA_FRAME_UNIT - 1) / TXRDMA_FRAME_UNIT;
+
 	s->connected = true;
 	ASSERT_NE(0, s->ep.id);
 	ASSERT_LT(0, s->ep.max_msg);
+	/*
+	 * TXRDMA_FEAT_RX_CREDIT_WORDS: the largest frame the peer may
+	 * place (half the ring, or what we declared), and nothing
+	 * reported yet, before the library looks at them
+	 */
+	if (max_units > s->rx_units / 2)
+		max_units = s->rx_units / 2;
+	EXPECT_EQ(max_units, rx_kword(s, TXRDMA_RX_OFF_MAX_UNITS));
+	EXPECT_EQ(0, rx_kword(s, TXRDMA_RX_OFF_REPORTED));
 	ASSERT_EQ(0, txrdma_rx_init(&s->rx, s->ctx, &s->sq, s->reg.addr,
 				    s->rx_units));
 }
@@ -1303,6 +1322,20 @@ TEST_F_TIMEOUT(msg, stream, STREAM_S + 300)
 	       (unsigned long long)h.seed, h.count, h.max_len, self->peer,
 	       h.rev_count);
 	client_run(_metadata, &s, &h, false, STREAM_S);
+	/*
+	 * The kernel reported what we released in the messages it sent
+	 * (and in updates), and never more than we released
+	 */
+	{
+		uint32_t head = *(uint32_t *)((char *)s.reg.addr +
+					      TXRDMA_RX_OFF_HEAD);
+		uint32_t reported = rx_kword(&s, TXRDMA_RX_OFF_REPORTED);
+
+		if (h.rev_count)
+			EXPECT_NE(0, reported);
+		EXPECT_LE(head - reported, s.rx_units)
+			TH_LOG("head %u, reported %u", head, reported);
+	}
 	side_close(&s);
 }
 

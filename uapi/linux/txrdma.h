@@ -53,12 +53,19 @@
  * (a connect reaches the listener of its own tenant's name only).
  */
 #define TXRDMA_FEAT_PEER_AUTH		_BITULL(11)
+/*
+ * Receive rings carry TXRDMA_RX_OFF_REPORTED and TXRDMA_RX_OFF_MAX_UNITS
+ * (<linux/txrdma_ring.h>): a process rings the doorbell on release only
+ * when an explicit credit update is due.
+ */
+#define TXRDMA_FEAT_RX_CREDIT_WORDS	_BITULL(12)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
 				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES | \
 				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
-				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH)
+				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
+				 TXRDMA_FEAT_RX_CREDIT_WORDS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.

@@ -224,9 +224,20 @@ enum txrdma_frame_type {
  * u * TXRDMA_FRAME_UNIT with its struct txrdma_frame_hdr, the payload
  * right after; it takes txrdma frame units (TXRDMA_FRAME_HDR_LEN + len
  * rounded up to TXRDMA_FRAME_UNIT).
+ *
+ * With TXRDMA_FEAT_RX_CREDIT_WORDS the kernel also exports, beside its
+ * tail, what decides whether an explicit credit update is due (the rule
+ * of txrdma_rx_release()): TXRDMA_RX_OFF_REPORTED, the released units
+ * it last reported to the sender (free-running), and
+ * TXRDMA_RX_OFF_MAX_UNITS, the largest frame the sender may place, in
+ * units (written once, before the pair is set up; 0 from a kernel
+ * without the feature).  Both are hints for the process's doorbell:
+ * the kernel never reads them back.
  */
 #define TXRDMA_RX_OFF_TAIL	0
 #define TXRDMA_RX_OFF_ERROR	4
+#define TXRDMA_RX_OFF_REPORTED	8
+#define TXRDMA_RX_OFF_MAX_UNITS	12
 #define TXRDMA_RX_OFF_HEAD	64
 #define TXRDMA_RX_HDR_LEN	128
 #define TXRDMA_RX_MIN_UNITS	16
