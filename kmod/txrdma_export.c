@@ -221,6 +221,7 @@ static void txrdma_export_drop(struct txrdma_ep *ep,
 /* Caller holds ep->lock: end an export ioctl's turn. */
 static void txrdma_export_done_locked(struct txrdma_ep *ep)
 {
+	lockdep_assert_held(&ep->lock);
 	ep->export_pending = false;
 	ep->export_wait_seq = 0;
 }

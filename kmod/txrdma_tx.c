@@ -204,6 +204,57 @@ static void txrdma_tx_unadmit(struct txrdma_ep *ep, u32 len)
 	spin_unlock(&t->lock);
 }
 
+/*
+ * The endpoint and the local range of an SQE of @ring, at most
+ * @max_len bytes: the region, referenced, with the range's address and
+ * key on the pair's device (sleeps), or ERR_PTR(-ENOENT: no such
+ * endpoint or region, -EMSGSIZE, -EFAULT).
+ */
+static struct txrdma_region *txrdma_tx_local(struct txrdma_ring *ring,
+					     const struct txrdma_sqe *sqe,
+					     u32 max_len,
+					     struct txrdma_ep **epp,
+					     u64 *addr, u32 *lkey)
+{
+	struct txrdma_ep *ep = xa_load(&ring->eps, sqe->ep);
+
+	if (!ep)
+		return ERR_PTR(-ENOENT);
+	if (sqe->len > max_len)
+		return ERR_PTR(-EMSGSIZE);
+	*epp = ep;
+	return txrdma_region_resolve(ep->tenant, sqe->local_region,
+				     sqe->local_off, sqe->len, ep->dev, addr,
+				     lkey);
+}
+
+/* Caller holds ep->lock: 0 if the pair takes operations, else -errno. */
+static int txrdma_tx_ready_locked(struct txrdma_ep *ep)
+{
+	int ret = READ_ONCE(ep->error);
+
+	lockdep_assert_held(&ep->lock);
+	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn)
+		return ret ?: -ENOTCONN;
+	return 0;
+}
+
+/*
+ * Caller holds ep->lock: a free send slot and the tenant's tokens for
+ * @len bytes.  Return: 0, or TXRDMA_EXEC_BLOCKED (nothing taken).
+ */
+static int txrdma_tx_admit_slot_locked(struct txrdma_ep *ep,
+				       struct txrdma_ring *ring, u32 len)
+{
+	lockdep_assert_held(&ep->lock);
+	if (!ep->nfree) {
+		ep->stats.slot_stalls++;
+		ep->blocked = true;
+		return TXRDMA_EXEC_BLOCKED;
+	}
+	return txrdma_tx_admit(ep, ring, len);
+}
+
 /**
  * txrdma_tx_send() - execute a SEND SQE
  * @ring: the ring it came from; the poller holds ring->lock and has
@@ -227,36 +278,22 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	u32 lkey, unit;
 	int ret;
 
-	ep = xa_load(&ring->eps, sqe->ep);
-	if (!ep)
-		return -ENOENT;
-	if (sqe->len > TXRDMA_FRAME_MAX_PAYLOAD)
-		return -EMSGSIZE;
-	/* the payload's registration on the pair's device (sleeps) */
-	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
-				  sqe->local_off, sqe->len, ep->dev, &addr,
-				  &lkey);
+	/* the payload's registration on the pair's device */
+	r = txrdma_tx_local(ring, sqe, TXRDMA_FRAME_MAX_PAYLOAD, &ep, &addr,
+			    &lkey);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 
 	spin_lock_bh(&ep->lock);
-	ret = READ_ONCE(ep->error);
-	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
-		ret = ret ?: -ENOTCONN;
+	ret = txrdma_tx_ready_locked(ep);
+	if (ret)
 		goto out_put;
-	}
 	/* longer than the other side's process said it takes */
 	if (sqe->len > ep->peer_max_msg) {
 		ret = -EMSGSIZE;
 		goto out_put;
 	}
-	if (!ep->nfree) {
-		ep->stats.slot_stalls++;
-		ep->blocked = true;
-		ret = TXRDMA_EXEC_BLOCKED;
-		goto out_put;
-	}
-	ret = txrdma_tx_admit(ep, ring, sqe->len);
+	ret = txrdma_tx_admit_slot_locked(ep, ring, sqe->len);
 	if (ret)
 		goto out_put;
 	ret = txrdma_credit_place(&ep->ctx, txrdma_frame_units(sqe->len),
@@ -362,21 +399,14 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	u64 addr;
 	int ret;
 
-	ep = xa_load(&ring->eps, sqe->ep);
-	if (!ep)
-		return -ENOENT;
-	r = txrdma_region_resolve(ep->tenant, sqe->local_region,
-				  sqe->local_off, sqe->len, ep->dev, &addr,
-				  &lkey);
+	r = txrdma_tx_local(ring, sqe, U32_MAX, &ep, &addr, &lkey);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 
 	spin_lock_bh(&ep->lock);
-	ret = READ_ONCE(ep->error);
-	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn) {
-		ret = ret ?: -ENOTCONN;
+	ret = txrdma_tx_ready_locked(ep);
+	if (ret)
 		goto out_put;
-	}
 	imp = txrdma_import_find(ep, sqe->remote_region, sqe->remote_off,
 				 sqe->len);
 	if (IS_ERR(imp)) {
@@ -386,13 +416,7 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	ret = -EPERM;
 	if (!(imp->access & (read ? TXRDMA_EXPORT_READ : TXRDMA_EXPORT_WRITE)))
 		goto out_put;
-	if (!ep->nfree) {
-		ep->stats.slot_stalls++;
-		ep->blocked = true;
-		ret = TXRDMA_EXEC_BLOCKED;
-		goto out_put;
-	}
-	ret = txrdma_tx_admit(ep, ring, sqe->len);
+	ret = txrdma_tx_admit_slot_locked(ep, ring, sqe->len);
 	if (ret)
 		goto out_put;
 	s = txrdma_slot_get(ep);
