@@ -197,21 +197,35 @@ class Tool:
         self.notes = []
         self.groups = {}        # group -> [us per hop]
 
-    def stage(self, label):
-        for lab, v in self.stages:
+    @staticmethod
+    def _series(lst, label):
+        """the values of @label in @lst, a new empty list at its end"""
+        for lab, v in lst:
             if lab == label:
                 return v
         v = []
-        self.stages.append((label, v))
+        lst.append((label, v))
         return v
 
+    def stage(self, label):
+        return self._series(self.stages, label)
+
+    def add_hop(self, seq, post, answer, rxe_post, recv_cqe):
+        """one hop: its stages (label, start, end) and the groups both
+        tools have, from the post to the answer (ns timestamps)"""
+        for label, a, b in seq:
+            self.stage(label).append((b - a) / 1e3)
+        self.totals.append((answer - post) / 1e3)
+        for group, a, b in (("post -> rxe_post_send", post, rxe_post),
+                            ("rxe_post_send -> recv CQE", rxe_post,
+                             recv_cqe),
+                            ("recv CQE -> receiver posts the answer",
+                             recv_cqe, answer)):
+            self.groups.setdefault(group, []).append((b - a) / 1e3)
+        self.hops += 1
+
     def sidev(self, label):
-        for lab, v in self.side:
-            if lab == label:
-                return v
-        v = []
-        self.side.append((label, v))
-        return v
+        return self._series(self.side, label)
 
 
 def chain(ix, t0, steps, limit):
@@ -313,17 +327,7 @@ def analyse_txrdma(d, syms, kids, roles):
                 t["recv_ret"], ts),
                ("process sees it -> posts the answer",
                 ts, ta)]
-        for label, a, b in seq:
-            tool.stage(label).append((b - a) / 1e3)
-        tool.totals.append((ta - tp) / 1e3)
-        g = tool.groups
-        g.setdefault("post -> rxe_post_send", []).append(
-            (t["rxe_post_send"] - tp) / 1e3)
-        g.setdefault("rxe_post_send -> recv CQE", []).append(
-            (t["recv_cqe"] - t["rxe_post_send"]) / 1e3)
-        g.setdefault("recv CQE -> receiver posts the answer", []).append(
-            (ta - t["recv_cqe"]) / 1e3)
-        tool.hops += 1
+        tool.add_hop(seq, tp, ta, t["rxe_post_send"], t["recv_cqe"])
         # the sender's own completion, off the hop's path
         comp = ix.first(fn["rxe_completer"], t["rxe_responder"], nxt)
         if comp:
@@ -407,17 +411,7 @@ def analyse_perftest(d, syms, kids, roles):
                 t["rxe_responder"], t["recv_cqe"]),
                ("recv CQE -> receiver polls it, posts the answer "
                 "(user space) -> system call", t["recv_cqe"], ta)]
-        for label, a, b in seq:
-            tool.stage(label).append((b - a) / 1e3)
-        tool.totals.append((ta - tw) / 1e3)
-        g = tool.groups
-        g.setdefault("post -> rxe_post_send", []).append(
-            (t["rxe_post_send"] - tw) / 1e3)
-        g.setdefault("rxe_post_send -> recv CQE", []).append(
-            (t["recv_cqe"] - t["rxe_post_send"]) / 1e3)
-        g.setdefault("recv CQE -> receiver posts the answer", []).append(
-            (ta - t["recv_cqe"]) / 1e3)
-        tool.hops += 1
+        tool.add_hop(seq, tw, ta, t["rxe_post_send"], t["recv_cqe"])
         comp = ix.first(fn["rxe_completer"], t["rxe_responder"], nxt)
         scqe = ix.first(fn["rxe_cq_post"], comp[0], nxt) if comp else None
         if scqe:

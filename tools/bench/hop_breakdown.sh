@@ -100,13 +100,7 @@ trap cleanup EXIT
 
 # ---- prerequisites -------------------------------------------------
 
-[ "$(id -u)" -eq 0 ] || die "needs root (run it in a guest: tools/vm/txrdma-vm run --smp 2 -- $0)"
-[ -d /sys/module/txrdma ] || die "txrdma.ko is not loaded"
-[ -x "$PP" ] || die "no $PP (make -C tools/bench)"
-[ -x "$ADMIN" ] || die "no $ADMIN (make tools)"
-for t in jq python3 ib_send_lat; do
-	command -v "$t" >/dev/null || die "needs $t"
-done
+selfpeer_prereqs "$0" jq python3 ib_send_lat
 [ -e "$T/trace" ] || mount -t tracefs nodev "$T" || die "cannot mount tracefs on $T"
 [ -e "$T/available_filter_functions" ] || die "no function tracer in this kernel"
 grep -qw mono "$T/trace_clock" || die "no trace_clock mono"
@@ -134,6 +128,26 @@ server_up() {
 
 # pingpong NAME [-T]: a msg_pingpong server (one endpoint) and client;
 # NAME.out the client's result line, NAME.pids their pids, with -T the
+# run_client NAME CMD...: the server (SRV_PID) is up: run CMD as its
+# client, traced if TRACING is set, writing NAME-client.log and
+# NAME.pids; wait for both to end.  Return: the client's status.
+run_client() {
+	local name=$1 rc
+
+	shift
+	[ -n "${TRACING:-}" ] && echo 1 > "$T/tracing_on"
+	"$@" > "$LOG/$name-client.log" 2>&1 &
+	CLI_PID=$!
+	printf 'client %s\nserver %s\n' "$CLI_PID" "$SRV_PID" > "$LOG/$name.pids"
+	finish "$CLI_PID"
+	rc=$?
+	echo 0 > "$T/tracing_on"
+	CLI_PID=
+	finish "$SRV_PID" >/dev/null 2>&1
+	SRV_PID=
+	return $rc
+}
+
 # time logs NAME-client.ts and NAME-server.ts.  Nonzero on failure.
 pingpong() {
 	local name=$1 ts=${2:-} n=$ITERS w=$WARMUP rc
@@ -145,17 +159,9 @@ pingpong() {
 	txrdma_wait_until 30 server_up "$LOG/$name-server.log" ||
 		{ echo "hop_breakdown: $name: msg_pingpong server did not start" >&2; return 1; }
 	txrdma_wait_until 30 selfpeer_ready
-	[ -n "${TRACING:-}" ] && echo 1 > "$T/tracing_on"
-	"$PP" -c self -S "$SERVICE" -m "$SIZE" -n "$n" -w "$w" "${tb[@]}" \
-		> "$LOG/$name-client.log" 2>&1 &
-	CLI_PID=$!
-	printf 'client %s\nserver %s\n' "$CLI_PID" "$SRV_PID" > "$LOG/$name.pids"
-	finish "$CLI_PID"
+	run_client "$name" "$PP" -c self -S "$SERVICE" -m "$SIZE" -n "$n" \
+		-w "$w" "${tb[@]}"
 	rc=$?
-	echo 0 > "$T/tracing_on"
-	CLI_PID=
-	finish "$SRV_PID" >/dev/null 2>&1
-	SRV_PID=
 	grep '^txrdma pingpong ' "$LOG/$name-client.log" > "$LOG/$name.out"
 	if [ $rc -ne 0 ]; then
 		echo "hop_breakdown: $name: msg_pingpong client exited $rc:" >&2
@@ -172,16 +178,8 @@ sendlat() {
 	SRV_PID=$!
 	txrdma_wait_cm_listen "$PERFTEST_PORT" 30 ||
 		{ echo "hop_breakdown: $name: ib_send_lat server did not listen" >&2; return 1; }
-	[ -n "${TRACING:-}" ] && echo 1 > "$T/tracing_on"
-	ib_send_lat -R -s "$SIZE" -n "$ITERS" -F "$ME" > "$LOG/$name-client.log" 2>&1 &
-	CLI_PID=$!
-	printf 'client %s\nserver %s\n' "$CLI_PID" "$SRV_PID" > "$LOG/$name.pids"
-	finish "$CLI_PID"
+	run_client "$name" ib_send_lat -R -s "$SIZE" -n "$ITERS" -F "$ME"
 	rc=$?
-	echo 0 > "$T/tracing_on"
-	CLI_PID=
-	finish "$SRV_PID" >/dev/null 2>&1
-	SRV_PID=
 	# bytes iters t_min t_max t_typical ...: one-way (perftest halves)
 	row=$(awk '/#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ && NF >= 9 { print; exit }' \
 		"$LOG/$name-client.log")

@@ -87,11 +87,7 @@ trap cleanup EXIT
 
 # ---- prerequisites -------------------------------------------------
 
-[ "$(id -u)" -eq 0 ] || die "needs root (run it in a guest: tools/vm/txrdma-vm run --smp 2 -- $0)"
-[ -d /sys/module/txrdma ] || die "txrdma.ko is not loaded"
-[ -x "$PP" ] || die "no $PP (make -C tools/bench)"
-[ -x "$ADMIN" ] || die "no $ADMIN (make tools)"
-command -v jq >/dev/null || die "needs jq"
+selfpeer_prereqs "$0" jq
 HAVE=()
 for t in ib_send_lat ib_write_lat ib_write_bw sockperf; do
 	if command -v "$t" >/dev/null; then

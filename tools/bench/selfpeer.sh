@@ -13,7 +13,10 @@
 #	peer self with PEER_ATTRS, and waits until the peer is up with a
 #	ready QP (dies, saying why, otherwise);
 #   selfpeer_down	undoes it (for an EXIT trap; quiet, idempotent);
-#   selfpeer_ready	the peer is up with a ready QP in its pool.
+#   selfpeer_ready	the peer is up with a ready QP in its pool;
+#   selfpeer_prereqs SCRIPT TOOL...
+#	dies unless it runs as root in a guest with txrdma.ko loaded,
+#	$PP (msg_pingpong) and $ADMIN built and every TOOL on PATH.
 #
 # The key is $TXRDMA_PEER_KEY (txrdma-vm gives every guest one).
 
@@ -22,6 +25,19 @@ NETDEV=''
 ME=''
 CG=''
 SELFPEER_TENANT=''
+
+selfpeer_prereqs() {
+	local script=$1 t
+
+	shift
+	[ "$(id -u)" -eq 0 ] || die "needs root (run it in a guest: tools/vm/txrdma-vm run --smp 2 -- $script)"
+	[ -d /sys/module/txrdma ] || die "txrdma.ko is not loaded"
+	[ -x "$PP" ] || die "no $PP (make -C tools/bench)"
+	[ -x "$ADMIN" ] || die "no $ADMIN (make tools)"
+	for t in "$@"; do
+		command -v "$t" >/dev/null || die "needs $t"
+	done
+}
 
 selfpeer_ready() {
 	"$ADMIN" -j peer show self 2>/dev/null |
