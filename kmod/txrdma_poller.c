@@ -28,6 +28,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -143,24 +144,32 @@ static void txrdma_poller_sleep(struct txrdma_poller *p)
 	mutex_unlock(&p->lock);
 }
 
+/*
+ * The idle spin reads the clock on every empty pass: the scheduler's
+ * clock (a TSC read), not ktime, which with the hpet clocksource (TCG
+ * guests mark the TSC unstable) is a device access that takes QEMU's
+ * lock on every pass and slows every other vCPU's device access.  A
+ * migration between passes may skew it by less than a tick: the idle
+ * window is a heuristic.
+ */
 static int txrdma_poller_fn(void *data)
 {
 	struct txrdma_poller *p = data;
-	u64 last_work = ktime_get_ns();
+	u64 last_work = local_clock();
 
 	while (!kthread_should_stop()) {
 		if (txrdma_poller_pass(p)) {
-			last_work = ktime_get_ns();
+			last_work = local_clock();
 			cond_resched();
 			continue;
 		}
-		if (ktime_get_ns() - last_work < txrdma_poller_idle_ns()) {
+		if (local_clock() - last_work < txrdma_poller_idle_ns()) {
 			cond_resched();
 			cpu_relax();
 			continue;
 		}
 		txrdma_poller_sleep(p);
-		last_work = ktime_get_ns();
+		last_work = local_clock();
 	}
 	return 0;
 }

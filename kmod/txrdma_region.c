@@ -87,10 +87,18 @@ static void txrdma_region_drop_mrs(struct txrdma_region *r,
 	list_for_each_entry_safe(m, tmp, &r->mrs, node) {
 		if (dev && m->dev != dev)
 			continue;
+		spin_lock(&r->mrs_lock);
 		list_del(&m->node);
+		spin_unlock(&r->mrs_lock);
 		atomic_dec(&m->dev->nr_mrs);
 		txrdma_mr_free(m);
 	}
+}
+
+static void txrdma_region_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(txrdma_region_cache,
+			container_of(head, struct txrdma_region, rcu));
 }
 
 static void txrdma_region_release(struct kref *ref)
@@ -110,7 +118,8 @@ static void txrdma_region_release(struct kref *ref)
 	txrdma_quota_uncharge(&t->quota, TXRDMA_RES_PINNED, r->size);
 	spin_unlock_bh(&t->lock);
 	txrdma_tenant_put(t);
-	kmem_cache_free(txrdma_region_cache, r);
+	/* a lookup under RCU may still look at it (txrdma_region_resolve) */
+	call_rcu(&r->rcu, txrdma_region_free_rcu);
 }
 
 static void txrdma_region_put(struct txrdma_region *r)
@@ -128,7 +137,7 @@ static void txrdma_region_unpublish(struct txrdma_region *r)
 	lockdep_assert_held(&txrdma_regions_lock);
 	xa_erase(&txrdma_regions, r->id);
 	list_del(&r->file_node);
-	r->published = false;
+	WRITE_ONCE(r->published, false);
 }
 
 /*
@@ -177,6 +186,7 @@ static struct txrdma_region *txrdma_region_alloc(u64 size, u8 kind)
 	INIT_LIST_HEAD(&r->file_node);
 	INIT_LIST_HEAD(&r->tenant_node);
 	INIT_LIST_HEAD(&r->mrs);
+	spin_lock_init(&r->mrs_lock);
 	init_rwsem(&r->map_sem);
 	spin_lock_init(&r->uses_lock);
 	INIT_LIST_HEAD(&r->uses);
@@ -349,7 +359,9 @@ static int txrdma_region_register(struct txrdma_region *r)
 				txrdma_mr_free(m);
 				continue;
 			}
+			spin_lock(&r->mrs_lock);
 			list_move_tail(&m->node, &r->mrs);
+			spin_unlock(&r->mrs_lock);
 			atomic_inc(&m->dev->nr_mrs);
 		}
 		mutex_unlock(&txrdma_regions_lock);
@@ -405,7 +417,7 @@ static int txrdma_region_publish(struct txrdma_file *tf,
 		goto out_unlock;
 	ret = 0;
 	r->id = id;
-	r->published = true;
+	WRITE_ONCE(r->published, true);
 	list_add_tail(&r->file_node, &tf->regions);
 	list_add_tail(&r->tenant_node, &r->tenant->regions);
 	kref_get(&r->ref);
@@ -723,7 +735,7 @@ int txrdma_regions_tenant_delete(struct txrdma_tenant *t, bool force)
 		}
 		txrdma_region_drop_mrs(r, NULL);
 		down_write(&r->map_sem);
-		r->revoked = true;
+		WRITE_ONCE(r->revoked, true);
 		up_write(&r->map_sem);
 		if (r->kind != TXRDMA_REGION_KIND_POOL)
 			continue;
@@ -812,7 +824,7 @@ void txrdma_region_put_async(struct txrdma_region *r)
 		schedule_work(&txrdma_region_reap_work);
 }
 
-/* Caller holds txrdma_regions_lock: @r's registration on @dev. */
+/* Caller holds txrdma_regions_lock or @r->mrs_lock: @r's MR on @dev. */
 static struct txrdma_mr *txrdma_region_mr(struct txrdma_region *r,
 					  struct txrdma_dev *dev)
 {
@@ -834,6 +846,13 @@ static struct txrdma_mr *txrdma_region_mr(struct txrdma_region *r,
  * @addr: out: the address of @off in the registration on @dev
  * @lkey: out: its local key
  *
+ * Every SEND, READ and WRITE comes here, so it takes no global lock:
+ * the id is looked up under RCU (the struct is freed after a grace
+ * period), the region referenced if it is still alive, and its
+ * registration found under its own lock.  A region destroyed meanwhile
+ * is refused as before; one destroyed right after is held by the
+ * operation until its completion, as before.
+ *
  * Return: the region, referenced; ERR_PTR(-ENOENT) when @t has no such
  * region (another tenant's is not there for it) or it has no
  * registration on @dev; ERR_PTR(-EFAULT) when [@off, @off + @len) is
@@ -845,22 +864,33 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 					    u64 *addr, u32 *lkey)
 {
 	struct txrdma_region *r;
-	struct txrdma_mr *m;
+	struct txrdma_mr *m = NULL;
 
-	mutex_lock(&txrdma_regions_lock);
+	rcu_read_lock();
 	r = xa_load(&txrdma_regions, id);
-	m = r && r->tenant == t && !r->revoked ? txrdma_region_mr(r, dev) :
-	    NULL;
-	if (!m) {
-		r = ERR_PTR(-ENOENT);
-	} else if (off > r->size || len > r->size - off) {
-		r = ERR_PTR(-EFAULT);
-	} else {
-		*addr = m->mr->iova + off;
-		*lkey = m->mr->lkey;
-		kref_get(&r->ref);
+	if (r && (r->tenant != t || !kref_get_unless_zero(&r->ref)))
+		r = NULL;
+	rcu_read_unlock();
+	if (!r)
+		return ERR_PTR(-ENOENT);
+	/* unpublished or revoked since the lookup: as if not found */
+	if (READ_ONCE(r->published) && !READ_ONCE(r->revoked)) {
+		spin_lock(&r->mrs_lock);
+		m = txrdma_region_mr(r, dev);
+		if (m) {
+			*addr = m->mr->iova + off;
+			*lkey = m->mr->lkey;
+		}
+		spin_unlock(&r->mrs_lock);
 	}
-	mutex_unlock(&txrdma_regions_lock);
+	if (!m) {
+		txrdma_region_put_async(r);
+		return ERR_PTR(-ENOENT);
+	}
+	if (off > r->size || len > r->size - off) {
+		txrdma_region_put_async(r);
+		return ERR_PTR(-EFAULT);
+	}
 	return r;
 }
 
@@ -1025,5 +1055,6 @@ int txrdma_regions_init(void)
 void txrdma_regions_exit(void)
 {
 	flush_work(&txrdma_region_reap_work);
+	rcu_barrier();	/* txrdma_region_free_rcu() */
 	kmem_cache_destroy(txrdma_region_cache);
 }

@@ -53,7 +53,10 @@ struct txrdma_file {
  * @tenant_node: entry in the tenant's list (txrdma_regions_lock)
  * @published: reachable by id (txrdma_regions_lock)
  * @all_node: entry in the list of all live regions (txrdma_regions_lock)
- * @mrs: its registrations, struct txrdma_mr (txrdma_regions_lock)
+ * @mrs: its registrations, struct txrdma_mr; changed under
+ *	txrdma_regions_lock and @mrs_lock, read under either
+ * @mrs_lock: lets the data path find a registration without the
+ *	global lock (txrdma_region_resolve())
  * @map_sem: orders page faults against revocation
  * @uses_lock: protects @uses
  * @uses: receive rings and exports in it (struct txrdma_region_use),
@@ -63,6 +66,9 @@ struct txrdma_file {
  * @npages: entries in @pages
  * @pages: the memory
  * @mm: for user regions, the mm whose pinned_vm was charged
+ * @dead: entry in the list of regions txrdma_region_put_async() frees
+ * @rcu: the struct is freed after a grace period: the data path looks
+ *	regions up under RCU
  */
 struct txrdma_region {
 	struct kref ref;
@@ -75,6 +81,7 @@ struct txrdma_region {
 	bool published;
 	struct list_head all_node;
 	struct list_head mrs;
+	spinlock_t mrs_lock;	/* design.rst "Lock order" */
 	struct rw_semaphore map_sem;	/* design.rst "Lock order" */
 	spinlock_t uses_lock;
 	struct list_head uses;
@@ -84,6 +91,7 @@ struct txrdma_region {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct llist_node dead;
+	struct rcu_head rcu;
 };
 
 /**

@@ -19,6 +19,7 @@
  * dropped the ring from its list before that.
  */
 #include <linux/mm.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -225,7 +226,11 @@ long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 	if (!ring)
 		return -ENXIO;
 	mutex_lock(&ring->lock);
-	now = ktime_get_ns();
+	/*
+	 * The scheduler's clock: a heuristic needs no global time, and it
+	 * is a TSC read where ktime may be a device access (hpet)
+	 */
+	now = local_clock();
 	more = txrdma_doorbell_streak(&ring->doorbell, now,
 				      txrdma_poller_idle_ns());
 	/* the caller's own time: credits, then every class in ring order */

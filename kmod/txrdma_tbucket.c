@@ -52,7 +52,7 @@ static u64 tb_sat_mul(u64 a, u64 b)
  */
 void txrdma_tb_init(struct txrdma_tb *tb, u64 rate, u64 burst, u64 now_ns)
 {
-	tb->rate = rate;
+	WRITE_ONCE(tb->rate, rate);	/* read unlocked: txrdma_tx.c */
 	tb->burst = min_t(u64, burst, S64_MAX);
 	tb->tokens = tb->burst;
 	tb->last_ns = now_ns;
@@ -72,7 +72,7 @@ void txrdma_tb_init(struct txrdma_tb *tb, u64 rate, u64 burst, u64 now_ns)
 void txrdma_tb_set(struct txrdma_tb *tb, u64 rate, u64 burst, u64 now_ns)
 {
 	txrdma_tb_refill(tb, now_ns);
-	tb->rate = rate;
+	WRITE_ONCE(tb->rate, rate);
 	tb->burst = min_t(u64, burst, S64_MAX);
 	if (tb->tokens > (s64)tb->burst) {
 		tb->tokens = tb->burst;

@@ -158,18 +158,35 @@ static int txrdma_tx_post(struct txrdma_ep *ep, struct txrdma_ring *ring,
 }
 
 /*
+ * Neither bucket limits the tenant (the default): admission takes no
+ * lock and reads no clock (an HPET read is a device access in a guest).
+ * A limit set meanwhile applies from the next SQE on.
+ */
+static bool txrdma_tx_unlimited(const struct txrdma_tenant *t)
+{
+	return READ_ONCE(t->ops.rate) == TXRDMA_TB_UNLIMITED &&
+	       READ_ONCE(t->bw.rate) == TXRDMA_TB_UNLIMITED;
+}
+
+/*
  * Caller holds ep->lock: take one operation and @len bytes from the
  * tenant's buckets.  Return: 0 (taken) or TXRDMA_EXEC_BLOCKED, with
  * ring->wake_ns set to when they will allow it; a wait is counted once
  * per SQE (ring->throttled), in the tenant's and the endpoint's
  * counters.
  */
+
 static int txrdma_tx_admit(struct txrdma_ep *ep, struct txrdma_ring *ring,
 			   u32 len)
 {
 	struct txrdma_tenant *t = ep->tenant;
-	u64 now = ktime_get_ns(), w_ops, w_bw;
+	u64 now, w_ops, w_bw;
 
+	if (txrdma_tx_unlimited(t)) {
+		ring->throttled = false;
+		return 0;
+	}
+	now = ktime_get_ns();
 	spin_lock(&t->lock);
 	w_ops = txrdma_tb_wait_ns(&t->ops, now, 1);
 	w_bw = txrdma_tb_wait_ns(&t->bw, now, len);
@@ -198,6 +215,9 @@ static void txrdma_tx_unadmit(struct txrdma_ep *ep, u32 len)
 {
 	struct txrdma_tenant *t = ep->tenant;
 
+	/* nothing was taken (a limit set in between gets at most this) */
+	if (txrdma_tx_unlimited(t))
+		return;
 	spin_lock(&t->lock);
 	txrdma_tb_refund(&t->ops, 1);
 	txrdma_tb_refund(&t->bw, len);
