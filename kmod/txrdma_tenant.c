@@ -555,6 +555,7 @@ out_unlock:
 int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct txrdma_tenant *t;
+	bool force;
 	int ret = 0;
 
 	mutex_lock(&txrdma_tenants_lock);
@@ -563,13 +564,21 @@ int txrdma_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(t);
 		goto out_unlock;
 	}
+	force = nla_get_flag(info->attrs[TXRDMA_A_TENANT_FORCE]);
+	/*
+	 * Forced: its endpoints lose their QPs before its regions lose
+	 * their registrations, so that no SQE resolved just before is
+	 * posted with a key that is being deregistered (and may be
+	 * reused); the revocation after catches endpoints made meanwhile.
+	 */
+	if (force)
+		txrdma_eps_tenant_revoke(t);
 	/*
 	 * The busy check and the end of charging are one step, so that a
 	 * region being created now is either seen (busy, or revoked) or
 	 * refused; then the tenant is unlisted.
 	 */
-	ret = txrdma_regions_tenant_delete(t,
-					   nla_get_flag(info->attrs[TXRDMA_A_TENANT_FORCE]));
+	ret = txrdma_regions_tenant_delete(t, force);
 	if (ret) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "tenant holds resources: release them or delete with force");

@@ -881,17 +881,22 @@ static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
 
 /*
  * An update is due and the doorbell considered.  With a kernel that
- * does not report (txrdma_rx_init() put max_units above half the ring)
- * the process keeps the reported word itself: this release is the
- * last look.
+ * does not report (txrdma_rx_init() put max_units above half the ring,
+ * or the word is 0) the process keeps the reported word itself: this
+ * release is the last look.
  */
 static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
 {
 	unsigned char *hdr = (unsigned char *)rx->khead - TXRDMA_RX_OFF_HEAD;
+	unsigned int max;
 
 	rx->kicked = head;
-	if (__atomic_load_n((unsigned int *)(hdr + TXRDMA_RX_OFF_MAX_UNITS),
-			    __ATOMIC_RELAXED) > rx->ring_units / 2)
+	max = __atomic_load_n((unsigned int *)(hdr + TXRDMA_RX_OFF_MAX_UNITS),
+			      __ATOMIC_RELAXED);
+	/* 0 too: a word the process cleared, or the kernel's set-up after
+	 * an early txrdma_rx_init(); a real kernel value is never either
+	 */
+	if (!max || max > rx->ring_units / 2)
 		__atomic_store_n((unsigned int *)(hdr + TXRDMA_RX_OFF_REPORTED),
 				 head, __ATOMIC_RELAXED);
 }
