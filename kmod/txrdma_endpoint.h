@@ -89,7 +89,12 @@ struct txrdma_export {
  * @len: payload bytes
  * @kind: the SQE's opcode (enum txrdma_op), or TXRDMA_SLOT_CREDIT
  * @no_cqe: the SQE asked for no CQE on success
- * @busy: posted and not completed yet (ep->lock)
+ * @busy: queued or posted, and not completed yet (ep->lock)
+ * @posted: on the QP (else queued in the endpoint's chain)
+ * @seq: its place in the QP's send queue (ep->tx_posted when posted)
+ * @wr: its work request, built when the SQE is executed and posted
+ *	with the chain it joins (txrdma_tx.c)
+ * @sge: the header's and the payload's
  */
 struct txrdma_tx_slot {
 	struct ib_cqe cqe;
@@ -100,6 +105,10 @@ struct txrdma_tx_slot {
 	u8 kind;
 	bool no_cqe;
 	bool busy;
+	bool posted;
+	u32 seq;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge[2];
 };
 
 /**
@@ -196,6 +205,13 @@ struct txrdma_ep_snap {
  * @nfree: entries in @free
  * @hdrs: one frame header per slot, DMA-mapped
  * @hdrs_dma: their DMA address (mapped on @dev)
+ * @chain_first: the first slot queued and not posted yet (@lock)
+ * @chain_last: the last one; their WRs are linked in that order
+ * @nchain: slots queued
+ * @tx_posted: WRs posted on the QP so far (free-running)
+ * @tx_done: of them, those completed (free-running)
+ * @tx_order: slot index by post number (& (TXRDMA_EP_SLOTS - 1)):
+ *	a signaled completion completes every WR posted before it
  * @blocked: a SEND waits for credits or slots (the poller skips the
  *	ring until a completion or update kicks it)
  * @stats: counters
@@ -267,6 +283,12 @@ struct txrdma_ep {
 	u32 nfree;
 	void *hdrs;
 	u64 hdrs_dma;
+	struct txrdma_tx_slot *chain_first;
+	struct txrdma_tx_slot *chain_last;
+	u32 nchain;
+	u32 tx_posted;
+	u32 tx_done;
+	u8 tx_order[TXRDMA_EP_SLOTS];
 	bool blocked;
 	struct txrdma_ep_stats stats;
 	struct txrdma_ep_stats folded;
@@ -341,6 +363,7 @@ long txrdma_ioctl_ep_exports(struct txrdma_file *tf, void __user *uarg);
 /* txrdma_tx.c and txrdma_rx.c: for txrdma_ringfile.c only */
 int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
 int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
+void txrdma_tx_ring_flush(struct txrdma_ring *ring);
 void txrdma_tx_ring_credits(struct txrdma_ring *ring);
 bool txrdma_tx_ring_owes(struct txrdma_ring *ring);
 bool txrdma_rx_ring_readable(struct txrdma_ring *ring);

@@ -55,6 +55,7 @@ static inline u32 txrdma_rx_report(struct txrdma_ep *ep)
 void txrdma_tx_slot_done(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 			 int res);
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void txrdma_tx_chain_drop_locked(struct txrdma_ep *ep);
 
 /* txrdma_rx.c */
 int txrdma_rx_post_recv(struct txrdma_ep *ep);
@@ -63,6 +64,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 /* txrdma_pair_life.c */
 int txrdma_pair_alloc(struct txrdma_ep *ep);
 void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error);
+void txrdma_pair_close_qp(struct txrdma_ep *ep, int error);
 
 /* txrdma_export.c */
 struct txrdma_import *txrdma_import_find(struct txrdma_ep *ep, u32 id,

@@ -63,6 +63,8 @@ void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++)
 		if (ep->slots[i].busy)
 			txrdma_tx_slot_done(ep, &ep->slots[i], error);
+	/* queued ones included: late completions of the QP find none */
+	txrdma_tx_chain_drop_locked(ep);
 	/*
 	 * Frames the peer placed before its end may still wait in the CQ
 	 * (a disconnect can overtake their completions): while our end of
@@ -78,6 +80,27 @@ void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
 	}
 	if (ep->ring)
 		txrdma_poller_kick(ep->ring);
+}
+
+/**
+ * txrdma_pair_close_qp() - a pair that failed closes its QP
+ * @ep: failed already (txrdma_pair_fail_locked()); caller holds no lock
+ * @error: what the detach reports
+ *
+ * So that the other side sees the end at once, and cannot wait on us
+ * forever (for credits, or for a frame that will not come).
+ */
+void txrdma_pair_close_qp(struct txrdma_ep *ep, int error)
+{
+	struct txrdma_conn *c;
+
+	spin_lock_bh(&ep->peer->lock);
+	c = ep->conn;
+	if (c) {
+		txrdma_ep_detach_locked(c, error);
+		txrdma_peer_conn_done(ep->peer, c, TXRDMA_CONN_CLOSE);
+	}
+	spin_unlock_bh(&ep->peer->lock);
 }
 
 /**

@@ -342,13 +342,6 @@ void txrdma_ring_reserve(struct txrdma_ring *ring)
 	spin_unlock_bh(&ring->cq_lock);
 }
 
-void txrdma_ring_unreserve(struct txrdma_ring *ring)
-{
-	spin_lock_bh(&ring->cq_lock);
-	ring->cq_reserved--;
-	spin_unlock_bh(&ring->cq_lock);
-}
-
 /* Caller holds cq_lock: write one CQE and publish it. */
 static void txrdma_ring_put_cqe(struct txrdma_ring *ring, u64 user_data,
 				int res, u32 ep, u8 opcode)
@@ -511,6 +504,8 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 		smp_store_release(ring->sq_head, ring->khead);
 		n++;
 	}
+	/* what the SQEs queued goes to the QPs now, a chain per endpoint */
+	txrdma_tx_ring_flush(ring);
 	ring->submitted += n;
 	if (woke && wq_has_sleeper(&ring->wait))
 		wake_up_interruptible_poll(&ring->wait, EPOLLIN | EPOLLRDNORM);

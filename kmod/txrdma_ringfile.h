@@ -62,6 +62,8 @@ struct txrdma_tenant;
  * @wake_ns: when the tenant's buckets admit the SQE at the head (0: no
  *	such wait)
  * @throttled: the SQE at the head was counted as throttled already
+ * @chained: this pass queued work requests on endpoints: they are
+ *	posted when it ends (txrdma_tx_ring_flush(); @lock)
  * @doorbell: the process's recent doorbells (@lock)
  */
 struct txrdma_ring {
@@ -86,6 +88,7 @@ struct txrdma_ring {
 	bool blocked;
 	u64 wake_ns;
 	bool throttled;
+	bool chained;
 	struct txrdma_doorbell doorbell;
 };
 
@@ -107,7 +110,6 @@ u64 txrdma_ring_wake_ns(struct txrdma_ring *ring);
 int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget);
 bool txrdma_ring_pending(struct txrdma_ring *ring);
 void txrdma_ring_reserve(struct txrdma_ring *ring);
-void txrdma_ring_unreserve(struct txrdma_ring *ring);
 void txrdma_ring_complete(struct txrdma_ring *ring, u64 user_data, int res,
 			  u32 ep, u8 opcode, bool silent);
 

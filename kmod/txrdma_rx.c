@@ -65,7 +65,6 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum txrdma_frame_verdict v;
 	struct txrdma_frame_rx rx;
 	struct txrdma_frame_in in;
-	struct txrdma_conn *c;
 
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the QP's end is reported elsewhere */
@@ -127,13 +126,7 @@ fail:
 	txrdma_pair_fail_locked(ep, -EPROTO);
 	spin_unlock_bh(&ep->lock);
 	/* and the QP closes, so the sender cannot wait on us forever */
-	spin_lock_bh(&ep->peer->lock);
-	c = ep->conn;
-	if (c) {
-		txrdma_ep_detach_locked(c, -EPROTO);
-		txrdma_peer_conn_done(ep->peer, c, TXRDMA_CONN_CLOSE);
-	}
-	spin_unlock_bh(&ep->peer->lock);
+	txrdma_pair_close_qp(ep, -EPROTO);
 	return;
 out:
 	spin_unlock_bh(&ep->lock);

@@ -18,6 +18,16 @@
  * an update or a completion kicks the poller; a tenant's token buckets
  * (txrdma_tbucket.c) hold it back the same way, until they refill.
  *
+ * Chains and completions.  An executed SQE's work request is queued on
+ * its endpoint, unsignaled; at the end of the ring's pass (or when
+ * TXRDMA_TX_CHAIN_MAX are queued) the chain goes to the QP in one
+ * ib_post_send() with only its last WR signaled.  RC completes in
+ * order, so that one completion completes every WR posted before it,
+ * in order (ep->tx_order); a WR that fails completes with its own CQE
+ * whatever its signaling, and so do those flushed after it, so every
+ * SQE still completes exactly once.  The CQ sees one completion per
+ * chain instead of one per message.
+ *
  * Credits out.  Every frame returns the units our process released; an
  * idle receiver sends an explicit update (zero-length WRITE_WITH_IMM
  * with TXRDMA_IMM_CREDIT) when txrdma_credit_rx_due() says so.
@@ -37,6 +47,9 @@
 #include "txrdma_ringfile.h"
 #include "txrdma_tbucket.h"
 #include "txrdma_tenant.h"
+
+/* WRs queued on one endpoint before they are posted without waiting */
+#define TXRDMA_TX_CHAIN_MAX	16
 
 /* Caller holds ep->lock and ep->nfree > 0: a send slot, marked busy. */
 static struct txrdma_tx_slot *txrdma_slot_get(struct txrdma_ep *ep)
@@ -70,6 +83,25 @@ void txrdma_tx_slot_done(struct txrdma_ep *ep,
 	txrdma_slot_put(ep, s);
 }
 
+/* Caller holds ep->lock: slot @s completed successfully. */
+static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
+{
+	if (s->kind == TXRDMA_OP_SEND) {
+		ep->stats.tx_msgs++;
+		ep->stats.tx_bytes += s->len;
+	} else if (s->kind != TXRDMA_SLOT_CREDIT) {
+		ep->stats.rw_ops++;
+		ep->stats.rw_bytes += s->len;
+	}
+	txrdma_tx_slot_done(ep, s, s->len);
+}
+
+/*
+ * A completion of the pair's QP: the signaled last WR of a chain, or a
+ * WR that failed (or was flushed after one that did).  Every WR posted
+ * before it completed, successfully: RC executes and completes in
+ * order, and a failure stops the queue.
+ */
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct txrdma_tx_slot *s = container_of(wc->wr_cqe,
@@ -78,22 +110,25 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_bh(&ep->lock);
 	/* a detach already completed every slot of the dead QP */
-	if (!s->busy || !ep->conn) {
+	if (!s->busy || !s->posted || !ep->conn ||
+	    s->seq - ep->tx_done >= ep->tx_posted - ep->tx_done) {
 		spin_unlock_bh(&ep->lock);
 		return;
 	}
+	while (ep->tx_done != s->seq) {
+		struct txrdma_tx_slot *o =
+			&ep->slots[ep->tx_order[ep->tx_done++ &
+						(TXRDMA_EP_SLOTS - 1)]];
+
+		if (o->busy && o->posted)
+			txrdma_tx_slot_ok(ep, o);
+	}
+	ep->tx_done++;
 	if (wc->status != IB_WC_SUCCESS) {
 		ep->stats.err_qp++;
 		txrdma_tx_slot_done(ep, s, -ECONNRESET);
 	} else {
-		if (s->kind == TXRDMA_OP_SEND) {
-			ep->stats.tx_msgs++;
-			ep->stats.tx_bytes += s->len;
-		} else if (s->kind != TXRDMA_SLOT_CREDIT) {
-			ep->stats.rw_ops++;
-			ep->stats.rw_bytes += s->len;
-		}
-		txrdma_tx_slot_done(ep, s, s->len);
+		txrdma_tx_slot_ok(ep, s);
 	}
 	if (ep->blocked) {
 		ep->blocked = false;
@@ -103,29 +138,125 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_bh(&ep->lock);
 }
 
-/* Caller holds ep->lock: an explicit credit update, if a slot is free. */
-static void txrdma_tx_credit_update(struct txrdma_ep *ep)
+/*
+ * Caller holds ep->lock: post the queued chain in one call, its last WR
+ * signaled.  Return: false when the QP refused any of it: the pair
+ * has failed then (every slot, posted or refused, completed once with
+ * -ECONNRESET; WRs the QP took may still arrive), and the caller closes
+ * the QP once it dropped ep->lock (txrdma_pair_close_qp()), since
+ * nothing else would: unsignaled WRs the QP took would never complete,
+ * and the frames after a refused one would reach the peer with a gap.
+ */
+static bool txrdma_tx_flush_locked(struct txrdma_ep *ep)
+{
+	struct txrdma_tx_slot *s, *first = ep->chain_first;
+	const struct ib_send_wr *wr;
+
+	lockdep_assert_held(&ep->lock);
+	if (!first)
+		return true;
+	ep->chain_last->wr.wr.send_flags |= IB_SEND_SIGNALED;
+	for (wr = &first->wr.wr; wr; wr = wr->next) {
+		s = container_of(wr, struct txrdma_tx_slot, wr.wr);
+		s->posted = true;
+		s->seq = ep->tx_posted;
+		ep->tx_order[ep->tx_posted++ & (TXRDMA_EP_SLOTS - 1)] =
+			s - ep->slots;
+	}
+	ep->chain_first = NULL;
+	ep->chain_last = NULL;
+	ep->nchain = 0;
+	if (ep->conn && !ib_post_send(ep->conn->qp, &first->wr.wr, NULL))
+		return true;
+	ep->stats.err_qp++;
+	txrdma_pair_fail_locked(ep, -ECONNRESET);
+	return false;
+}
+
+/*
+ * Caller holds ep->lock: queue slot @s (its WR built, a CQ slot of
+ * @ring reserved unless it is a credit update) on the endpoint's chain;
+ * with no @ring, or a full chain, post it now.  Return: as
+ * txrdma_tx_flush_locked().
+ */
+static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			    struct txrdma_tx_slot *s)
+{
+	s->posted = false;
+	s->wr.wr.next = NULL;
+	s->wr.wr.wr_cqe = &s->cqe;
+	if (ep->chain_last)
+		ep->chain_last->wr.wr.next = &s->wr.wr;
+	else
+		ep->chain_first = s;
+	ep->chain_last = s;
+	if (++ep->nchain >= TXRDMA_TX_CHAIN_MAX || !ring)
+		return txrdma_tx_flush_locked(ep);
+	ring->chained = true;	/* txrdma_tx_ring_flush() */
+	return true;
+}
+
+/**
+ * txrdma_tx_chain_drop_locked() - the chain will never be posted
+ * @ep: caller holds ep->lock; every busy slot was just completed
+ */
+void txrdma_tx_chain_drop_locked(struct txrdma_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->chain_first = NULL;
+	ep->chain_last = NULL;
+	ep->nchain = 0;
+	ep->tx_done = ep->tx_posted;
+}
+
+/**
+ * txrdma_tx_ring_flush() - post what the pass queued
+ * @ring: the ring; caller holds ring->lock, the pass is over
+ */
+void txrdma_tx_ring_flush(struct txrdma_ring *ring)
+{
+	struct txrdma_ep *ep;
+	unsigned long id;
+	bool ok;
+
+	lockdep_assert_held(&ring->lock);
+	if (!ring->chained)
+		return;
+	ring->chained = false;
+	xa_for_each(&ring->eps, id, ep) {
+		if (!READ_ONCE(ep->chain_first))
+			continue;
+		spin_lock_bh(&ep->lock);
+		ok = txrdma_tx_flush_locked(ep);
+		spin_unlock_bh(&ep->lock);
+		if (!ok)
+			txrdma_pair_close_qp(ep, -ECONNRESET);
+	}
+}
+
+/*
+ * Caller holds ep->lock: an explicit credit update, if a slot is free.
+ * Return: as txrdma_tx_flush_locked().
+ */
+static bool txrdma_tx_credit_update(struct txrdma_ep *ep)
 {
 	struct txrdma_tx_slot *s;
-	struct ib_rdma_wr wr = {};
 
 	if (!ep->nfree || !ep->conn)
-		return;
+		return true;
 	s = txrdma_slot_get(ep);
 	s->kind = TXRDMA_SLOT_CREDIT;
 	s->len = 0;
-	wr.wr.wr_cqe = &s->cqe;
-	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.ex.imm_data =
-		cpu_to_be32(txrdma_imm_credit(txrdma_rx_report(ep)));
-	wr.remote_addr = ep->peer_addr;
-	wr.rkey = ep->peer_rkey;
-	if (ib_post_send(ep->conn->qp, &wr.wr, NULL)) {
-		txrdma_slot_put(ep, s);
-		return;
-	}
+	s->wr = (struct ib_rdma_wr) {
+		.wr.opcode	= IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.ex.imm_data	=
+			cpu_to_be32(txrdma_imm_credit(txrdma_rx_report(ep))),
+		.remote_addr	= ep->peer_addr,
+		.rkey		= ep->peer_rkey,
+	};
 	ep->stats.credit_updates++;
+	/* now, behind whatever is queued: no ring to flush it later */
+	return txrdma_tx_queue(ep, NULL, s);
 }
 
 /* Caller holds ep->lock: take up what the process released. */
@@ -136,25 +267,6 @@ static void txrdma_tx_take_release(struct txrdma_ep *ep)
 	if (head != ep->crx.consumed &&
 	    txrdma_credit_rx_release(&ep->crx, head))
 		ep->stats.err_sqe++;	/* garbage: ignored, counted */
-}
-
-/*
- * Caller holds ep->lock: post @wr for slot @s of an SQE of @ring, with a
- * CQ slot reserved for its completion.  Return: TXRDMA_EXEC_ASYNC, or
- * -ECONNRESET when the QP refused it (its end reaches us as a detach);
- * the slot and the reservation are given back then, and the caller
- * drops its region reference.
- */
-static int txrdma_tx_post(struct txrdma_ep *ep, struct txrdma_ring *ring,
-			  struct txrdma_tx_slot *s, struct ib_rdma_wr *wr)
-{
-	txrdma_ring_reserve(ring);
-	if (!ib_post_send(ep->conn->qp, &wr->wr, NULL))
-		return TXRDMA_EXEC_ASYNC;
-	txrdma_ring_unreserve(ring);
-	txrdma_slot_put(ep, s);
-	ep->stats.err_qp++;
-	return -ECONNRESET;
 }
 
 /*
@@ -175,7 +287,6 @@ static bool txrdma_tx_unlimited(const struct txrdma_tenant *t)
  * per SQE (ring->throttled), in the tenant's and the endpoint's
  * counters.
  */
-
 static int txrdma_tx_admit(struct txrdma_ep *ep, struct txrdma_ring *ring,
 			   u32 len)
 {
@@ -290,9 +401,8 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct txrdma_region *r;
 	struct txrdma_tx_slot *s;
 	struct txrdma_frame f = {};
-	struct ib_rdma_wr wr = {};
-	struct ib_sge sge[2];
 	struct txrdma_ep *ep;
+	bool posted;
 	u64 addr, hdr_dma;
 	u8 *hdr;
 	u32 lkey, unit;
@@ -362,31 +472,35 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
 				      TXRDMA_FRAME_HDR_LEN, DMA_TO_DEVICE);
-	sge[0] = (struct ib_sge) {
+	s->sge[0] = (struct ib_sge) {
 		.addr	= hdr_dma,
 		.length	= TXRDMA_FRAME_HDR_LEN,
 		.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
 	};
-	sge[1] = (struct ib_sge) {
+	s->sge[1] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,
 		.lkey	= lkey,
 	};
-	wr.wr.wr_cqe = &s->cqe;
-	wr.wr.sg_list = sge;
-	wr.wr.num_sge = sqe->len ? 2 : 1;
-	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wr.wr.send_flags = IB_SEND_SIGNALED |
-			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
-	wr.wr.ex.imm_data = cpu_to_be32(txrdma_imm_frame(unit));
-	wr.remote_addr = ep->peer_addr + (u64)unit * TXRDMA_FRAME_UNIT;
-	wr.rkey = ep->peer_rkey;
-	ret = txrdma_tx_post(ep, ring, s, &wr);
-	if (ret != TXRDMA_EXEC_ASYNC)
-		goto out_put;
+	s->wr = (struct ib_rdma_wr) {
+		.wr.sg_list	= s->sge,
+		.wr.num_sge	= sqe->len ? 2 : 1,
+		.wr.opcode	= IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.send_flags	= sqe->flags & TXRDMA_SQE_F_FENCE ?
+				  IB_SEND_FENCE : 0,
+		.wr.ex.imm_data	= cpu_to_be32(txrdma_imm_frame(unit)),
+		.remote_addr	= ep->peer_addr + (u64)unit * TXRDMA_FRAME_UNIT,
+		.rkey		= ep->peer_rkey,
+	};
+	/* its CQE comes with the completion: keep a place for it */
+	txrdma_ring_reserve(ring);
 	ep->tx_seq++;
+	posted = txrdma_tx_queue(ep, ring, s);
 	spin_unlock_bh(&ep->lock);
-	return ret;
+	/* refused: its CQE is written already, the pair is over */
+	if (!posted)
+		txrdma_pair_close_qp(ep, -ECONNRESET);
+	return TXRDMA_EXEC_ASYNC;
 
 out_put:
 	spin_unlock_bh(&ep->lock);
@@ -412,9 +526,8 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct txrdma_import *imp;
 	struct txrdma_region *r;
 	struct txrdma_tx_slot *s;
-	struct ib_rdma_wr wr = {};
 	struct txrdma_ep *ep;
-	struct ib_sge sge;
+	bool posted;
 	u32 lkey;
 	u64 addr;
 	int ret;
@@ -445,24 +558,26 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
-	sge = (struct ib_sge) {
+	s->sge[0] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,
 		.lkey	= lkey,
 	};
-	wr.wr.wr_cqe = &s->cqe;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = sqe->len ? 1 : 0;
-	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-	wr.wr.send_flags = IB_SEND_SIGNALED |
-			    (sqe->flags & TXRDMA_SQE_F_FENCE ? IB_SEND_FENCE : 0);
-	wr.remote_addr = imp->addr + (sqe->remote_off - imp->off);
-	wr.rkey = imp->rkey;
-	ret = txrdma_tx_post(ep, ring, s, &wr);
-	if (ret != TXRDMA_EXEC_ASYNC)
-		goto out_put;
+	s->wr = (struct ib_rdma_wr) {
+		.wr.sg_list	= s->sge,
+		.wr.num_sge	= sqe->len ? 1 : 0,
+		.wr.opcode	= read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
+		.wr.send_flags	= sqe->flags & TXRDMA_SQE_F_FENCE ?
+				  IB_SEND_FENCE : 0,
+		.remote_addr	= imp->addr + (sqe->remote_off - imp->off),
+		.rkey		= imp->rkey,
+	};
+	txrdma_ring_reserve(ring);
+	posted = txrdma_tx_queue(ep, ring, s);
 	spin_unlock_bh(&ep->lock);
-	return ret;
+	if (!posted)
+		txrdma_pair_close_qp(ep, -ECONNRESET);
+	return TXRDMA_EXEC_ASYNC;
 
 out_put:
 	spin_unlock_bh(&ep->lock);
@@ -479,14 +594,19 @@ void txrdma_tx_ring_credits(struct txrdma_ring *ring)
 	struct txrdma_ep *ep;
 	unsigned long id;
 
+	bool ok;
+
 	xa_for_each(&ring->eps, id, ep) {
+		ok = true;
 		spin_lock_bh(&ep->lock);
 		if (ep->dstate == TXRDMA_EP_CONNECTED && ep->conn) {
 			txrdma_tx_take_release(ep);
 			if (txrdma_credit_rx_should_update(&ep->crx))
-				txrdma_tx_credit_update(ep);
+				ok = txrdma_tx_credit_update(ep);
 		}
 		spin_unlock_bh(&ep->lock);
+		if (!ok)
+			txrdma_pair_close_qp(ep, -ECONNRESET);
 	}
 }
 
