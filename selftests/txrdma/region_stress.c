@@ -31,6 +31,7 @@
 #include <linux/txrdma.h>
 
 #include "kselftest_harness.h"
+#include "slab_util.h"
 #include "tenant_util.h"
 
 #define CG "/sys/fs/cgroup/txrdma-st"
@@ -51,28 +52,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long slab_active(void)
-{
-	char line[256];
-	long active = -1;
-	FILE *f;
-	int fd = open("/sys/kernel/slab/txrdma_region/shrink", O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, "1", 1) != 1)
-			active = -2;
-		close(fd);
-	}
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "txrdma_region ", 14))
-			sscanf(line + 14, "%ld", &active);
-	fclose(f);
-	return active;
 }
 
 static long refcnt(void)
@@ -244,7 +223,7 @@ TEST_F_TIMEOUT(stress, races_leave_nothing_behind, 180)
 	ASSERT_EQ(0, nlmini_open(&nl));
 	mkdir(CG, 0755);
 	tenant_del_force(&nl, "st");
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ref0 = refcnt();
 	ASSERT_LE(0, slab0);
 	ASSERT_EQ(0, tenant_op(&nl, TXRDMA_CMD_TENANT_NEW, "st", "/txrdma-st",
@@ -279,7 +258,7 @@ TEST_F_TIMEOUT(stress, races_leave_nothing_behind, 180)
 	if (!get_tenant(&nl, "st", &t))
 		EXPECT_EQ(0, t.usage[TENANT_LIM(TXRDMA_A_LIMIT_PINNED_BYTES)]);
 	tenant_del_force(&nl, "st");
-	EXPECT_EQ(slab0, slab_active());
+	EXPECT_EQ(slab0, slab_settle(slab0));
 	EXPECT_EQ(ref0, refcnt());
 	rmdir(CG);
 	nlmini_close(&nl);

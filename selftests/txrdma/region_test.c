@@ -34,6 +34,7 @@
 
 #include "kselftest_harness.h"
 #include "nlmini.h"
+#include "slab_util.h"
 #include "tenant_util.h"
 
 #define DEV		"/dev/txrdma"
@@ -52,8 +53,6 @@
 #define PG		4096ULL
 #define LIMIT		(8 * MiB)
 
-#define SLAB_NAME	"txrdma_region"
-#define SLAB_SHRINK	"/sys/kernel/slab/" SLAB_NAME "/shrink"
 #define REFCNT		"/sys/module/txrdma/refcnt"
 
 /* ---- region ioctls: 0 or -errno ---------------------------------- */
@@ -126,52 +125,6 @@ static int64_t t_pinned(struct nlmini *nl, const char *name, bool refused)
 
 #define used(name)	t_pinned(&self->nl, name, false)
 #define refused(name)	t_pinned(&self->nl, name, true)
-
-/*
- * Active objects of the txrdma_region slab cache, or -1 if it is not
- * listed (a cache merged into another one is not).  SLUB counts the
- * objects of per-CPU slabs as active; shrinking first flushes those,
- * so that the count is exact.
- */
-static long slab_active(void)
-{
-	char line[512], name[64];
-	long active = -1, v;
-	FILE *f;
-	int fd;
-
-	fd = open(SLAB_SHRINK, O_WRONLY);
-	if (fd >= 0) {
-		ssize_t n = write(fd, "1", 1);
-
-		(void)n;	/* without it the count is approximate */
-		close(fd);
-	}
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
-		    !strcmp(name, SLAB_NAME)) {
-			active = v;
-			break;
-		}
-	fclose(f);
-	return active;
-}
-
-/* slab_active() once it equals @want, or its last value after ~1 s. */
-static long slab_settle(long want)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	long v = slab_active();
-
-	for (int i = 0; i < 100 && v != want; i++) {
-		nanosleep(&ts, NULL);
-		v = slab_active();
-	}
-	return v;
-}
 
 static long module_refcnt(void)
 {
@@ -533,7 +486,7 @@ TEST_F(region, bad_input_changes_nothing)
 	NEED_REGIONS();
 	fd = OPEN_IN(CG_A);
 	ref0 = refused(TA);
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ASSERT_LE(0, slab0) TH_LOG("no '" SLAB_NAME "' in /proc/slabinfo"
 				   " (merged into another cache?)");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -890,7 +843,7 @@ TEST_F(region, kill9_releases_everything)
 	pid_t pid;
 
 	NEED_REGIONS();
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ASSERT_LE(0, slab0) TH_LOG("no '" SLAB_NAME "' in /proc/slabinfo"
 				   " (merged into another cache?)");
 	ASSERT_EQ(0, pipe(c2p));
@@ -955,7 +908,7 @@ TEST_F_TIMEOUT(region, cycles_leave_nothing_behind, 180)
 
 	NEED_REGIONS();
 	fd = OPEN_IN(CG_A);
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ASSERT_LE(0, slab0) TH_LOG("no '" SLAB_NAME "' in /proc/slabinfo"
 				   " (merged into another cache?)");
 	ref0 = module_refcnt();
@@ -1017,7 +970,7 @@ TEST_F(region, reg_user_roundtrip_and_limit)
 	NEED_REGIONS();
 	fd = OPEN_IN(CG_A);
 	ref0 = refused(TA);
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ASSERT_LE(0, slab0) TH_LOG("no '" SLAB_NAME "' in /proc/slabinfo"
 				   " (merged into another cache?)");
 	/* one MiB more than the limit, so that every range below is mapped */
@@ -1091,7 +1044,7 @@ TEST_F(region, force_delete_revokes)
 	struct tenant t;
 
 	NEED_REGIONS();
-	slab0 = slab_active();
+	slab0 = slab_quiet();
 	ASSERT_LE(0, slab0) TH_LOG("no '" SLAB_NAME "' in /proc/slabinfo"
 				   " (merged into another cache?)");
 	ASSERT_EQ(0, pipe(p2c));
