@@ -337,8 +337,8 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.cap.max_send_wr = sq + 2;
 	attr.cap.max_recv_wr = rq + 2;
-	/* a frame: its header, then the payload where it lies */
-	attr.cap.max_send_sge = ctrl ? 1 : 2;
+	/* a frame: its header, the payload where it lies, a trailer */
+	attr.cap.max_send_sge = ctrl ? 1 : 3;
 	attr.cap.max_recv_sge = 1;
 	ret = rdma_set_ack_timeout(c->id, TXRDMA_ACK_TIMEOUT);
 	if (ret)

@@ -174,16 +174,29 @@ int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
  * @r: receiver
  * @consumed: the process's new head in units (read from shared memory)
  *
- * Return: 0, or -EINVAL when the value is not between the last release
- * and what arrived (garbage from the process; nothing changes).
+ * A process that reads frames ahead of the kernel (uapi "Reading
+ * ahead") releases them before they arrived here: a head ahead of the
+ * tail by at most the ring counts as released up to the tail, and the
+ * rest is taken by a later call, after the frames arrived.  No credit
+ * is ever returned for units that did not arrive.
+ *
+ * Return: 0, or -EINVAL when the value is behind the last release or
+ * more than a ring ahead of what arrived (garbage from the process;
+ * nothing changes).
  */
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed)
 {
 	if ((s32)(consumed - r->consumed) < 0 ||
-	    consumed - r->consumed > r->tail - r->consumed)
+	    consumed - r->consumed > r->tail - r->consumed + r->ring_units)
 		return -EINVAL;
-	r->consumed = consumed;
+	r->consumed = txrdma_credit_rx_clamp(r, consumed);
 	return 0;
+}
+
+/* A head that the process may have released ahead, as far as it arrived. */
+u32 txrdma_credit_rx_clamp(const struct txrdma_credit_rx *r, u32 consumed)
+{
+	return (s32)(consumed - r->tail) > 0 ? r->tail : consumed;
 }
 
 /**

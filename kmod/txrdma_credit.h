@@ -67,6 +67,7 @@ int txrdma_credit_rx_frame(struct txrdma_credit_rx *r, u32 unit, u32 units);
 int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
 				 u32 units);
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed);
+u32 txrdma_credit_rx_clamp(const struct txrdma_credit_rx *r, u32 consumed);
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r);
 u32 txrdma_credit_rx_report(struct txrdma_credit_rx *r);
 u32 txrdma_credit_unwrap31(u32 last, u32 value31);

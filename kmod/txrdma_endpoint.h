@@ -30,6 +30,8 @@ struct txrdma_ep;
 
 /* send work requests one endpoint pair keeps in flight */
 #define TXRDMA_EP_SLOTS		64
+/* per slot: a frame header, then its trailer (TXRDMA_FRAME_F_TRAILER) */
+#define TXRDMA_TX_HDR_STRIDE	64
 /* receive work requests posted per endpoint (frames and credit updates) */
 #define TXRDMA_EP_RECVS		128
 
@@ -94,7 +96,7 @@ struct txrdma_export {
  * @seq: its place in the QP's send queue (ep->tx_posted when posted)
  * @wr: its work request, built when the SQE is executed and posted
  *	with the chain it joins (txrdma_tx.c)
- * @sge: the header's and the payload's
+ * @sge: the header's, the payload's and the trailer's
  */
 struct txrdma_tx_slot {
 	struct ib_cqe cqe;
@@ -108,7 +110,7 @@ struct txrdma_tx_slot {
 	bool posted;
 	u32 seq;
 	struct ib_rdma_wr wr;
-	struct ib_sge sge[2];
+	struct ib_sge sge[3];
 };
 
 /**
@@ -203,7 +205,8 @@ struct txrdma_ep_snap {
  * @slots: TXRDMA_EP_SLOTS send contexts
  * @free: stack of free slot indices
  * @nfree: entries in @free
- * @hdrs: one frame header per slot, DMA-mapped
+ * @hdrs: per slot, a frame header and its trailer
+ *	(TXRDMA_TX_HDR_STRIDE bytes), DMA-mapped
  * @hdrs_dma: their DMA address (mapped on @dev)
  * @chain_first: the first slot queued and not posted yet (@lock)
  * @chain_last: the last one; their WRs are linked in that order
@@ -269,6 +272,8 @@ struct txrdma_ep {
 	u32 rx_rkey;
 	u32 rx_units;
 	u32 rx_max_msg;		/* the longest SEND we take (declared) */
+	/* our process reads frames up to this size ahead (0: none) */
+	u32 rx_ahead_max;
 	struct txrdma_credit_rx crx;
 	u32 rx_seq;
 	struct ib_cqe rx_cqe;
@@ -276,6 +281,8 @@ struct txrdma_ep {
 	u32 peer_rkey;
 	u32 peer_units;
 	u32 peer_max_msg;	/* the longest SEND the peer takes */
+	/* frames up to this many payload bytes get a trailer (0: none) */
+	u32 peer_ahead_max;
 	struct txrdma_credit_tx ctx;
 	u32 tx_seq;
 	struct txrdma_tx_slot *slots;

@@ -3,7 +3,11 @@
  * Data-path frames: see txrdma_frame.h and uapi/linux/txrdma_ring.h.
  *
  * The CRC32C covers the first 28 header bytes, and the payload too when
- * TXRDMA_FRAME_F_DATA_CRC is set.  RoCE's ICRC already protects every
+ * TXRDMA_FRAME_F_DATA_CRC is set.  TXRDMA_FRAME_F_TRAILER (with DATA_CRC
+ * only) adds the sequence number and epoch after the payload, for a
+ * receiving process that reads frames before the kernel publishes them
+ * (uapi "Reading ahead"): a writer that places bytes in address order
+ * makes it visible last.  RoCE's ICRC already protects every
  * packet on the wire; the header CRC is what lets the receiving kernel
  * refuse a frame that is not one (a stray write, a stale incarnation's
  * bytes, a bug) before it becomes a message, at the cost of 28 bytes
@@ -21,6 +25,7 @@
 #define TXRDMA_FRAME_CRC_OFF	28
 
 static_assert(sizeof(struct txrdma_frame_hdr) == TXRDMA_FRAME_HDR_LEN);
+static_assert(sizeof(struct txrdma_frame_trailer) == TXRDMA_FRAME_TRAILER_LEN);
 static_assert(offsetof(struct txrdma_frame_hdr, crc) ==
 	      TXRDMA_FRAME_CRC_OFF);
 
@@ -29,7 +34,7 @@ static u32 txrdma_frame_crc(const void *hdr, const void *payload, u32 len,
 {
 	u32 crc = __crc32c_le(~0U, hdr, TXRDMA_FRAME_CRC_OFF);
 
-	if (data && len)
+	if (data && len && payload)
 		crc = __crc32c_le(crc, payload, len);
 	return ~crc;
 }
@@ -37,7 +42,8 @@ static u32 txrdma_frame_crc(const void *hdr, const void *payload, u32 len,
 /**
  * txrdma_frame_encode() - write a frame header
  * @f: the header's fields
- * @payload: the @f->len payload bytes (read only with DATA_CRC)
+ * @payload: the @f->len payload bytes (read only with DATA_CRC); NULL
+ *	when the caller adds them to the CRC (txrdma_frame_crc_begin())
  * @hdr: TXRDMA_FRAME_HDR_LEN bytes to write
  */
 void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
@@ -68,32 +74,51 @@ void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
  * @f: the decoded header, valid on success only
  *
  * Return: 0; -EPROTO for a header no sender of ours writes (type,
- * version, unknown flags, reserved byte); -EMSGSIZE when the length
+ * version, unknown flags, reserved byte, a trailer without the payload
+ * CRC or that does not repeat the header); -EMSGSIZE when the length
  * disagrees with what was written or exceeds the maximum; -EBADMSG for
  * a CRC mismatch.
  */
 int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 {
 	const struct txrdma_frame_hdr *h = buf;
-	u32 len, crc;
+
+	const struct txrdma_frame_trailer *t;
+	u32 len, crc, body;
+	u8 flags;
 
 	if (byte_len < TXRDMA_FRAME_HDR_LEN)
 		return -EMSGSIZE;
+	/* one read of the flags: they decide where the payload ends */
+	flags = READ_ONCE(h->flags);
+	body = byte_len - TXRDMA_FRAME_HDR_LEN;
+	if (flags & TXRDMA_FRAME_F_TRAILER) {
+		if (body < TXRDMA_FRAME_TRAILER_LEN)
+			return -EMSGSIZE;
+		body -= TXRDMA_FRAME_TRAILER_LEN;
+	}
 	/* the CRC first: a damaged header's other fields mean nothing */
 	len = le32_to_cpu(h->len);
-	if (len > TXRDMA_FRAME_MAX_PAYLOAD ||
-	    len != byte_len - TXRDMA_FRAME_HDR_LEN)
+	if (len > TXRDMA_FRAME_MAX_PAYLOAD || len != body)
 		return -EMSGSIZE;
 	crc = txrdma_frame_crc(h, (const u8 *)buf + TXRDMA_FRAME_HDR_LEN, len,
-			       h->flags & TXRDMA_FRAME_F_DATA_CRC);
+			       flags & TXRDMA_FRAME_F_DATA_CRC);
 	if (crc != le32_to_cpu(h->crc))
 		return -EBADMSG;
+	/* a trailer comes with the CRC over the payload, never alone */
 	if (h->type != TXRDMA_FRAME_MSG || h->version != TXRDMA_FRAME_VERSION ||
-	    (h->flags & ~TXRDMA_FRAME_F_DATA_CRC) || h->resv0)
+	    (flags & ~TXRDMA_FRAME_F_ALL) || h->resv0 ||
+	    ((flags & TXRDMA_FRAME_F_TRAILER) &&
+	     !(flags & TXRDMA_FRAME_F_DATA_CRC)))
 		return -EPROTO;
+	if (flags & TXRDMA_FRAME_F_TRAILER) {
+		t = (const void *)((const u8 *)buf + TXRDMA_FRAME_HDR_LEN + len);
+		if (t->seq != h->seq || t->epoch != h->epoch)
+			return -EPROTO;
+	}
 	*f = (struct txrdma_frame) {
 		.type		= h->type,
-		.flags		= h->flags,
+		.flags		= flags,
 		.src_ep		= le32_to_cpu(h->src_ep),
 		.dst_ep		= le32_to_cpu(h->dst_ep),
 		.seq		= le32_to_cpu(h->seq),
@@ -190,6 +215,20 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 	in->pad_at = crx->tail & (ring_units - 1);
 	return in->unit == in->pad_at ? TXRDMA_FRAME_ACCEPT :
 					TXRDMA_FRAME_ACCEPT_PAD;
+}
+
+/**
+ * txrdma_frame_trailer() - the trailer of a frame whose header is written
+ * @hdr: the encoded header (TXRDMA_FRAME_F_TRAILER set)
+ * @trailer: TXRDMA_FRAME_TRAILER_LEN bytes to write
+ */
+void txrdma_frame_trailer(const void *hdr, void *trailer)
+{
+	const struct txrdma_frame_hdr *h = hdr;
+	struct txrdma_frame_trailer *t = trailer;
+
+	t->seq = h->seq;
+	t->epoch = h->epoch;
 }
 
 /**

@@ -14,6 +14,7 @@
 #include "txrdma_credit.h"
 
 #define TXRDMA_FRAME_VERSION	1
+#define TXRDMA_FRAME_F_ALL	(TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER)
 
 /**
  * struct txrdma_frame - a decoded frame header
@@ -45,8 +46,9 @@ enum txrdma_seq_verdict {
 };
 
 /*
- * Units (TXRDMA_FRAME_UNIT bytes) a frame with @len payload bytes takes;
- * computed in 64 bits, so no @len wraps it to a small number.
+ * Units (TXRDMA_FRAME_UNIT bytes) a frame with @len payload bytes takes
+ * (@len + TXRDMA_FRAME_TRAILER_LEN with a trailer); computed in 64 bits,
+ * so no @len wraps it to a small number.
  */
 static inline u32 txrdma_frame_units(u32 len)
 {
@@ -125,6 +127,7 @@ void txrdma_frame_pad(void *hdr, u32 units);
 
 void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
 			 void *hdr);
+void txrdma_frame_trailer(const void *hdr, void *trailer);
 int txrdma_frame_decode(const void *buf, u32 byte_len,
 			struct txrdma_frame *f);
 enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq);

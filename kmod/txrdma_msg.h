@@ -51,6 +51,22 @@ static inline u32 txrdma_rx_report(struct txrdma_ep *ep)
 	return v;
 }
 
+/*
+ * Caller holds ep->lock, or the endpoint is not reachable yet: the
+ * words a process that reads ahead checks frames against (uapi
+ * "Reading ahead"); the peer's id once it is known.
+ */
+static inline void txrdma_rx_ahead_words(struct txrdma_ep *ep)
+{
+	if (!ep->rx_ahead_max)
+		return;
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_EP), ep->id);
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_PEER), ep->peer_ep);
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_EPOCH), ep->epoch);
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_MAX),
+		   ep->rx_ahead_max);
+}
+
 /* txrdma_tx.c */
 void txrdma_tx_slot_done(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 			 int res);

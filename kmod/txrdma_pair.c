@@ -72,7 +72,7 @@ static int txrdma_pair_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
 
 	lockdep_assert_held(&c->peer->lock);
 	ep->hdrs_dma = ib_dma_map_single(ibdev, ep->hdrs,
-					 TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+					 TXRDMA_EP_SLOTS * TXRDMA_TX_HDR_STRIDE,
 					 DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, ep->hdrs_dma))
 		return -ENOMEM;
@@ -210,6 +210,10 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 		ep->rx_max_msg = req->rx_max_msg;
 	txrdma_credit_rx_max_frame(&ep->crx,
 				   txrdma_frame_units(ep->rx_max_msg));
+	/* frames with a trailer fit the declared limit (the sender's rule) */
+	if (req->flags & TXRDMA_EP_F_RX_AHEAD)
+		ep->rx_ahead_max = min_t(u32, ep->rx_max_msg,
+					 TXRDMA_RX_AHEAD_MAX_PAYLOAD);
 	/* the process's doorbell rule needs it (txrdma_rx_release()) */
 	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_MAX_UNITS),
 		   ep->crx.max_units);
@@ -280,6 +284,8 @@ static int txrdma_pair_agree(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *
 	ep->peer_rkey = e->ring_rkey;
 	ep->peer_units = e->ring_units;
 	ep->peer_max_msg = e->max_msg;
+	ep->peer_ahead_max = e->ahead_max;
+	txrdma_rx_ahead_words(ep);
 	return txrdma_credit_tx_init(&ep->ctx, e->ring_units);
 }
 
@@ -393,6 +399,8 @@ static int txrdma_pair_connect_once(struct txrdma_file *tf,
 		return PTR_ERR(ep);
 	kref_get(&ep->ref);	/* ours, while we wait */
 	ep->epoch = get_random_u32() | 1;
+	/* before the CONNECT: no frame of this pair can be in the ring */
+	txrdma_rx_ahead_words(ep);
 	ret = txrdma_pair_take(peer, ep, 0);
 	if (!ret)
 		ret = txrdma_pair_rx_keys(ep, req);
@@ -414,6 +422,7 @@ static int txrdma_pair_connect_once(struct txrdma_file *tf,
 		.epoch		= ep->epoch,
 		.ring_units	= ep->rx_units,
 		.max_msg	= ep->rx_max_msg,
+		.ahead_max	= ep->rx_ahead_max,
 		.ring_addr	= ep->rx_addr,
 		.ring_rkey	= ep->rx_rkey,
 	};
@@ -606,6 +615,7 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 				.epoch		= ep->epoch,
 				.ring_units	= ep->rx_units,
 				.max_msg	= ep->rx_max_msg,
+				.ahead_max	= ep->rx_ahead_max,
 				.ring_addr	= ep->rx_addr,
 				.ring_rkey	= ep->rx_rkey,
 			};

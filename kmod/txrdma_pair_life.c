@@ -123,7 +123,7 @@ int txrdma_pair_alloc(struct txrdma_ep *ep)
 
 	ep->slots = kcalloc(TXRDMA_EP_SLOTS, sizeof(*ep->slots),
 			    GFP_KERNEL_ACCOUNT);
-	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_TX_HDR_STRIDE,
 			   GFP_KERNEL_ACCOUNT);
 	if (!ep->slots || !ep->hdrs)
 		return -ENOMEM;
@@ -266,7 +266,7 @@ void txrdma_pair_conn_destroyed(struct txrdma_conn *c)
 	c->held_ep = NULL;
 	if (ep->held_by == c) {
 		ib_dma_unmap_single(c->dev->ibdev, ep->hdrs_dma,
-				    TXRDMA_EP_SLOTS * TXRDMA_FRAME_HDR_LEN,
+				    TXRDMA_EP_SLOTS * TXRDMA_TX_HDR_STRIDE,
 				    DMA_TO_DEVICE);
 		/*
 		 * The pair is over: every frame the QP carried is published,

@@ -350,7 +350,7 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	/* only the pairing itself names the tenant and the ring's limit */
 	if (named ? !txrdma_wire_tenant_ok(e->tenant) :
 		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN) ||
-		    e->max_msg)
+		    e->max_msg || e->ahead_max)
 		return -EINVAL;
 	/* only exports name a range: a non-empty one, not wrapping */
 	if (range ? !txrdma_range_valid(e->exp_off, e->exp_len) :
@@ -371,6 +371,12 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		    e->max_msg > TXRDMA_FRAME_MAX_PAYLOAD ||
 		    e->max_msg > (u64)e->ring_units / 2 * TXRDMA_FRAME_UNIT -
 				 TXRDMA_FRAME_HDR_LEN)
+			return -EINVAL;
+		/* frames up to this size get a trailer: never more than
+		 * the receiver takes, nor the bound the CRC is worth it for
+		 */
+		if (e->ahead_max > TXRDMA_RX_AHEAD_MAX_PAYLOAD ||
+		    e->ahead_max > e->max_msg)
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_REJECT:
@@ -411,9 +417,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  *
  * Payload (big-endian): service, src_ep, dst_ep, qp_num, epoch,
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
- * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg
- * (u32); EXPORT and EXPORT_ACK: exp_off, exp_len (u64 each), exp_seq
- * (u32), 16 zero bytes; the rest: 36 zero bytes.
+ * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg,
+ * ahead_max (u32 each); EXPORT and EXPORT_ACK: exp_off, exp_len (u64
+ * each), exp_seq (u32), 20 zero bytes; the rest: 40 zero bytes.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
  * nothing the peer would refuse is ever sent.
@@ -444,6 +450,7 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 	} else {
 		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
 		wire_put32(buf + 80, e->max_msg);
+		wire_put32(buf + 84, e->ahead_max);
 	}
 	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
@@ -467,7 +474,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 	if (type < 0)
 		return type;
 	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK ||
-	    !wire_zero(buf + 84, TXRDMA_CTRL_SEQ_OFF - 84))
+	    !wire_zero(buf + 88, TXRDMA_CTRL_SEQ_OFF - 88))
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
 		.type		= type,
@@ -481,11 +488,12 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.ring_rkey	= wire_get32(buf + 40),
 		.status		= (s32)wire_get32(buf + 44),
 		.max_msg	= wire_get32(buf + 80),
+		.ahead_max	= wire_get32(buf + 84),
 	};
 	if (type == TXRDMA_CTRL_EP_EXPORT ||
 	    type == TXRDMA_CTRL_EP_EXPORT_ACK) {
 		/* a range where pairing messages have the tenant */
-		if (!wire_zero(buf + 68, 12) || d.max_msg)
+		if (!wire_zero(buf + 68, 12) || d.max_msg || d.ahead_max)
 			return -EINVAL;
 		d.exp_off = wire_get64(buf + 48);
 		d.exp_len = wire_get64(buf + 56);

@@ -24,7 +24,7 @@
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
 /* 2: authenticated handshake, keyed 128-byte control messages, tenants */
-#define TXRDMA_WIRE_VERSION	3
+#define TXRDMA_WIRE_VERSION	4
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {
@@ -97,6 +97,11 @@ enum txrdma_ctrl_type {
  *	pair (tenants are matched across hosts by name); else empty
  * @max_msg: CONNECT and ACCEPT: the longest SEND the sender's ring takes
  *	(its process's declared limit, at most half the ring); else 0
+ * @ahead_max: CONNECT and ACCEPT: the sender's process reads frames
+ *	ahead of its kernel: a frame of at most this many payload bytes
+ *	(at most @max_msg and TXRDMA_RX_AHEAD_MAX_PAYLOAD) carries a
+ *	trailer and the payload's CRC when it still fits @max_msg with
+ *	the trailer; 0: none; else 0
  *
  * @exp_off: EXPORT and EXPORT_ACK: first byte of the range, in the region
  * @exp_len: EXPORT and EXPORT_ACK: its length in bytes (> 0)
@@ -127,6 +132,7 @@ struct txrdma_ctrl_ep {
 	s32 status;
 	char tenant[TXRDMA_WIRE_TENANT_LEN];
 	u32 max_msg;
+	u32 ahead_max;
 	u64 exp_off;
 	u64 exp_len;
 	u32 exp_seq;

@@ -32,6 +32,8 @@ int txrdma_rx_post_recv(struct txrdma_ep *ep)
 	return ib_post_recv(ep->conn->qp, &wr, NULL);
 }
 
+static void txrdma_rx_take_ahead(struct txrdma_ep *ep);
+
 /* Caller holds ep->lock: the frame @in was accepted; publish it. */
 static void txrdma_rx_publish(struct txrdma_ep *ep,
 			      enum txrdma_frame_verdict v,
@@ -42,8 +44,10 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
 		txrdma_frame_pad(ep->rx_base + TXRDMA_RX_HDR_LEN +
 				 (size_t)in->pad_at * TXRDMA_FRAME_UNIT,
 				 ep->rx_units - in->pad_at);
-	if (ep->dstate == TXRDMA_EP_CONNECTING && !ep->peer_ep)
+	if (ep->dstate == TXRDMA_EP_CONNECTING && !ep->peer_ep) {
 		ep->peer_ep = in->f.src_ep;
+		txrdma_rx_ahead_words(ep);
+	}
 	/* checked by the verdict: neither can fail */
 	txrdma_credit_rx_frame(&ep->crx, in->unit, in->units);
 	txrdma_credit_tx_update(&ep->ctx, in->released);
@@ -55,6 +59,25 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
 	if (ep->ring && wq_has_sleeper(&ep->ring->wait))
 		wake_up_interruptible_poll(&ep->ring->wait,
 					   EPOLLIN | EPOLLRDNORM);
+	if (ep->rx_ahead_max)
+		txrdma_rx_take_ahead(ep);
+}
+
+/*
+ * Caller holds ep->lock, a frame was just published: a process that
+ * reads ahead may have released it already, and rung no doorbell the
+ * poller would answer (the release was not counted then).  Take it now,
+ * and wake the poller when the update rule says the sender hears of it.
+ */
+static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
+{
+	u32 head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+
+	if (head == ep->crx.consumed ||
+	    txrdma_credit_rx_release(&ep->crx, head))
+		return;		/* nothing new; garbage is counted by tx */
+	if (ep->ring && txrdma_credit_rx_should_update(&ep->crx))
+		txrdma_poller_kick(ep->ring);
 }
 
 /* Completion of a receive: a frame or a credit update arrived. */
@@ -138,12 +161,18 @@ bool txrdma_rx_ring_readable(struct txrdma_ring *ring)
 	struct txrdma_ep *ep;
 	unsigned long id;
 	bool ready = false;
+	u32 head, tail;
 
 	mutex_lock(&ring->lock);
 	xa_for_each(&ring->eps, id, ep) {
-		/* a tail that moves is a frame published: see it whole */
-		if (smp_load_acquire(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL)) !=
-		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD)) ||
+		/*
+		 * A tail that moves is a frame published: see it whole.
+		 * A head ahead of it (a process that read ahead) is
+		 * nothing to read.
+		 */
+		tail = smp_load_acquire(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL));
+		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+		if ((s32)(tail - head) > 0 ||
 		    READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_ERROR)))
 			ready = true;
 	}

@@ -404,9 +404,10 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct txrdma_ep *ep;
 	bool posted;
 	u64 addr, hdr_dma;
+	bool trailer;
 	u8 *hdr;
 	u32 lkey, unit;
-	int ret;
+	int nsge, ret;
 
 	/* the payload's registration on the pair's device */
 	r = txrdma_tx_local(ring, sqe, TXRDMA_FRAME_MAX_PAYLOAD, &ep, &addr,
@@ -426,7 +427,18 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	ret = txrdma_tx_admit_slot_locked(ep, ring, sqe->len);
 	if (ret)
 		goto out_put;
-	ret = txrdma_credit_place(&ep->ctx, txrdma_frame_units(sqe->len),
+	/*
+	 * The peer's process reads frames ahead of its kernel: a trailer
+	 * and the payload's CRC on those that stay within both its limit
+	 * and the longest frame its ring takes (the rest wait for its
+	 * kernel there)
+	 */
+	trailer = sqe->len <= ep->peer_ahead_max &&
+		  sqe->len + TXRDMA_FRAME_TRAILER_LEN <= ep->peer_max_msg;
+	ret = txrdma_credit_place(&ep->ctx,
+				  txrdma_frame_units(sqe->len + (trailer ?
+						     TXRDMA_FRAME_TRAILER_LEN :
+						     0)),
 				  &unit);
 	if (ret == -ENOSPC) {
 		txrdma_tx_unadmit(ep, sqe->len);
@@ -457,34 +469,46 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		.consumed	= txrdma_rx_report(ep),
 		.epoch		= ep->epoch,
 	};
-	hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
+	if (trailer)
+		f.flags = TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER;
+	else if (ep->flags & TXRDMA_EP_F_DATA_CRC)
+		f.flags = TXRDMA_FRAME_F_DATA_CRC;
 	txrdma_frame_encode(&f, NULL, hdr);
-	if (ep->flags & TXRDMA_EP_F_DATA_CRC) {
+	if (f.flags & TXRDMA_FRAME_F_DATA_CRC) {
 		/* end to end: the CRC covers the payload where it lies */
 		u32 crc;
 
-		hdr[offsetof(struct txrdma_frame_hdr, flags)] =
-			TXRDMA_FRAME_F_DATA_CRC;
 		crc = txrdma_frame_crc_begin(hdr);
 		crc = txrdma_region_crc32c(r, sqe->local_off, sqe->len, crc);
 		txrdma_frame_crc_end(hdr, crc);
 	}
-	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_FRAME_HDR_LEN;
+	if (trailer)
+		txrdma_frame_trailer(hdr, hdr + TXRDMA_FRAME_HDR_LEN);
+	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
-				      TXRDMA_FRAME_HDR_LEN, DMA_TO_DEVICE);
-	s->sge[0] = (struct ib_sge) {
+				      TXRDMA_TX_HDR_STRIDE, DMA_TO_DEVICE);
+	nsge = 0;
+	s->sge[nsge++] = (struct ib_sge) {
 		.addr	= hdr_dma,
 		.length	= TXRDMA_FRAME_HDR_LEN,
 		.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
 	};
-	s->sge[1] = (struct ib_sge) {
-		.addr	= addr,
-		.length	= sqe->len,
-		.lkey	= lkey,
-	};
+	if (sqe->len)
+		s->sge[nsge++] = (struct ib_sge) {
+			.addr	= addr,
+			.length	= sqe->len,
+			.lkey	= lkey,
+		};
+	if (trailer)
+		s->sge[nsge++] = (struct ib_sge) {
+			.addr	= hdr_dma + TXRDMA_FRAME_HDR_LEN,
+			.length	= TXRDMA_FRAME_TRAILER_LEN,
+			.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
+		};
 	s->wr = (struct ib_rdma_wr) {
 		.wr.sg_list	= s->sge,
-		.wr.num_sge	= sqe->len ? 2 : 1,
+		.wr.num_sge	= nsge,
 		.wr.opcode	= IB_WR_RDMA_WRITE_WITH_IMM,
 		.wr.send_flags	= sqe->flags & TXRDMA_SQE_F_FENCE ?
 				  IB_SEND_FENCE : 0,
@@ -627,10 +651,14 @@ bool txrdma_tx_ring_owes(struct txrdma_ring *ring)
 			continue;
 		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
 		/* the update rule (txrdma_credit_rx_should_update()), on a
-		 * head the process could have written (else it is ignored)
+		 * head the process could have written (else it is ignored),
+		 * released ahead or not (it counts as far as frames arrived)
 		 */
 		reported = READ_ONCE(ep->crx.reported);
 		tail = READ_ONCE(ep->crx.tail);
+		if ((s32)(head - tail) > 0 &&
+		    head - tail <= READ_ONCE(ep->rx_units))
+			head = tail;
 		if (head - reported <= tail - reported &&
 		    txrdma_credit_rx_due(ep->rx_units, ep->crx.max_units,
 					 tail, head, reported))

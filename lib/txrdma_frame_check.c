@@ -9,9 +9,17 @@
  * bytes become visible to this CPU is not defined, so a header that
  * looks complete proves nothing.  A frame is taken only if every field
  * is the one expected (type, version, endpoints, epoch, the sequence
- * number due, a length that fits) and the CRC32C over its header and
- * payload matches; anything else is "not yet", never an error - the
- * kernel's verdict after the completion stays the authority on errors.
+ * number due, a length that fits), its trailer repeats the sequence
+ * number and epoch, and the CRC32C over its header and payload matches;
+ * anything else is "not yet", never an error - the kernel's verdict
+ * after the completion stays the authority on errors.
+ *
+ * Two checks because one is not enough: a CRC32C alone takes a torn
+ * frame with probability 2^-32 per torn state looked at (at a million
+ * frames a second, once in tens of minutes); the trailer alone trusts
+ * the writer to place bytes in address order (rxe's memcpy under x86's
+ * store order, PCIe posted writes), which the IB specification does not
+ * promise.  A torn frame must beat both.
  *
  * CRC32C (Castagnoli, reflected 0x82f63b78), as the kernel's
  * __crc32c_le() with the frame's seed and final inversion: the SSE4.2
@@ -101,9 +109,10 @@ static uint32_t le32(const unsigned char *p)
 
 unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 				      unsigned int room_units,
-				      const struct txrdma_frame_expect *x)
+				      const struct txrdma_frame_expect *x,
+				      uint32_t *len_out)
 {
-	unsigned char h[TXRDMA_FRAME_HDR_LEN];
+	unsigned char h[TXRDMA_FRAME_HDR_LEN], t[TXRDMA_FRAME_TRAILER_LEN];
 	uint32_t len, crc;
 	unsigned int units;
 
@@ -111,14 +120,19 @@ unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 	memcpy(h, (const void *)frame, sizeof(h));
 	len = le32(h + 16);
 	if (h[0] != TXRDMA_FRAME_MSG || h[1] != TXRDMA_FRAME_CHECK_VERSION ||
-	    h[2] != TXRDMA_FRAME_F_DATA_CRC || h[3] ||
-	    le32(h + 4) != x->peer_ep || le32(h + 8) != x->ep ||
+	    h[2] != (TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER) ||
+	    h[3] || le32(h + 4) != x->peer_ep || le32(h + 8) != x->ep ||
 	    le32(h + 12) != x->seq || le32(h + 24) != x->epoch ||
 	    len > x->max_len)
 		return 0;
-	units = (TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_UNIT - 1) /
-		TXRDMA_FRAME_UNIT;
+	units = (TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_TRAILER_LEN +
+		 TXRDMA_FRAME_UNIT - 1) / TXRDMA_FRAME_UNIT;
 	if (units > room_units)
+		return 0;
+	/* the trailer: the last bytes an in-order writer makes visible */
+	memcpy(t, (const void *)(frame + TXRDMA_FRAME_HDR_LEN + len),
+	       sizeof(t));
+	if (memcmp(t, h + 12, 4) || memcmp(t + 4, h + 24, 4))
 		return 0;
 	crc = txrdma_crc32c_update(~0u, h, 28);
 	crc = ~txrdma_crc32c_update(crc, (const unsigned char *)frame +
@@ -127,5 +141,6 @@ unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 		return 0;
 	/* what the caller reads next is what was checked */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	*len_out = len;
 	return units;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * libtxrdma internals, not installed: a frame checked by the process
- * ahead of the kernel's publication (txrdma_frame_check.c).  Not used by
- * the receive path yet: Documentation/design.rst, "Next".
+ * ahead of the kernel's publication (txrdma_frame_check.c), for
+ * __txrdma_rx_peek_ahead() (uapi <linux/txrdma_ring.h> "Reading ahead").
  */
 #ifndef TXRDMA_FRAME_CHECK_H
 #define TXRDMA_FRAME_CHECK_H
@@ -37,14 +37,17 @@ uint32_t txrdma_crc32c_table_update(uint32_t crc, const void *p, size_t n);
  * @frame: where the next frame is due in the ring (a unit)
  * @room_units: units from @frame to the ring's end that it may take
  * @x: what it must say
+ * @len: set to its payload length when it is taken
  *
  * Return: the units the frame takes when every field is the expected
- * one, it carries TXRDMA_FRAME_F_DATA_CRC and the CRC32C over its
- * header and payload matches; 0 when not (yet): bytes still being
+ * one, it carries TXRDMA_FRAME_F_DATA_CRC and TXRDMA_FRAME_F_TRAILER,
+ * the trailer repeats its sequence number and epoch and the CRC32C over
+ * its header and payload matches; 0 when not (yet): bytes still being
  * written, a previous lap's frame, or anything else.
  */
 unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 				      unsigned int room_units,
-				      const struct txrdma_frame_expect *x);
+				      const struct txrdma_frame_expect *x,
+				      uint32_t *len);
 
 #endif /* TXRDMA_FRAME_CHECK_H */

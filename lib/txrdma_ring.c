@@ -206,7 +206,12 @@ TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
 	tail = __atomic_load_n((unsigned int *)(a + TXRDMA_RX_OFF_TAIL),
 			       __ATOMIC_ACQUIRE);
 	head = *(unsigned int *)(a + TXRDMA_RX_OFF_HEAD);
-	if (tail - head > units)
+	/* a head read ahead of the tail (a ring that reads ahead) is less
+	 * than a ring ahead
+	 */
+	if ((int)(head - tail) > 0 ?
+	    !*(unsigned int *)(a + TXRDMA_RX_OFF_AHEAD_MAX) ||
+	    head - tail >= units : tail - head > units)
 		return -EINVAL;
 
 	memset(rx, 0, sizeof(*rx));

@@ -726,13 +726,52 @@ static inline __u32 txrdma_le32(__u32 v)
  *
  * Acquire-loads the kernel's tail.  Counts frames, the frame held by
  * the last txrdma_rx_peek() and skipped (PAD) units alike: 0 means
- * nothing to read.
+ * nothing the kernel published is left to read.  A process that reads
+ * ahead (TXRDMA_EP_F_RX_AHEAD) may have taken frames the kernel has
+ * not published yet: its head is then ahead of the tail, and this is 0
+ * although txrdma_rx_peek() may find a frame.
  *
- * Return: tail - head, in units.
+ * Return: tail - head, in units, or 0 when the head is ahead.
  */
 static inline unsigned int txrdma_rx_ready(const struct txrdma_rx *rx)
 {
-	return __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) - rx->head;
+	unsigned int d = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) -
+			 rx->head;
+
+	return (int)d > 0 ? d : 0;
+}
+
+/*
+ * Out of line (lib/txrdma_rx_ahead.c): the frame due at the head, or
+ * at unit 0 after a skip, taken before the kernel published it if it
+ * checks out in full.  Return: 1 with @payload and @len set, else 0.
+ */
+int __txrdma_rx_peek_ahead(struct txrdma_rx *rx, const void **payload,
+			   __u32 *len);
+
+/* A word of the receive ring's header (TXRDMA_RX_OFF_*). */
+static inline unsigned int *__txrdma_rx_word(const struct txrdma_rx *rx,
+					     unsigned int off)
+{
+	return (unsigned int *)((unsigned char *)rx->khead -
+				TXRDMA_RX_OFF_HEAD + off);
+}
+
+/**
+ * txrdma_rx_ahead_taken() - frames this ring's process took ahead
+ * @rx: the receive ring
+ *
+ * With TXRDMA_EP_F_RX_AHEAD, txrdma_rx_peek() takes a frame the kernel
+ * has not published yet when it checks out in full; this counts them
+ * (free-running, kept in the ring's header by the library).  A relaxed
+ * load: a counter for diagnostics and benchmarks.
+ *
+ * Return: the count.
+ */
+static inline unsigned int txrdma_rx_ahead_taken(const struct txrdma_rx *rx)
+{
+	return __atomic_load_n(__txrdma_rx_word(rx, TXRDMA_RX_OFF_AHEAD_TAKEN),
+			       __ATOMIC_RELAXED);
 }
 
 /**
@@ -749,6 +788,15 @@ static inline unsigned int txrdma_rx_ready(const struct txrdma_rx *rx)
  * and the kernel does not write over it, until txrdma_rx_release();
  * peeking again before that returns the same message.  Its header is
  * txrdma_rx_hdr().
+ *
+ * When the endpoint was paired with TXRDMA_EP_F_RX_AHEAD and the
+ * kernel has published nothing past the head, the frame due next is
+ * taken before the kernel publishes it, if it checks out in full
+ * (endpoints, epoch, sequence number, size, trailer, CRC32C: uapi
+ * "Reading ahead"); a frame that does not is "not yet" (0).  The
+ * kernel's verdict stays the authority: an endpoint it fails returns
+ * its error here once the frames it published are read, and no frame
+ * is read ahead after that.
  *
  * When the ring is empty and the endpoint has failed, the error is
  * returned, but only after every frame published before it: the kernel
@@ -776,15 +824,22 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 		unsigned int pos, n;
 		__u32 l;
 
-		if (!avail) {
+		/* nothing published past the head (or read ahead of it) */
+		if (!avail || (int)avail < 0) {
 			unsigned int err = __atomic_load_n(rx->kerror,
 							   __ATOMIC_ACQUIRE);
 
-			if (!err)
-				return 0;
+			if (!err) {
+				if (!__atomic_load_n(__txrdma_rx_word(rx,
+						TXRDMA_RX_OFF_AHEAD_MAX),
+						     __ATOMIC_RELAXED))
+					return 0;
+				return __txrdma_rx_peek_ahead(rx, payload,
+							      len);
+			}
 			/* stored after the last tail: it is visible now */
 			tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
-			if (tail == head)	/* not an errno: garbage */
+			if ((int)(tail - head) <= 0)	/* not an errno: garbage */
 				return err < 4096 ? -(int)err : -EIO;
 			continue;
 		}
@@ -810,8 +865,13 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 		if (hdr->type != TXRDMA_FRAME_MSG ||
 		    l > TXRDMA_FRAME_MAX_PAYLOAD)
 			return -EBADMSG;
+		/* a trailer after the payload takes room too */
+		if (hdr->flags & TXRDMA_FRAME_F_TRAILER)
+			l += TXRDMA_FRAME_TRAILER_LEN;
 		n = (TXRDMA_FRAME_HDR_LEN + l + TXRDMA_FRAME_UNIT - 1) /
 		    TXRDMA_FRAME_UNIT;
+		if (hdr->flags & TXRDMA_FRAME_F_TRAILER)
+			l -= TXRDMA_FRAME_TRAILER_LEN;
 		if (n > avail || n > rx->ring_units - pos)
 			return -EBADMSG;
 		rx->cur_units = n;
@@ -866,13 +926,17 @@ static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
 	const unsigned char *hdr = (const unsigned char *)rx->ktail -
 				   TXRDMA_RX_OFF_TAIL;
 	unsigned int unreported, max;
+	unsigned int tail = __atomic_load_n(rx->ktail, __ATOMIC_RELAXED);
 
+	/* released ahead of the kernel: it counts as far as frames arrived */
+	if ((int)(head - tail) > 0)
+		head = tail;
 	unreported = head - __atomic_load_n((const unsigned int *)
 					    (hdr + TXRDMA_RX_OFF_REPORTED),
 					    __ATOMIC_RELAXED);
 	if (unreported >= rx->ring_units / 4)
 		return true;
-	if (head != __atomic_load_n(rx->ktail, __ATOMIC_RELAXED))
+	if (head != tail)
 		return false;
 	max = __atomic_load_n((const unsigned int *)
 			      (hdr + TXRDMA_RX_OFF_MAX_UNITS), __ATOMIC_RELAXED);
@@ -924,10 +988,14 @@ static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
  */
 static inline void txrdma_rx_release(struct txrdma_rx *rx)
 {
+	const struct txrdma_frame_hdr *h = txrdma_rx_hdr(rx);
 	unsigned int head;
 
-	if (!rx->cur_units)
+	if (!h)
 		return;
+	/* the frame due next, for reading ahead (the library's word) */
+	__atomic_store_n(__txrdma_rx_word(rx, TXRDMA_RX_OFF_AHEAD_SEQ),
+			 txrdma_le32(h->seq) + 1, __ATOMIC_RELAXED);
 	head = rx->head + rx->cur_units;
 	rx->head = head;
 	rx->cur_units = 0;

@@ -28,6 +28,7 @@
 #define EPOCH	0x5eed
 
 static uint32_t rnd_state = 0x20261202;
+static uint32_t got_len;
 
 static uint32_t rnd(void)
 {
@@ -55,7 +56,7 @@ static uint32_t ref_crc32c(const unsigned char *p, size_t n, uint32_t crc)
 	return crc;
 }
 
-/* a frame as the sending kernel builds it, with a payload CRC */
+/* a frame as the sending kernel builds it: payload CRC, trailer */
 static size_t make_frame(unsigned char *f, uint32_t seq, uint32_t len,
 			 unsigned char fill)
 {
@@ -65,7 +66,7 @@ static size_t make_frame(unsigned char *f, uint32_t seq, uint32_t len,
 	memset(f, 0, TXRDMA_FRAME_HDR_LEN);
 	f[0] = TXRDMA_FRAME_MSG;
 	f[1] = 1;
-	f[2] = TXRDMA_FRAME_F_DATA_CRC;
+	f[2] = TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER;
 	put32(f + 4, PEER);
 	put32(f + 8, EP);
 	put32(f + 12, seq);
@@ -77,7 +78,9 @@ static size_t make_frame(unsigned char *f, uint32_t seq, uint32_t len,
 	crc = ref_crc32c(f, 28, ~0u);
 	crc = ~ref_crc32c(f + TXRDMA_FRAME_HDR_LEN, len, crc);
 	put32(f + 28, crc);
-	return TXRDMA_FRAME_HDR_LEN + len;
+	put32(f + TXRDMA_FRAME_HDR_LEN + len, seq);
+	put32(f + TXRDMA_FRAME_HDR_LEN + len + 4, EPOCH);
+	return TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_TRAILER_LEN;
 }
 
 static struct txrdma_frame_expect expect(uint32_t seq)
@@ -146,11 +149,11 @@ static unsigned int torn_write(unsigned char *dst, const unsigned char *src,
 
 		memcpy(dst + at, src + at, len);
 		/* taken while a byte still differs from the new frame */
-		if (txrdma_frame_check_ahead(dst, room, &x) &&
+		if (txrdma_frame_check_ahead(dst, room, &x, &got_len) &&
 		    memcmp(dst, src, n))
 			early++;
 	}
-	*took_at_end = txrdma_frame_check_ahead(dst, room, &x);
+	*took_at_end = txrdma_frame_check_ahead(dst, room, &x, &got_len);
 	free(order);
 	return early;
 }
@@ -181,9 +184,9 @@ static void test_torn(void)
 				memcpy(dst, old, 8192);
 				early += torn_write(dst, img, n, grains[g], seq,
 						    room, &took);
-				if (took != (TXRDMA_FRAME_HDR_LEN + lens[l] +
-					     TXRDMA_FRAME_UNIT - 1) /
-					    TXRDMA_FRAME_UNIT)
+				if (took != (n + TXRDMA_FRAME_UNIT - 1) /
+					    TXRDMA_FRAME_UNIT ||
+				    got_len != lens[l])
 					wrong_end++;
 				runs++;
 			}
@@ -205,36 +208,53 @@ static void test_refused(void)
 	unsigned int i, bad = 0;
 
 	make_frame(f, 100, 300, 9);
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 6);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 6);
+	TAP_CHECK_INT(got_len, 300);
 	/* it must fit in the room left */
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 5, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 5, &x, &got_len), 0);
 	/* longer than we take */
 	x.max_len = 299;
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
 	x = expect(100);
 	/* another endpoint, sender, epoch, sequence number */
 	x.ep++;
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
 	x = expect(100);
 	x.peer_ep++;
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
 	x = expect(100);
 	x.epoch++;
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
 	x = expect(101);
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
 	x = expect(99);
-	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x), 0);
-	/* without a payload CRC it cannot be checked here */
+	TAP_CHECK_INT(txrdma_frame_check_ahead(f, 8, &x, &got_len), 0);
+	/* without a payload CRC or a trailer it cannot be checked here */
 	x = expect(100);
 	memcpy(g, f, sizeof(g));
 	g[2] = 0;
-	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x), 0);
-	/* every single bit flipped in header or payload: refused */
-	for (i = 0; i < (TXRDMA_FRAME_HDR_LEN + 300) * 8; i++) {
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	g[2] = TXRDMA_FRAME_F_DATA_CRC;
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	/* a trailer that is not yet this frame's: the old lap's seq, epoch */
+	memcpy(g, f, sizeof(g));
+	put32(g + TXRDMA_FRAME_HDR_LEN + 300, 95);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	memcpy(g, f, sizeof(g));
+	put32(g + TXRDMA_FRAME_HDR_LEN + 304, EPOCH + 2);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	/* a frame whose trailer crosses into the next unit must fit too */
+	make_frame(g, 100, 24, 9);	/* 32 + 24 + 8 = 64: one unit */
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 1, &x, &got_len), 1);
+	make_frame(g, 100, 25, 9);	/* 65 bytes: two units */
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 1, &x, &got_len), 0);
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 2, &x, &got_len), 2);
+	/* every single bit flipped in header, payload or trailer: refused */
+	for (i = 0; i < (TXRDMA_FRAME_HDR_LEN + 300 +
+			 TXRDMA_FRAME_TRAILER_LEN) * 8; i++) {
 		memcpy(g, f, sizeof(g));
 		g[i / 8] ^= 1u << (i % 8);
-		if (txrdma_frame_check_ahead(g, 8, &x))
+		if (txrdma_frame_check_ahead(g, 8, &x, &got_len))
 			bad++;
 	}
 	TAP_CHECK_INT(bad, 0);
@@ -243,7 +263,7 @@ static void test_refused(void)
 static const struct tap_test tests[] = {
 	TAP_TEST(test_crc, "CRC32C: the check value, both implementations against the bitwise definition"),
 	TAP_TEST(test_torn, "a frame written over an older one in random order is taken only once complete"),
-	TAP_TEST(test_refused, "another endpoint, epoch, sequence, size, no payload CRC, any flipped bit: not taken"),
+	TAP_TEST(test_refused, "another endpoint, epoch, sequence, size, no payload CRC or trailer, a stale trailer, any flipped bit: not taken"),
 };
 
 int main(void)

@@ -59,13 +59,19 @@
  * when an explicit credit update is due.
  */
 #define TXRDMA_FEAT_RX_CREDIT_WORDS	_BITULL(12)
+/*
+ * TXRDMA_EP_F_RX_AHEAD: frames with a trailer, the receive ring's
+ * words for reading ahead, a head ahead of the kernel's tail
+ */
+#define TXRDMA_FEAT_RX_AHEAD		_BITULL(13)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
 				 TXRDMA_FEAT_RINGS | TXRDMA_FEAT_MESSAGES | \
 				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
 				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
-				 TXRDMA_FEAT_RX_CREDIT_WORDS)
+				 TXRDMA_FEAT_RX_CREDIT_WORDS | \
+				 TXRDMA_FEAT_RX_AHEAD)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -243,7 +249,16 @@ struct txrdma_ep_listen {
  * ready QP in its pool) instead of waiting for them within timeout_ms
  */
 #define TXRDMA_EP_F_NOWAIT	_BITUL(1)
-#define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT)
+/*
+ * Our process reads frames ahead of the kernel (TXRDMA_FEAT_RX_AHEAD):
+ * the peer's kernel puts a CRC32C over header and payload and a trailer
+ * on every frame up to TXRDMA_RX_AHEAD_MAX_PAYLOAD bytes it places in
+ * our ring, and our kernel exports the words the check needs
+ * (<linux/txrdma_ring.h>, "Reading ahead").
+ */
+#define TXRDMA_EP_F_RX_AHEAD	_BITUL(2)
+#define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \
+				 TXRDMA_EP_F_RX_AHEAD)
 
 struct txrdma_ep_connect {
 	__u8 peer[32];		/* CONNECT in, ACCEPT out: peer name */

@@ -201,6 +201,7 @@ struct txrdma_ring_setup {
  */
 #define TXRDMA_FRAME_UNIT	64
 #define TXRDMA_FRAME_HDR_LEN	32
+#define TXRDMA_FRAME_TRAILER_LEN 8
 #define TXRDMA_FRAME_MAX_PAYLOAD (64U << 10)	/* 64 KiB */
 
 enum txrdma_frame_type {
@@ -222,8 +223,9 @@ enum txrdma_frame_type {
  * release-stored; the kernel checks it and returns the space to the
  * sender as credits.  A frame at unit u starts at TXRDMA_RX_HDR_LEN +
  * u * TXRDMA_FRAME_UNIT with its struct txrdma_frame_hdr, the payload
- * right after; it takes txrdma frame units (TXRDMA_FRAME_HDR_LEN + len
- * rounded up to TXRDMA_FRAME_UNIT).
+ * right after; it takes TXRDMA_FRAME_HDR_LEN + len bytes (+
+ * TXRDMA_FRAME_TRAILER_LEN with TXRDMA_FRAME_F_TRAILER) rounded up to
+ * TXRDMA_FRAME_UNIT.
  *
  * With TXRDMA_FEAT_RX_CREDIT_WORDS the kernel also exports, beside its
  * tail, what decides whether an explicit credit update is due (the rule
@@ -239,6 +241,42 @@ enum txrdma_frame_type {
 #define TXRDMA_RX_OFF_REPORTED	8
 #define TXRDMA_RX_OFF_MAX_UNITS	12
 #define TXRDMA_RX_OFF_HEAD	64
+
+/*
+ * Reading ahead (TXRDMA_FEAT_RX_AHEAD, an endpoint paired with
+ * TXRDMA_EP_F_RX_AHEAD).  The process may take a frame the kernel has
+ * not published yet, if it checks it in full itself: type, version,
+ * both endpoint ids, the pair's epoch, the sequence number due, a size
+ * that fits where it lies, the trailer (after the payload: the
+ * sequence number and epoch again) and the CRC32C over header and
+ * payload.  A frame that does not check out is "not yet", never an
+ * error: the kernel's verdict after the completion stays the authority.
+ * The trailer is what writers that place bytes in address order make
+ * visible last; the CRC covers writers that do not.
+ *
+ * The kernel's line carries, written before the first frame can
+ * arrive: TXRDMA_RX_OFF_AHEAD_EP (our endpoint), TXRDMA_RX_OFF_AHEAD_PEER
+ * (the peer's; 0 until the kernel learned it), TXRDMA_RX_OFF_AHEAD_EPOCH
+ * and TXRDMA_RX_OFF_AHEAD_MAX (the longest payload the peer's frames
+ * carry a trailer for; 0: no reading ahead).  The process's line
+ * carries TXRDMA_RX_OFF_AHEAD_SEQ, the sequence number of the frame at
+ * its head (0 at set-up; the library keeps it), and
+ * TXRDMA_RX_OFF_AHEAD_TAKEN, frames the library took ahead (a counter
+ * for the process; the kernel never reads either).
+ *
+ * The process's head may then be ahead of the kernel's tail by at most
+ * the ring: the kernel counts it as released up to its tail and takes
+ * the rest as it publishes.
+ */
+#define TXRDMA_RX_OFF_AHEAD_EP		16
+#define TXRDMA_RX_OFF_AHEAD_PEER	20
+#define TXRDMA_RX_OFF_AHEAD_EPOCH	24
+#define TXRDMA_RX_OFF_AHEAD_MAX		28
+#define TXRDMA_RX_OFF_AHEAD_SEQ		68
+#define TXRDMA_RX_OFF_AHEAD_TAKEN	72
+/* a frame of 64 units: the CRC costs the sender little next to a pass */
+#define TXRDMA_RX_AHEAD_MAX_PAYLOAD	(4096 - TXRDMA_FRAME_HDR_LEN - \
+					 TXRDMA_FRAME_TRAILER_LEN)
 #define TXRDMA_RX_HDR_LEN	128
 #define TXRDMA_RX_MIN_UNITS	16
 #define TXRDMA_RX_MAX_UNITS	16384	/* with its header, in one 2 MiB page */
@@ -255,6 +293,11 @@ enum txrdma_frame_type {
 
 /* frame->flags */
 #define TXRDMA_FRAME_F_DATA_CRC	_BITUL(0)	/* crc covers the payload too */
+/*
+ * A struct txrdma_frame_trailer follows the payload (and counts in the
+ * frame's units); set with TXRDMA_FRAME_F_DATA_CRC only
+ */
+#define TXRDMA_FRAME_F_TRAILER	_BITUL(1)
 
 struct txrdma_frame_hdr {
 	__u8 type;		/* enum txrdma_frame_type */
@@ -269,6 +312,12 @@ struct txrdma_frame_hdr {
 	__le32 consumed;
 	__le32 epoch;		/* the endpoint pair's incarnation */
 	__le32 crc;		/* CRC32C of bytes 0-27 (and the payload) */
+};
+
+/* TXRDMA_FRAME_F_TRAILER: right after the payload, not covered by crc */
+struct txrdma_frame_trailer {
+	__le32 seq;		/* the header's */
+	__le32 epoch;		/* the header's */
 };
 
 #endif /* _UAPI_LINUX_TXRDMA_RING_H */
