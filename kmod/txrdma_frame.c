@@ -7,7 +7,8 @@
  * only) adds the sequence number and epoch after the payload, for a
  * receiving process that reads frames before the kernel publishes them
  * (uapi "Reading ahead"): a writer that places bytes in address order
- * makes it visible last.  RoCE's ICRC already protects every
+ * makes it visible last, and its free-running unit tells the frame from
+ * a stale one of an earlier lap.  RoCE's ICRC already protects every
  * packet on the wire; the header CRC is what lets the receiving kernel
  * refuse a frame that is not one (a stray write, a stale incarnation's
  * bytes, a bug) before it becomes a message, at the cost of 28 bytes
@@ -75,7 +76,7 @@ void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
  *
  * Return: 0; -EPROTO for a header no sender of ours writes (type,
  * version, unknown flags, reserved byte, a trailer without the payload
- * CRC or that does not repeat the header); -EMSGSIZE when the length
+ * CRC or whose sequence number is not the header's); -EMSGSIZE when the length
  * disagrees with what was written or exceeds the maximum; -EBADMSG for
  * a CRC mismatch.
  */
@@ -83,7 +84,7 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 {
 	const struct txrdma_frame_hdr *h = buf;
 
-	const struct txrdma_frame_trailer *t;
+	const struct txrdma_frame_trailer *t = NULL;
 	u32 len, crc, body;
 	u8 flags;
 
@@ -113,7 +114,7 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 		return -EPROTO;
 	if (flags & TXRDMA_FRAME_F_TRAILER) {
 		t = (const void *)((const u8 *)buf + TXRDMA_FRAME_HDR_LEN + len);
-		if (t->seq != h->seq || t->epoch != h->epoch)
+		if (t->seq != h->seq)
 			return -EPROTO;
 	}
 	*f = (struct txrdma_frame) {
@@ -125,6 +126,7 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 		.len		= len,
 		.consumed	= le32_to_cpu(h->consumed),
 		.epoch		= le32_to_cpu(h->epoch),
+		.trailer_unit	= t ? le32_to_cpu(t->unit) : 0,
 	};
 	return 0;
 }
@@ -213,6 +215,11 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 	if (txrdma_credit_tx_update_check(rx->ctx, in->released))
 		return TXRDMA_FRAME_ERR_PROTO;
 	in->pad_at = crx->tail & (ring_units - 1);
+	/* the trailer names the lap too: where the placement rule put it */
+	if ((in->f.flags & TXRDMA_FRAME_F_TRAILER) &&
+	    in->f.trailer_unit != crx->tail + (in->unit == in->pad_at ? 0 :
+					       ring_units - in->pad_at))
+		return TXRDMA_FRAME_ERR_PROTO;
 	return in->unit == in->pad_at ? TXRDMA_FRAME_ACCEPT :
 					TXRDMA_FRAME_ACCEPT_PAD;
 }
@@ -220,15 +227,16 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 /**
  * txrdma_frame_trailer() - the trailer of a frame whose header is written
  * @hdr: the encoded header (TXRDMA_FRAME_F_TRAILER set)
+ * @unit: where the frame starts in the peer's ring, free-running
  * @trailer: TXRDMA_FRAME_TRAILER_LEN bytes to write
  */
-void txrdma_frame_trailer(const void *hdr, void *trailer)
+void txrdma_frame_trailer(const void *hdr, u32 unit, void *trailer)
 {
 	const struct txrdma_frame_hdr *h = hdr;
 	struct txrdma_frame_trailer *t = trailer;
 
 	t->seq = h->seq;
-	t->epoch = h->epoch;
+	t->unit = cpu_to_le32(unit);
 }
 
 /**

@@ -26,6 +26,8 @@
  * @len: payload bytes
  * @consumed: units of the sender's receive ring its process released
  * @epoch: incarnation of the endpoint pair
+ * @trailer_unit: with TXRDMA_FRAME_F_TRAILER, the trailer's unit (where
+ *	the sender placed it, free-running)
  */
 struct txrdma_frame {
 	u8 type;
@@ -36,6 +38,7 @@ struct txrdma_frame {
 	u32 len;
 	u32 consumed;
 	u32 epoch;
+	u32 trailer_unit;
 };
 
 /* What a frame's sequence number says, given the one expected. */
@@ -127,7 +130,7 @@ void txrdma_frame_pad(void *hdr, u32 units);
 
 void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
 			 void *hdr);
-void txrdma_frame_trailer(const void *hdr, void *trailer);
+void txrdma_frame_trailer(const void *hdr, u32 unit, void *trailer);
 int txrdma_frame_decode(const void *buf, u32 byte_len,
 			struct txrdma_frame *f);
 enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq);

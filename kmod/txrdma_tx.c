@@ -483,8 +483,12 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		crc = txrdma_region_crc32c(r, sqe->local_off, sqe->len, crc);
 		txrdma_frame_crc_end(hdr, crc);
 	}
+	/* where it starts, free-running: the credits just placed it */
 	if (trailer)
-		txrdma_frame_trailer(hdr, hdr + TXRDMA_FRAME_HDR_LEN);
+		txrdma_frame_trailer(hdr, ep->ctx.head -
+				     txrdma_frame_units(sqe->len +
+							TXRDMA_FRAME_TRAILER_LEN),
+				     hdr + TXRDMA_FRAME_HDR_LEN);
 	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
 				      TXRDMA_TX_HDR_STRIDE, DMA_TO_DEVICE);

@@ -10,7 +10,9 @@
  * looks complete proves nothing.  A frame is taken only if every field
  * is the one expected (type, version, endpoints, epoch, the sequence
  * number due, a length that fits), its trailer repeats the sequence
- * number and epoch, and the CRC32C over its header and payload matches;
+ * number and names the unit where it must start (free-running: a stale
+ * frame of an earlier lap with the same sequence number modulo 2^32
+ * names another), and the CRC32C over its header and payload matches;
  * anything else is "not yet", never an error - the kernel's verdict
  * after the completion stays the authority on errors.
  *
@@ -132,7 +134,7 @@ unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 	/* the trailer: the last bytes an in-order writer makes visible */
 	memcpy(t, (const void *)(frame + TXRDMA_FRAME_HDR_LEN + len),
 	       sizeof(t));
-	if (memcmp(t, h + 12, 4) || memcmp(t + 4, h + 24, 4))
+	if (memcmp(t, h + 12, 4) || le32(t + 4) != x->unit)
 		return 0;
 	crc = txrdma_crc32c_update(~0u, h, 28);
 	crc = ~txrdma_crc32c_update(crc, (const unsigned char *)frame +

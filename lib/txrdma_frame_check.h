@@ -20,6 +20,7 @@
  * @epoch: the pair's incarnation
  * @seq: the sequence number due
  * @max_len: the longest payload we take
+ * @unit: where it must start, free-running (the trailer says so)
  */
 struct txrdma_frame_expect {
 	uint32_t ep;
@@ -27,6 +28,7 @@ struct txrdma_frame_expect {
 	uint32_t epoch;
 	uint32_t seq;
 	uint32_t max_len;
+	uint32_t unit;
 };
 
 uint32_t txrdma_crc32c_update(uint32_t crc, const void *p, size_t n);
@@ -41,7 +43,8 @@ uint32_t txrdma_crc32c_table_update(uint32_t crc, const void *p, size_t n);
  *
  * Return: the units the frame takes when every field is the expected
  * one, it carries TXRDMA_FRAME_F_DATA_CRC and TXRDMA_FRAME_F_TRAILER,
- * the trailer repeats its sequence number and epoch and the CRC32C over
+ * the trailer repeats its sequence number and names @x->unit, and the
+ * CRC32C over
  * its header and payload matches; 0 when not (yet): bytes still being
  * written, a previous lap's frame, or anything else.
  */

@@ -63,9 +63,11 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 	pos = head & rx->ring_mask;
 	room = rx->ring_units - pos;
 	f = rx->units + (size_t)pos * TXRDMA_FRAME_UNIT;
+	x.unit = head;
 	n = txrdma_frame_check_ahead(f, room, &x, &l);
 	if (!n && pos) {
 		/* a frame that did not fit before the end starts at unit 0 */
+		x.unit = head + room;
 		n = txrdma_frame_check_ahead(rx->units, rx->ring_units, &x,
 					     &l);
 		if (n <= room)

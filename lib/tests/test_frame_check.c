@@ -26,6 +26,7 @@
 #define EP	0x0a0b0c0d
 #define PEER	0x01020304
 #define EPOCH	0x5eed
+#define UNIT	0xfffffff0u	/* + seq: where frame seq starts */
 
 static uint32_t rnd_state = 0x20261202;
 static uint32_t got_len;
@@ -79,7 +80,7 @@ static size_t make_frame(unsigned char *f, uint32_t seq, uint32_t len,
 	crc = ~ref_crc32c(f + TXRDMA_FRAME_HDR_LEN, len, crc);
 	put32(f + 28, crc);
 	put32(f + TXRDMA_FRAME_HDR_LEN + len, seq);
-	put32(f + TXRDMA_FRAME_HDR_LEN + len + 4, EPOCH);
+	put32(f + TXRDMA_FRAME_HDR_LEN + len + 4, UNIT + seq);
 	return TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_TRAILER_LEN;
 }
 
@@ -87,7 +88,7 @@ static struct txrdma_frame_expect expect(uint32_t seq)
 {
 	return (struct txrdma_frame_expect){
 		.ep = EP, .peer_ep = PEER, .epoch = EPOCH, .seq = seq,
-		.max_len = 65536,
+		.max_len = 65536, .unit = UNIT + seq,
 	};
 }
 
@@ -236,13 +237,20 @@ static void test_refused(void)
 	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
 	g[2] = TXRDMA_FRAME_F_DATA_CRC;
 	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
-	/* a trailer that is not yet this frame's: the old lap's seq, epoch */
+	/* a trailer that is not yet this frame's: the old lap's seq */
 	memcpy(g, f, sizeof(g));
 	put32(g + TXRDMA_FRAME_HDR_LEN + 300, 95);
 	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	/*
+	 * a complete frame of an earlier lap with the sequence number due
+	 * modulo 2^32: its trailer names another unit
+	 */
 	memcpy(g, f, sizeof(g));
-	put32(g + TXRDMA_FRAME_HDR_LEN + 304, EPOCH + 2);
+	put32(g + TXRDMA_FRAME_HDR_LEN + 304, UNIT + 100 - 4096);
 	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 0);
+	x.unit = UNIT + 100 - 4096;
+	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 8, &x, &got_len), 6);
+	x = expect(100);
 	/* a frame whose trailer crosses into the next unit must fit too */
 	make_frame(g, 100, 24, 9);	/* 32 + 24 + 8 = 64: one unit */
 	TAP_CHECK_INT(txrdma_frame_check_ahead(g, 1, &x, &got_len), 1);

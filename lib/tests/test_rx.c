@@ -419,9 +419,9 @@ static void put_frame_ahead(struct fakek *k, unsigned char *f, uint32_t seq,
 			    uint32_t len)
 {
 	static unsigned char img[TXRDMA_RX_AHEAD_MAX_PAYLOAD + 64];
-	unsigned int order[64], n, pieces, i, j, t;
+	unsigned int order[TXRDMA_RX_AHEAD_MAX_PAYLOAD / 64 + 2], n, pieces, i, j, t;
 	struct txrdma_frame_hdr *h = (struct txrdma_frame_hdr *)img;
-	uint32_t crc;
+	uint32_t crc, at;
 
 	put_hdr(img, TXRDMA_FRAME_MSG, seq, len);
 	h->flags = TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER;
@@ -430,7 +430,9 @@ static void put_frame_ahead(struct fakek *k, unsigned char *f, uint32_t seq,
 	crc = ~txrdma_crc32c_update(crc, img + TXRDMA_FRAME_HDR_LEN, len);
 	h->crc = htole32(crc);
 	memcpy(img + TXRDMA_FRAME_HDR_LEN + len, &h->seq, 4);
-	memcpy(img + TXRDMA_FRAME_HDR_LEN + len + 4, &h->epoch, 4);
+	/* where it starts, free-running: the tail, past any skip */
+	at = htole32(k->k_tail);
+	memcpy(img + TXRDMA_FRAME_HDR_LEN + len + 4, &at, 4);
 	n = TXRDMA_FRAME_HDR_LEN + len + TXRDMA_FRAME_TRAILER_LEN;
 	pieces = (n + 63) / 64;
 	for (i = 0; i < pieces; i++)
@@ -1480,7 +1482,11 @@ static void test_stream_error(void)
 static void put_ahead_at(struct fakek *k, unsigned int at, uint32_t seq,
 			 uint32_t len)
 {
+	unsigned int tail = k->k_tail;
+
+	k->k_tail = at;		/* the trailer names it */
 	put_frame_ahead(k, unit_at(k, at), seq, len);
+	k->k_tail = tail;
 }
 
 static void test_ahead(void)
@@ -1501,6 +1507,9 @@ static void test_ahead(void)
 	/* nothing there yet (junk), then a frame of an earlier lap */
 	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 0);
 	put_ahead_at(&k, 100, 7 - 64, 10);
+	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 0);
+	/* complete, with the sequence number due, placed a lap earlier */
+	put_ahead_at(&k, 100 - 64, 7, 10);
 	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 0);
 	/* the frame due: taken before the tail moved, byte-exact */
 	put_ahead_at(&k, 100, 7, 100);		/* 140 bytes: 3 units */
@@ -1652,7 +1661,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_stream_credit_words_bounded, "200,000 messages of at most 1000 bytes through 4096 units by the update rule, no stall"),
 	TAP_TEST(test_doorbell_rule, "with credit words: release rings only when an update is due (a quarter unreported, or the sender may wait)"),
 	TAP_TEST(test_ahead, "reading ahead: the frame due taken before the tail, once; stale, damaged, foreign frames not; a skip to unit 0 only where the rule puts it; errors first"),
-	TAP_TEST(test_stream_ahead, "reading ahead: 300,000 messages of 0..8000 bytes through 4096 units, those up to 4056 written in random 64-byte pieces and taken before the tail, byte-exact in order"),
+	TAP_TEST(test_stream_ahead, "reading ahead: 300,000 messages of 0..8000 bytes through 4096 units, those up to 4096 written in random 64-byte pieces and taken before the tail, byte-exact in order"),
 	TAP_TEST(test_stream_ahead_small, "reading ahead through 16 units: skips taken at unit 0, sleeping sender woken by the update rule"),
 	TAP_TEST(test_stream_ahead_wrap, "reading ahead from indices 0xfffff000 (across 2^32), sleeping sender"),
 	TAP_TEST(test_stream_error, "100,000 messages, then the endpoint's error: every message first"),

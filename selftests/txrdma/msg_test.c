@@ -94,6 +94,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,6 +304,7 @@ enum {
 	CASE_ONESIDED,
 	CASE_THROTTLE,
 	CASE_FUZZ,
+	CASE_AHEAD,
 };
 
 #define SVC(kase)	(0x6d730000u + (kase))	/* "ms" + case */
@@ -344,6 +346,7 @@ struct side {
 	struct txrdma_rx rx;
 	uint32_t rx_units;
 	struct txrdma_ep_pair ep;
+	uint32_t ep_flags;	/* TXRDMA_EP_F_* asked at connect/accept */
 	bool connected;
 	uint32_t nslots, slot_size;
 	/* receiving: frame headers */
@@ -413,6 +416,7 @@ static struct txrdma_ep_params side_params(const struct side *s, uint32_t svc)
 {
 	return (struct txrdma_ep_params){
 		.service = svc,
+		.flags = s->ep_flags,
 		.rx_region = s->reg.id,
 		.rx_units = s->rx_units,
 		.rx_off = 0,
@@ -444,6 +448,21 @@ static void side_rx_init(struct __test_metadata *_metadata, struct side *s)
 		max_units = s->rx_units / 2;
 	EXPECT_EQ(max_units, rx_kword(s, TXRDMA_RX_OFF_MAX_UNITS));
 	EXPECT_EQ(0, rx_kword(s, TXRDMA_RX_OFF_REPORTED));
+	/*
+	 * TXRDMA_FEAT_RX_AHEAD: what a frame taken ahead of the kernel is
+	 * checked against, written before the pair could deliver one
+	 */
+	if (s->ep_flags & TXRDMA_EP_F_RX_AHEAD) {
+		uint32_t amax = s->ep.rx_max_msg < TXRDMA_RX_AHEAD_MAX_PAYLOAD ?
+				s->ep.rx_max_msg : TXRDMA_RX_AHEAD_MAX_PAYLOAD;
+
+		EXPECT_EQ(amax, rx_kword(s, TXRDMA_RX_OFF_AHEAD_MAX));
+		EXPECT_EQ(s->ep.id, rx_kword(s, TXRDMA_RX_OFF_AHEAD_EP));
+		EXPECT_EQ(s->ep.peer_ep, rx_kword(s, TXRDMA_RX_OFF_AHEAD_PEER));
+		EXPECT_NE(0, rx_kword(s, TXRDMA_RX_OFF_AHEAD_EPOCH));
+	} else {
+		EXPECT_EQ(0, rx_kword(s, TXRDMA_RX_OFF_AHEAD_MAX));
+	}
 	ASSERT_EQ(0, txrdma_rx_init(&s->rx, s->ctx, &s->sq, s->reg.addr,
 				    s->rx_units));
 }
@@ -506,6 +525,11 @@ static void idle(struct side *s)
 
 	if (txrdma_sq_needs_wakeup(&s->sq))
 		txrdma_rings_enter(s->ctx);
+	/* reading ahead is for a process that polls its ring: spin */
+	if (s->ep_flags & TXRDMA_EP_F_RX_AHEAD) {
+		sched_yield();
+		return;
+	}
 	poll(&pfd, 1, 1);
 }
 
@@ -1094,6 +1118,8 @@ static void server_case(struct __test_metadata *_metadata,
 	int ret = 0;
 
 	side_open(_metadata, &s, 256, rx_units, nslots, slot_size);
+	if (kase == CASE_AHEAD)
+		s.ep_flags = TXRDMA_EP_F_RX_AHEAD;
 	side_accept(_metadata, &s, self->peer, SVC(kase), ACCEPT_S);
 	wait_hello(_metadata, &s, kase, &h);
 	ASSERT_LE(h.rev_max_len, s.ep.max_msg);
@@ -1174,6 +1200,12 @@ static void server_case(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, s.stray_cqes);
 	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
 	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
+	if (kase == CASE_AHEAD) {
+		/* byte-exact above, and some of it before the kernel's tail */
+		TH_LOG("%u of %u frames taken ahead of the kernel",
+		       txrdma_rx_ahead_taken(&s.rx), s.rx_frames);
+		EXPECT_LT(0, txrdma_rx_ahead_taken(&s.rx));
+	}
 	tx_free(&tx);
 	side_close(&s);
 }
@@ -1336,6 +1368,48 @@ TEST_F_TIMEOUT(msg, stream, STREAM_S + 300)
 		EXPECT_LE(head - reported, s.rx_units)
 			TH_LOG("head %u, reported %u", head, reported);
 	}
+	side_close(&s);
+}
+
+/* ---- a2: reading ahead ------------------------------------------------------ */
+
+/*
+ * Both sides read frames ahead of their kernels (TXRDMA_EP_F_RX_AHEAD)
+ * while frames of up to 8 KiB land in their rings: those up to 4096
+ * bytes carry a trailer and are taken as soon as they check out, the
+ * others wait for the kernel.  Every message must arrive byte-exact, in
+ * order, once (a torn frame would fail the hash or the length), and
+ * some must have been taken before the kernel published them.
+ */
+#define AHEAD_COUNT	20000
+
+TEST_F_TIMEOUT(msg, read_ahead, CONNECT_S + CASE_S * 3)
+{
+	uint32_t taken;
+	struct side s;
+	struct ctl h;
+
+	NEED_PAIR();
+	if (self->server) {
+		server_case(_metadata, self, CASE_AHEAD, 4096, 128, 8192,
+			    CASE_S);
+		return;
+	}
+	side_open(_metadata, &s, 256, 4096, 128, 8192);
+	s.ep_flags = TXRDMA_EP_F_RX_AHEAD;
+	side_connect(_metadata, &s, self->peer, SVC(CASE_AHEAD), CONNECT_S);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_AHEAD,
+		.seed = self->seed ^ CASE_AHEAD,
+		.count = AHEAD_COUNT, .max_len = 8192,
+		.rev_count = AHEAD_COUNT / 2, .rev_max_len = 8192,
+	};
+	client_run(_metadata, &s, &h, false, CASE_S);
+	taken = txrdma_rx_ahead_taken(&s.rx);
+	TH_LOG("%u of %u frames taken ahead of the kernel", taken,
+	       s.rx_frames);
+	EXPECT_LT(0, taken);
+	EXPECT_LE(taken, s.rx_frames);
 	side_close(&s);
 }
 

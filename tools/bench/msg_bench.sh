@@ -19,8 +19,9 @@
 #
 # Environment: SIZES ("64 1024 4096"), LAT_N (10000 round trips),
 # LAT_WARMUP (1000), RATE_N (50000 messages), TCP_SECONDS (3 per
-# sockperf run), TXRDMA_MODES ("spin yield doorbell": msg_pingpong
-# busy-polls; "yield" adds -Y, sched_yield() when a poll finds nothing;
+# sockperf run), TXRDMA_MODES ("spin ahead yield doorbell": msg_pingpong
+# busy-polls; "ahead" adds -A on both sides, frames read ahead of the
+# kernel; "yield" adds -Y, sched_yield() when a poll finds nothing;
 # "doorbell" busy-polls with the module's poll_idle_us at 0, so the
 # pollers sleep at once and every post is a doorbell served in the
 # process's own system call: io_uring without SQPOLL),
@@ -39,7 +40,7 @@ LAT_N=${LAT_N:-10000}
 LAT_WARMUP=${LAT_WARMUP:-1000}
 RATE_N=${RATE_N:-50000}
 TCP_SECONDS=${TCP_SECONDS:-3}
-TXRDMA_MODES=${TXRDMA_MODES:-"spin yield doorbell"}
+TXRDMA_MODES=${TXRDMA_MODES:-"spin ahead yield doorbell"}
 # a longer BFD detection (500 ms) than the default 80 ms: busy-polling
 # processes on few vCPUs must not flap the session under the benchmark
 PEER_ATTRS=${PEER_ATTRS:-"pool 2:8 tx 50000 rx 50000 mult 10"}
@@ -184,10 +185,11 @@ pp_ready() {	# a ready QP in the pool before each endpoint
 		fail "peer self has no ready QP (state: $("$ADMIN" -j peer show self 2>&1 | jq -c '.[0] | {state, pool}'))"
 }
 
-run_txrdma() {	# MODE (spin | yield | doorbell)
+run_txrdma() {	# MODE (spin | ahead | yield | doorbell)
 	local mode=$1 tool="txrdma-$1" y='' s out line slog rc
 	tool_seen "$tool"
 	[ "$mode" = yield ] && y=-Y
+	[ "$mode" = ahead ] && y=-A
 	if [ "$mode" = doorbell ]; then
 		IDLE_SAVED=$(cat "$IDLE_PARAM") && echo 0 > "$IDLE_PARAM" ||
 			{ fail "$tool: cannot set $IDLE_PARAM"; return; }
@@ -212,6 +214,9 @@ run_txrdma() {	# MODE (spin | yield | doorbell)
 		rc=$?
 		[ $rc -eq 0 ] || pp_failed "$tool size $s: msg_pingpong latency" $rc "$out" "$slog"
 		line=$(grep '^txrdma pingpong ' "$out" | tail -n 1)
+		if [ "$mode" = ahead ] && [ "$(kv "$line" ahead)" = 0 ]; then
+			fail "$tool size $s: no frame was read ahead (ahead=0)"
+		fi
 		if [ -n "$line" ] || [ $rc -eq 0 ]; then
 			echo "# $tool: $line"
 			set_lat "$s" "$tool" "$(kv "$line" lat_p50_us)" \
@@ -401,7 +406,8 @@ done
 echo "latency: one-way = RTT/2 (perftest's and sockperf's own convention; msg_pingpong measures the RTT,"
 echo "  rtt_p50_us); rate: messages per second delivered (txrdma: to the last ack of the server;"
 echo "  ib_write_bw: send completions, MsgRate; sockperf throughput: sent, Nagle on)"
-echo "txrdma-spin: msg_pingpong busy-polls; txrdma-yield: sched_yield() when a poll finds nothing;"
+echo "txrdma-spin: msg_pingpong busy-polls; txrdma-ahead: busy-polls and reads frames ahead of the kernel"
+echo "  (TXRDMA_EP_F_RX_AHEAD, up to 4096 bytes); txrdma-yield: sched_yield() when a poll finds nothing;"
 echo "  txrdma-doorbell: busy-polls, poll_idle_us=0 (every post a system call served inline, no poller spin)"
 
 echo

@@ -4,9 +4,9 @@
  * txrdma endpoint pair (SEND = RDMA WRITE_WITH_IMM into the peer's
  * receive ring), through libtxrdma's rings, busy-polling:
  *
- *   msg_pingpong -s SERVICE [-o] [-u UNITS] [-C] [-Y] [-T FILE]
+ *   msg_pingpong -s SERVICE [-o] [-u UNITS] [-C] [-A] [-Y] [-T FILE]
  *   msg_pingpong -c PEER -S SERVICE [-m SIZE] [-n ITER] [-w WARMUP]
- *                [-r [-W WINDOW]] [-u UNITS] [-t TIMEOUT_S] [-C] [-Y]
+ *                [-r [-W WINDOW]] [-u UNITS] [-t TIMEOUT_S] [-C] [-A] [-Y]
  *                [-T FILE]
  *
  * Server (-s): listens on SERVICE and serves the endpoints that connect,
@@ -41,7 +41,9 @@
  * path (txrdma_submit rings the doorbell only if the poller sleeps);
  * -Y calls sched_yield() when a poll finds nothing (for guests with
  * fewer vCPUs than spinning threads).  Every SEND's CQE must report
- * its length.  -C asks for CRC32C over payloads (TXRDMA_EP_F_DATA_CRC).
+ * its length.  -C asks for CRC32C over payloads (TXRDMA_EP_F_DATA_CRC);
+ * -A reads frames ahead of the kernel (TXRDMA_EP_F_RX_AHEAD): the
+ * result line then says how many were taken so (ahead=).
  * Exit status: 0, 1 on any failure (with a message on stderr), 2 for
  * bad usage.  Run inside a tenant (regions and rings are charged to it).
  *
@@ -855,12 +857,13 @@ static void run_latency(void)
 		}
 	}
 	qsort(rtt, opt_iters, sizeof(*rtt), cmp_u64);
-	printf("txrdma pingpong size=%u n=%lu p50_us=%.2f p99_us=%.2f p999_us=%.2f avg_us=%.2f max_us=%.2f rtt lat_p50_us=%.2f lat_p99_us=%.2f lat_p999_us=%.2f doorbells=%lu\n",
+	printf("txrdma pingpong size=%u n=%lu p50_us=%.2f p99_us=%.2f p999_us=%.2f avg_us=%.2f max_us=%.2f rtt lat_p50_us=%.2f lat_p99_us=%.2f lat_p999_us=%.2f doorbells=%lu ahead=%u\n",
 	       opt_size, opt_iters, pct_us(rtt, opt_iters, 0.50),
 	       pct_us(rtt, opt_iters, 0.99), pct_us(rtt, opt_iters, 0.999),
 	       sum / (double)opt_iters / 1e3, rtt[opt_iters - 1] / 1e3,
 	       pct_us(rtt, opt_iters, 0.50) / 2, pct_us(rtt, opt_iters, 0.99) / 2,
-	       pct_us(rtt, opt_iters, 0.999) / 2, doorbells);
+	       pct_us(rtt, opt_iters, 0.999) / 2, doorbells,
+	       txrdma_rx_ahead_taken(&rx));
 	free(rtt);
 }
 
@@ -958,9 +961,10 @@ static void run_rate(unsigned int peer_units)
 	stream(&seq, opt_iters, window, ack_every);
 	t = now_ns() - t0;
 	secs = t / 1e9;
-	printf("txrdma msgrate size=%u n=%lu window=%u ack_every=%u msgs_per_s=%.0f MB_per_s=%.2f elapsed_s=%.3f doorbells=%lu\n",
+	printf("txrdma msgrate size=%u n=%lu window=%u ack_every=%u msgs_per_s=%.0f MB_per_s=%.2f elapsed_s=%.3f doorbells=%lu ahead=%u\n",
 	       opt_size, opt_iters, window, ack_every, opt_iters / secs,
-	       opt_iters * (double)opt_size / secs / 1e6, secs, doorbells);
+	       opt_iters * (double)opt_size / secs / 1e6, secs, doorbells,
+	       txrdma_rx_ahead_taken(&rx));
 }
 
 static int run_client(const char *peer, __u32 service, int rate)
@@ -1001,9 +1005,9 @@ static int run_client(const char *peer, __u32 service, int rate)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s -s SERVICE [-o] [-u UNITS] [-C] [-Y] [-T FILE]\n"
+		"usage: %s -s SERVICE [-o] [-u UNITS] [-C] [-A] [-Y] [-T FILE]\n"
 		"       %s -c PEER -S SERVICE [-m SIZE] [-n ITER] [-w WARMUP] [-r [-W WINDOW]]\n"
-		"                    [-u UNITS] [-t TIMEOUT_S] [-C] [-Y] [-T FILE]\n"
+		"                    [-u UNITS] [-t TIMEOUT_S] [-C] [-A] [-Y] [-T FILE]\n"
 		"  -s SERVICE  server: serve endpoints of SERVICE one after the other (-o: one)\n"
 		"  -c PEER     client of SERVICE (-S) at txrdma peer PEER\n"
 		"  -m SIZE     message bytes, %u..%u (default 64)\n"
@@ -1013,6 +1017,7 @@ static void usage(void)
 		"  -u UNITS    receive ring, 64-byte units, power of two (default %u)\n"
 		"  -t SECONDS  give up when nothing moves for that long (default 10)\n"
 		"  -C          CRC32C over payloads too (TXRDMA_EP_F_DATA_CRC)\n"
+		"  -A          read frames ahead of the kernel (TXRDMA_EP_F_RX_AHEAD)\n"
 		"  -Y          sched_yield() when a poll finds nothing (default: pure spin)\n"
 		"  -T FILE     write the times of PINGs/echoes posted and seen to FILE\n",
 		prog, prog, PP_HDR_LEN, TXRDMA_FRAME_MAX_PAYLOAD, DEF_UNITS);
@@ -1042,7 +1047,7 @@ int main(int argc, char **argv)
 	int opt, rate = 0, once = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CYoT:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CAYoT:h")) != -1) {
 		switch (opt) {
 		case 's':
 			server_service = (long)num(optarg, 1, UINT32_MAX);
@@ -1083,6 +1088,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			opt_ep_flags |= TXRDMA_EP_F_DATA_CRC;
+			break;
+		case 'A':
+			opt_ep_flags |= TXRDMA_EP_F_RX_AHEAD;
 			break;
 		case 'Y':
 			opt_yield = 1;

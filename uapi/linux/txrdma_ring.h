@@ -248,8 +248,8 @@ enum txrdma_frame_type {
  * not published yet, if it checks it in full itself: type, version,
  * both endpoint ids, the pair's epoch, the sequence number due, a size
  * that fits where it lies, the trailer (after the payload: the
- * sequence number and epoch again) and the CRC32C over header and
- * payload.  A frame that does not check out is "not yet", never an
+ * sequence number again and the free-running unit it starts at) and
+ * the CRC32C over header and payload.  A frame that does not check out is "not yet", never an
  * error: the kernel's verdict after the completion stays the authority.
  * The trailer is what writers that place bytes in address order make
  * visible last; the CRC covers writers that do not.
@@ -274,9 +274,11 @@ enum txrdma_frame_type {
 #define TXRDMA_RX_OFF_AHEAD_MAX		28
 #define TXRDMA_RX_OFF_AHEAD_SEQ		68
 #define TXRDMA_RX_OFF_AHEAD_TAKEN	72
-/* a frame of 64 units: the CRC costs the sender little next to a pass */
-#define TXRDMA_RX_AHEAD_MAX_PAYLOAD	(4096 - TXRDMA_FRAME_HDR_LEN - \
-					 TXRDMA_FRAME_TRAILER_LEN)
+/*
+ * A page: the CRC over it costs the sending kernel less than the pass
+ * it saves the receiver (Documentation/design.rst "Reading ahead")
+ */
+#define TXRDMA_RX_AHEAD_MAX_PAYLOAD	4096
 #define TXRDMA_RX_HDR_LEN	128
 #define TXRDMA_RX_MIN_UNITS	16
 #define TXRDMA_RX_MAX_UNITS	16384	/* with its header, in one 2 MiB page */
@@ -314,10 +316,16 @@ struct txrdma_frame_hdr {
 	__le32 crc;		/* CRC32C of bytes 0-27 (and the payload) */
 };
 
-/* TXRDMA_FRAME_F_TRAILER: right after the payload, not covered by crc */
+/*
+ * TXRDMA_FRAME_F_TRAILER: right after the payload, not covered by crc.
+ * @unit tells a frame from a stale one of an earlier lap that has the
+ * same sequence number modulo 2^32: the receiver's free-running count
+ * of ring units at which the frame starts (skipped units included;
+ * masked, it is the immediate data).
+ */
 struct txrdma_frame_trailer {
 	__le32 seq;		/* the header's */
-	__le32 epoch;		/* the header's */
+	__le32 unit;		/* where it starts, free-running */
 };
 
 #endif /* _UAPI_LINUX_TXRDMA_RING_H */
