@@ -54,6 +54,10 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
 	ep->rx_seq++;
 	ep->stats.rx_msgs++;
 	ep->stats.rx_bytes += in->f.len;
+	/* the frame due at the new tail, for a process that reads ahead */
+	if (ep->rx_ahead_max)
+		WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_KSEQ),
+			   ep->rx_seq);
 	/* the frame (and a PAD before it) is checked: publish it */
 	smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL), ep->crx.tail);
 	if (ep->ring && wq_has_sleeper(&ep->ring->wait))

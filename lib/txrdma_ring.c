@@ -20,6 +20,9 @@ _Static_assert(sizeof(struct txrdma_sq_offsets) == 48, "sq_offsets ABI size");
 _Static_assert(sizeof(struct txrdma_cq_offsets) == 40, "cq_offsets ABI size");
 _Static_assert(sizeof(struct txrdma_ring_setup) == 152, "ring_setup ABI size");
 _Static_assert(sizeof(struct txrdma_frame_hdr) == 32, "frame header size");
+/* txrdma_rx_peek() counts a trailer's bytes as the flag shifted by 2 */
+_Static_assert((TXRDMA_FRAME_F_TRAILER << 2) == TXRDMA_FRAME_TRAILER_LEN,
+	       "trailer flag and length");
 
 /* [off, off + len) of the mapping, 64-bit so nothing overflows */
 struct ring_span {

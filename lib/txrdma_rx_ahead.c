@@ -32,6 +32,11 @@ static unsigned int word(const unsigned char *area, unsigned int off)
 			       __ATOMIC_RELAXED);
 }
 
+static void put(unsigned char *area, unsigned int off, unsigned int v)
+{
+	__atomic_store_n((unsigned int *)(area + off), v, __ATOMIC_RELAXED);
+}
+
 TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 					 const void **payload, __u32 *len)
 {
@@ -46,7 +51,6 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 	x.peer_ep = word(area, TXRDMA_RX_OFF_AHEAD_PEER);
 	x.ep = word(area, TXRDMA_RX_OFF_AHEAD_EP);
 	x.epoch = word(area, TXRDMA_RX_OFF_AHEAD_EPOCH);
-	x.seq = word(area, TXRDMA_RX_OFF_AHEAD_SEQ);
 	/* off, or the peer's id not learned yet: the kernel's turn */
 	if (!x.max_len || !x.peer_ep || !x.ep)
 		return 0;
@@ -60,6 +64,24 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 		return txrdma_rx_peek(rx, payload, len);
 	if (head - tail >= rx->ring_units)
 		return 0;
+	/*
+	 * The sequence number due at the head: at the kernel's tail, the
+	 * kernel's (stored before that tail; a tail that moved since is
+	 * read the published way); past it, one more than the frame this
+	 * library last took ahead, which ends at the head (or that frame
+	 * again, peeked before its release).  Anything else: not yet.
+	 */
+	if (head == tail) {
+		x.seq = word(area, TXRDMA_RX_OFF_AHEAD_KSEQ);
+		if (__atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) != tail)
+			return txrdma_rx_peek(rx, payload, len);
+	} else if (head == word(area, TXRDMA_RX_OFF_AHEAD_END)) {
+		x.seq = word(area, TXRDMA_RX_OFF_AHEAD_SEQ) + 1;
+	} else if (head == word(area, TXRDMA_RX_OFF_AHEAD_AT)) {
+		x.seq = word(area, TXRDMA_RX_OFF_AHEAD_SEQ);
+	} else {
+		return 0;
+	}
 	pos = head & rx->ring_mask;
 	room = rx->ring_units - pos;
 	f = rx->units + (size_t)pos * TXRDMA_FRAME_UNIT;
@@ -87,10 +109,11 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 	rx->cur_units = n;
 	*payload = f + TXRDMA_FRAME_HDR_LEN;
 	*len = l;
+	put(area, TXRDMA_RX_OFF_AHEAD_SEQ, x.seq);
+	put(area, TXRDMA_RX_OFF_AHEAD_AT, head);
+	put(area, TXRDMA_RX_OFF_AHEAD_END, head + n);
 	if (!again)
-		__atomic_store_n((unsigned int *)
-				 (area + TXRDMA_RX_OFF_AHEAD_TAKEN),
-				 word(area, TXRDMA_RX_OFF_AHEAD_TAKEN) + 1,
-				 __ATOMIC_RELAXED);
+		put(area, TXRDMA_RX_OFF_AHEAD_TAKEN,
+		    word(area, TXRDMA_RX_OFF_AHEAD_TAKEN) + 1);
 	return 1;
 }

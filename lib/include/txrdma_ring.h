@@ -822,13 +822,17 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 		const struct txrdma_frame_hdr *hdr;
 		unsigned int avail = tail - head;
 		unsigned int pos, n;
+		__u8 type;
 		__u32 l;
 
-		/* nothing published past the head (or read ahead of it) */
-		if (!avail || (int)avail < 0) {
-			unsigned int err = __atomic_load_n(rx->kerror,
-							   __ATOMIC_ACQUIRE);
+		/* one test for 1..ring_units; 0 or below: nothing published */
+		if (avail - 1 >= rx->ring_units) {
+			unsigned int err;
 
+			if ((int)avail > 0)
+				return -EBADMSG;
+			/* nothing past the head (or read ahead of it) */
+			err = __atomic_load_n(rx->kerror, __ATOMIC_ACQUIRE);
 			if (!err) {
 				if (!__atomic_load_n(__txrdma_rx_word(rx,
 						TXRDMA_RX_OFF_AHEAD_MAX),
@@ -843,12 +847,13 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 				return err < 4096 ? -(int)err : -EIO;
 			continue;
 		}
-		if (avail > rx->ring_units)
-			return -EBADMSG;
 		pos = head & rx->ring_mask;
 		hdr = (const struct txrdma_frame_hdr *)
 			(rx->units + (size_t)pos * TXRDMA_FRAME_UNIT);
-		if (hdr->type == TXRDMA_FRAME_PAD) {
+		type = hdr->type;
+		if (type != TXRDMA_FRAME_MSG) {
+			if (type != TXRDMA_FRAME_PAD)
+				return -EBADMSG;
 			/*
 			 * No doorbell here: a PAD is published with the
 			 * frame after it, whose release counts these units.
@@ -862,16 +867,14 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 			continue;
 		}
 		l = txrdma_le32(hdr->len);
-		if (hdr->type != TXRDMA_FRAME_MSG ||
-		    l > TXRDMA_FRAME_MAX_PAYLOAD)
+		if (l > TXRDMA_FRAME_MAX_PAYLOAD)
 			return -EBADMSG;
-		/* a trailer after the payload takes room too */
-		if (hdr->flags & TXRDMA_FRAME_F_TRAILER)
-			l += TXRDMA_FRAME_TRAILER_LEN;
-		n = (TXRDMA_FRAME_HDR_LEN + l + TXRDMA_FRAME_UNIT - 1) /
+		/* a trailer after the payload takes room too (F_TRAILER
+		 * is bit 1: shifted by 2 it is the trailer's 8 bytes)
+		 */
+		n = (TXRDMA_FRAME_HDR_LEN + l + TXRDMA_FRAME_UNIT - 1 +
+		     ((hdr->flags & TXRDMA_FRAME_F_TRAILER) << 2)) /
 		    TXRDMA_FRAME_UNIT;
-		if (hdr->flags & TXRDMA_FRAME_F_TRAILER)
-			l -= TXRDMA_FRAME_TRAILER_LEN;
 		if (n > avail || n > rx->ring_units - pos)
 			return -EBADMSG;
 		rx->cur_units = n;
@@ -926,17 +929,19 @@ static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
 	const unsigned char *hdr = (const unsigned char *)rx->ktail -
 				   TXRDMA_RX_OFF_TAIL;
 	unsigned int unreported, max;
-	unsigned int tail = __atomic_load_n(rx->ktail, __ATOMIC_RELAXED);
 
-	/* released ahead of the kernel: it counts as far as frames arrived */
-	if ((int)(head - tail) > 0)
-		head = tail;
+	/*
+	 * A head released ahead of the kernel's tail (reading ahead) is
+	 * not the kernel's to report yet: it takes it after publishing
+	 * and wakes its poller itself when the rule says so; here such a
+	 * head only errs towards a doorbell (a quarter counted early).
+	 */
 	unreported = head - __atomic_load_n((const unsigned int *)
 					    (hdr + TXRDMA_RX_OFF_REPORTED),
 					    __ATOMIC_RELAXED);
 	if (unreported >= rx->ring_units / 4)
 		return true;
-	if (head != tail)
+	if (head != __atomic_load_n(rx->ktail, __ATOMIC_RELAXED))
 		return false;
 	max = __atomic_load_n((const unsigned int *)
 			      (hdr + TXRDMA_RX_OFF_MAX_UNITS), __ATOMIC_RELAXED);
@@ -988,14 +993,10 @@ static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
  */
 static inline void txrdma_rx_release(struct txrdma_rx *rx)
 {
-	const struct txrdma_frame_hdr *h = txrdma_rx_hdr(rx);
 	unsigned int head;
 
-	if (!h)
+	if (!rx->cur_units)
 		return;
-	/* the frame due next, for reading ahead (the library's word) */
-	__atomic_store_n(__txrdma_rx_word(rx, TXRDMA_RX_OFF_AHEAD_SEQ),
-			 txrdma_le32(h->seq) + 1, __ATOMIC_RELAXED);
 	head = rx->head + rx->cur_units;
 	rx->head = head;
 	rx->cur_units = 0;

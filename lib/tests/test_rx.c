@@ -250,6 +250,7 @@ struct fakek {
 	uint32_t ahead_max;
 	unsigned long ahead_frames, ahead_head_seen;
 	unsigned long held;		/* frames only reading ahead got */
+	uint32_t next_seq;		/* frames written */
 	bool held_stuck;		/* one the process never read */
 };
 
@@ -457,7 +458,10 @@ static void fakek_ahead(struct fakek *k, uint32_t ahead_max)
 	*AW(k, TXRDMA_RX_OFF_AHEAD_EP) = DST_EP;
 	*AW(k, TXRDMA_RX_OFF_AHEAD_PEER) = SRC_EP;
 	*AW(k, TXRDMA_RX_OFF_AHEAD_EPOCH) = 1;
+	*AW(k, TXRDMA_RX_OFF_AHEAD_KSEQ) = 0;
 	*AW(k, TXRDMA_RX_OFF_AHEAD_SEQ) = 0;
+	*AW(k, TXRDMA_RX_OFF_AHEAD_AT) = 0;
+	*AW(k, TXRDMA_RX_OFF_AHEAD_END) = 0;
 	*AW(k, TXRDMA_RX_OFF_AHEAD_TAKEN) = 0;
 	*AW(k, TXRDMA_RX_OFF_AHEAD_MAX) = ahead_max;
 }
@@ -482,6 +486,7 @@ static void put_frame(struct fakek *k, uint32_t seq, uint32_t len)
 		memcpy(f + TXRDMA_FRAME_HDR_LEN, pat(seq), len);
 	}
 	k->k_tail += frame_units_k(k, len);
+	k->next_seq = seq + 1;
 }
 
 static void fakek_update(struct fakek *k);
@@ -490,6 +495,9 @@ static void publish(struct fakek *k)
 {
 	if (k->published != k->k_tail) {
 		k->published = k->k_tail;
+		/* the frame due after the last one published: before the tail */
+		__atomic_store_n(AW(k, TXRDMA_RX_OFF_AHEAD_KSEQ), k->next_seq,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(AW(k, TXRDMA_RX_OFF_TAIL), k->k_tail,
 				 __ATOMIC_RELEASE);
 		/*
@@ -1372,7 +1380,10 @@ static void run_stream(const struct stream *st)
 			TAP_CHECK(k.ahead_head_seen > 0);
 		/* the frames above the limit came the kernel's way */
 		TAP_CHECK(k.ahead_frames < st->n);
-		TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ), st->n);
+		/* the library's record of the last frame it took ahead */
+		TAP_CHECK(*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ) < st->n);
+		TAP_CHECK(*AW(&k, TXRDMA_RX_OFF_AHEAD_END) -
+			  *AW(&k, TXRDMA_RX_OFF_AHEAD_AT) <= k.units / 2);
 	}
 	if (!st->sleeper) {
 		/* a producer that never sleeps never asks for the doorbell */
@@ -1501,7 +1512,7 @@ static void test_ahead(void)
 	fake_sq_init(&s);
 	fakek_setup(&k, 64, 100);
 	fakek_ahead(&k, 1000);
-	*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ) = 7;
+	*AW(&k, TXRDMA_RX_OFF_AHEAD_KSEQ) = 7;	/* 7 frames published */
 	rx_init_ok(&rx, &k, &s);
 
 	/* nothing there yet (junk), then a frame of an earlier lap */
@@ -1523,10 +1534,18 @@ static void test_ahead(void)
 	TAP_CHECK_INT(txrdma_rx_ahead_taken(&rx), 1);
 	txrdma_rx_release(&rx);
 	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_HEAD), 103);
-	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ), 8);
+	/* the library's record: frame 7 at 100..103 */
+	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ), 7);
+	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_AT), 100);
+	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_END), 103);
 	/* a head ahead of the tail: ready says 0, peek finds nothing */
 	TAP_CHECK_INT(txrdma_rx_ready(&rx), 0);
 	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 0);
+	/* a record that does not end at the head: nothing is known */
+	*AW(&k, TXRDMA_RX_OFF_AHEAD_END) = 102;
+	put_ahead_at(&k, 103, 8, 20);
+	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 0);
+	*AW(&k, TXRDMA_RX_OFF_AHEAD_END) = 103;
 
 	/* wrong epoch, wrong sender, a bit flipped: not yet */
 	put_ahead_at(&k, 103, 8, 20);
@@ -1551,12 +1570,13 @@ static void test_ahead(void)
 	 */
 	put_hdr(unit_at(&k, 104), TXRDMA_FRAME_MSG, 9, 50);
 	memcpy(unit_at(&k, 104) + TXRDMA_FRAME_HDR_LEN, pat(9), 50);
+	*AW(&k, TXRDMA_RX_OFF_AHEAD_KSEQ) = 10;
 	*AW(&k, TXRDMA_RX_OFF_TAIL) = 106;
 	TAP_CHECK_INT(txrdma_rx_ready(&rx), 2);
 	TAP_CHECK_INT(txrdma_rx_peek(&rx, &p, &l), 1);
 	TAP_CHECK(l == 50 && !memcmp(p, pat(9), 50));
 	txrdma_rx_release(&rx);
-	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_AHEAD_SEQ), 10);
+	/* at the tail again: the kernel's word says what is due (10) */
 
 	/*
 	 * At 106 (unit 42 of 64) 22 units are left: a frame of 30 units

@@ -258,11 +258,14 @@ enum txrdma_frame_type {
  * arrive: TXRDMA_RX_OFF_AHEAD_EP (our endpoint), TXRDMA_RX_OFF_AHEAD_PEER
  * (the peer's; 0 until the kernel learned it), TXRDMA_RX_OFF_AHEAD_EPOCH
  * and TXRDMA_RX_OFF_AHEAD_MAX (the longest payload the peer's frames
- * carry a trailer for; 0: no reading ahead).  The process's line
- * carries TXRDMA_RX_OFF_AHEAD_SEQ, the sequence number of the frame at
- * its head (0 at set-up; the library keeps it), and
- * TXRDMA_RX_OFF_AHEAD_TAKEN, frames the library took ahead (a counter
- * for the process; the kernel never reads either).
+ * carry a trailer for; 0: no reading ahead); and, stored before each
+ * tail, TXRDMA_RX_OFF_AHEAD_KSEQ: the sequence number of the frame due
+ * after the last one published.  The process's line carries the
+ * library's own record of the last frame it took ahead: its sequence
+ * number (TXRDMA_RX_OFF_AHEAD_SEQ), the unit it starts at and the one
+ * after it (TXRDMA_RX_OFF_AHEAD_AT, TXRDMA_RX_OFF_AHEAD_END,
+ * free-running), and TXRDMA_RX_OFF_AHEAD_TAKEN, a count of them; the
+ * kernel never reads these.
  *
  * The process's head may then be ahead of the kernel's tail by at most
  * the ring: the kernel counts it as released up to its tail and takes
@@ -272,8 +275,11 @@ enum txrdma_frame_type {
 #define TXRDMA_RX_OFF_AHEAD_PEER	20
 #define TXRDMA_RX_OFF_AHEAD_EPOCH	24
 #define TXRDMA_RX_OFF_AHEAD_MAX		28
+#define TXRDMA_RX_OFF_AHEAD_KSEQ	32
 #define TXRDMA_RX_OFF_AHEAD_SEQ		68
-#define TXRDMA_RX_OFF_AHEAD_TAKEN	72
+#define TXRDMA_RX_OFF_AHEAD_AT		72
+#define TXRDMA_RX_OFF_AHEAD_END		76
+#define TXRDMA_RX_OFF_AHEAD_TAKEN	80
 /*
  * A page: the CRC over it costs the sending kernel less than the pass
  * it saves the receiver (Documentation/design.rst "Reading ahead")
