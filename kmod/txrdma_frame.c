@@ -90,22 +90,23 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 
 	if (byte_len < TXRDMA_FRAME_HDR_LEN)
 		return -EMSGSIZE;
-	/* one read of the flags: they decide where the payload ends */
-	flags = READ_ONCE(h->flags);
+	/*
+	 * The CRC first: a damaged header's other fields mean nothing.
+	 * One read of the length and the flags: the CRC covers the bytes
+	 * they name, and the flags say whether a trailer follows them.
+	 */
 	body = byte_len - TXRDMA_FRAME_HDR_LEN;
-	if (flags & TXRDMA_FRAME_F_TRAILER) {
-		if (body < TXRDMA_FRAME_TRAILER_LEN)
-			return -EMSGSIZE;
-		body -= TXRDMA_FRAME_TRAILER_LEN;
-	}
-	/* the CRC first: a damaged header's other fields mean nothing */
-	len = le32_to_cpu(h->len);
-	if (len > TXRDMA_FRAME_MAX_PAYLOAD || len != body)
+	len = le32_to_cpu(READ_ONCE(h->len));
+	flags = READ_ONCE(h->flags);
+	if (len > TXRDMA_FRAME_MAX_PAYLOAD || len > body)
 		return -EMSGSIZE;
 	crc = txrdma_frame_crc(h, (const u8 *)buf + TXRDMA_FRAME_HDR_LEN, len,
 			       flags & TXRDMA_FRAME_F_DATA_CRC);
 	if (crc != le32_to_cpu(h->crc))
 		return -EBADMSG;
+	if (body - len != (flags & TXRDMA_FRAME_F_TRAILER ?
+			   TXRDMA_FRAME_TRAILER_LEN : 0))
+		return -EMSGSIZE;
 	/* a trailer comes with the CRC over the payload, never alone */
 	if (h->type != TXRDMA_FRAME_MSG || h->version != TXRDMA_FRAME_VERSION ||
 	    (flags & ~TXRDMA_FRAME_F_ALL) || h->resv0 ||
@@ -196,6 +197,9 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 				       byte_len - TXRDMA_FRAME_HDR_LEN : 0);
 	if (in->unit + in->units > ring_units)
 		return TXRDMA_FRAME_ERR_PROTO;
+	/* where it lies and what it takes, before reading a byte of it */
+	if (txrdma_credit_rx_frame_check(crx, in->unit, in->units))
+		return TXRDMA_FRAME_ERR_PROTO;
 	ret = txrdma_frame_decode(rx->units +
 				  (size_t)in->unit * TXRDMA_FRAME_UNIT,
 				  byte_len, &in->f);
@@ -209,8 +213,6 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 		return TXRDMA_FRAME_ERR_PROTO;
 	if (txrdma_frame_seq_check(rx->seq, in->f.seq) != TXRDMA_SEQ_OK)
 		return TXRDMA_FRAME_ERR_SEQ;
-	if (txrdma_credit_rx_frame_check(crx, in->unit, in->units))
-		return TXRDMA_FRAME_ERR_PROTO;
 	in->released = in->f.consumed;
 	if (txrdma_credit_tx_update_check(rx->ctx, in->released))
 		return TXRDMA_FRAME_ERR_PROTO;

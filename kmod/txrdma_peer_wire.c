@@ -40,6 +40,9 @@
 #include "txrdma_peer_wire.h"
 #include "txrdma_range.h"
 
+/* CONNECT and ACCEPT fill the payload up to the sequence number */
+static_assert(TXRDMA_CTRL_SEQ_OFF == 88);
+
 static void wire_put16(u8 *p, u16 v)
 {
 	p[0] = v >> 8;
@@ -419,7 +422,8 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
  * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg,
  * ahead_max (u32 each); EXPORT and EXPORT_ACK: exp_off, exp_len (u64
- * each), exp_seq (u32), 20 zero bytes; the rest: 40 zero bytes.
+ * each), exp_seq (u32), 20 zero bytes; the others: 40 zero bytes.  The
+ * sequence number follows at TXRDMA_CTRL_SEQ_OFF (88): no spare byte.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
  * nothing the peer would refuse is ever sent.
@@ -473,8 +477,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 
 	if (type < 0)
 		return type;
-	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK ||
-	    !wire_zero(buf + 88, TXRDMA_CTRL_SEQ_OFF - 88))
+	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK)
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
 		.type		= type,

@@ -3,10 +3,12 @@
  * KUnit suite txrdma_credit: a sender never overruns the receiver's
  * ring, frames never wrap and both sides agree on where each starts,
  * credits come back piggybacked or in updates, a peer or a process
- * that reports nonsense is refused without changing anything, and all
- * of it holds across the wrap of the 32-bit counters.
+ * that reports nonsense is refused without changing anything, a process
+ * that reads ahead of the tail gets credits back only for what arrived,
+ * and all of it holds across the wrap of the 32-bit counters.
  */
 #include <kunit/test.h>
+#include <linux/string.h>
 
 #include "../txrdma_credit.h"
 
@@ -86,10 +88,14 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 2), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 15, 2), -EPROTO);
 	KUNIT_EXPECT_EQ(test, r.tail, 15U);
-	/* the process releases; garbage heads are refused */
-	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 16), -EINVAL);
+	/*
+	 * the process releases; garbage heads are refused: more than a
+	 * ring ahead of the tail (15 + 16), or behind the last release
+	 */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 32), -EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 0xffffffff),
 			-EINVAL);
+	KUNIT_EXPECT_EQ(test, r.consumed, 0U);
 	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 3), 0);
 	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
@@ -133,6 +139,122 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 6, 1), 0);
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 23), 0);
 	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+}
+
+/* A receiver of @ring units: @tail arrived, @consumed released. */
+static struct txrdma_credit_rx rx_at(u32 ring, u32 tail, u32 consumed)
+{
+	return (struct txrdma_credit_rx) {
+		.ring_units = ring, .tail = tail, .consumed = consumed,
+		.reported = consumed, .max_units = ring / 2,
+	};
+}
+
+/* @consumed refused, and @r exactly as it was. */
+static void expect_release_refused(struct kunit *test,
+				   struct txrdma_credit_rx *r, u32 consumed)
+{
+	struct txrdma_credit_rx was = *r;
+
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_credit_rx_release(r, consumed),
+			    -EINVAL, "head %u tail %u", consumed, r->tail);
+	KUNIT_EXPECT_EQ(test, memcmp(&was, r, sizeof(was)), 0);
+}
+
+/*
+ * A process that reads ahead releases frames before they arrive: a
+ * head up to a ring ahead of the tail counts as far as the tail; the
+ * rest is taken by a later release, once the frames arrived.
+ */
+static void credit_rx_release_ahead(struct kunit *test)
+{
+	/* the ring's start, so the walk below skips where it says */
+	static const u32 starts[] = { 0, 0x3f0, 0x7ffffff0, 0xfffffff0 };
+	struct txrdma_credit_rx r;
+	u32 t;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		t = starts[i];
+		r = rx_at(16, t, t);
+		/* 5 units arrive */
+		KUNIT_ASSERT_EQ(test, txrdma_credit_rx_frame(&r, 0, 5), 0);
+		KUNIT_ASSERT_EQ(test, r.tail, t + 5);
+		/* one ahead, a ring ahead: released up to the tail */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 6), 0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 5);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 5 + 16),
+				0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 5);
+		KUNIT_EXPECT_EQ(test, r.tail, t + 5);
+		/* one more is garbage; so is behind the release */
+		expect_release_refused(test, &r, t + 5 + 17);
+		expect_release_refused(test, &r, t + 4);
+		expect_release_refused(test, &r, t + 5 + 0x80000000);
+		/* never credits for what did not arrive */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), t + 5);
+		/* 8 arrive; the same head again takes them all */
+		KUNIT_ASSERT_EQ(test, txrdma_credit_rx_frame(&r, 5, 8), 0);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 21), 0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 13);
+		/* the bound moved with the tail: 13 + 16 */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 29), 0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 13);
+		expect_release_refused(test, &r, t + 30);
+		/* 5 arrive after a skip of 3 to the ring's start: counted */
+		KUNIT_ASSERT_EQ(test, txrdma_credit_rx_frame(&r, 0, 5), 0);
+		KUNIT_ASSERT_EQ(test, r.tail, t + 21);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 29), 0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 21);
+		/* the last 8: the head is where the tail is */
+		KUNIT_ASSERT_EQ(test, txrdma_credit_rx_frame(&r, 5, 8), 0);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, t + 29), 0);
+		KUNIT_EXPECT_EQ(test, r.consumed, t + 29);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), t + 29);
+		expect_release_refused(test, &r, t + 28);
+	}
+}
+
+/* txrdma_credit_rx_clamp(): never past the tail, in serial arithmetic */
+static void credit_rx_clamp(struct kunit *test)
+{
+	static const u32 tails[] = { 0, 7, 0x7fffffff, 0x80000000,
+				     0xfffffffe, 0xffffffff };
+	struct txrdma_credit_rx r;
+	unsigned int i;
+	u32 t;
+
+	for (i = 0; i < ARRAY_SIZE(tails); i++) {
+		t = tails[i];
+		r = rx_at(16, t, t - 16);
+		/* behind or at the tail: as it is */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t), t);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t - 1), t - 1);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t - 16),
+				t - 16);
+		/* ahead, across 2^32 too: the tail */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t + 1), t);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t + 2), t);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t + 16), t);
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t + 0x7fffffff),
+				t);
+		/* half the counter away is behind (release refuses it) */
+		KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, t + 0x80000000),
+				t + 0x80000000);
+		/* it only computes */
+		KUNIT_EXPECT_EQ(test, r.tail, t);
+		KUNIT_EXPECT_EQ(test, r.consumed, t - 16);
+	}
+	/* the wrap itself: a tail just below 2^32, a head just above */
+	r = rx_at(16, 0xfffffffc, 0xfffffff0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, 3), 0xfffffffcU);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, 0xfffffffd),
+			0xfffffffcU);
+	r = rx_at(16, 2, 0xfffffff8);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, 0xffffffff),
+			0xffffffffU);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, 0), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_clamp(&r, 18), 2U);
 }
 
 /*
@@ -272,6 +394,82 @@ static void credit_model_wrap(struct kunit *test)
 	credit_model(test, 0xffffff00);
 }
 
+/*
+ * The kernel's side of a process that reads ahead: its head runs up to
+ * a ring ahead of the tail and is taken again after every frame that
+ * arrives (txrdma_rx_take_ahead()).  The receiver never counts more
+ * released than arrived, takes the whole head once the frames are
+ * there, and the sender, paid only what was counted, never overruns
+ * it; from near the 32-bit wrap.
+ */
+static void credit_model_ahead(struct kunit *test)
+{
+	const u32 start = 0xfffff000;
+	struct txrdma_credit_tx c;
+	struct txrdma_credit_rx r;
+	u32 seed = 7, head = start, ahead = 0, caught = 0;
+	u32 unit, units, back;
+	int i, ret;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 64), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 64), 0);
+	c.head = start;
+	c.released = start;
+	r.tail = start;
+	r.consumed = start;
+	r.reported = start;
+	for (i = 0; i < 100000; i++) {
+		switch (lcg(&seed) % 4) {
+		case 0:
+		case 1:
+			units = 1 + lcg(&seed) % 32;
+			ret = txrdma_credit_place(&c, units, &unit);
+			if (ret == -ENOSPC)
+				break;
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			KUNIT_ASSERT_EQ(test,
+					txrdma_credit_rx_frame(&r, unit, units),
+					0);
+			/* published: the head is taken again */
+			if (head != r.consumed) {
+				KUNIT_ASSERT_EQ(test,
+						txrdma_credit_rx_release(&r,
+									 head),
+						0);
+				caught += head == r.consumed;
+			}
+			break;
+		case 2:
+			/* the process moves on, up to a ring past the tail */
+			head += lcg(&seed) % (r.tail + 64 - head + 1);
+			ahead += (s32)(head - r.tail) > 0;
+			KUNIT_ASSERT_EQ(test, txrdma_credit_rx_release(&r, head),
+					0);
+			/* and one more would be garbage */
+			KUNIT_ASSERT_EQ(test,
+					txrdma_credit_rx_release(&r, r.tail + 65),
+					-EINVAL);
+			break;
+		case 3:
+			back = txrdma_credit_rx_report(&r) & 0x7fffffff;
+			back = txrdma_credit_unwrap31(c.released, back);
+			KUNIT_ASSERT_EQ(test, txrdma_credit_tx_update(&c, back),
+					0);
+			break;
+		}
+		/* released: the head, as far as frames arrived */
+		KUNIT_ASSERT_EQ(test, r.consumed,
+				(s32)(head - r.tail) > 0 ? r.tail : head);
+		KUNIT_ASSERT_LE(test, r.tail - r.consumed, 64U);
+		KUNIT_ASSERT_EQ(test, r.tail, c.head);
+	}
+	/* both happened often: ahead of the tail, and caught up by it */
+	KUNIT_EXPECT_GT(test, ahead, 1000U);
+	KUNIT_EXPECT_GT(test, caught, 1000U);
+	/* and the counters went through 2^32 */
+	KUNIT_EXPECT_GT(test, r.tail - start, 0x1000U);
+}
+
 static void credit_unwrap(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, txrdma_credit_unwrap31(10, 15), 15U);
@@ -287,9 +485,12 @@ static struct kunit_case txrdma_credit_cases[] = {
 	KUNIT_CASE(credit_stall_and_skip),
 	KUNIT_CASE(credit_bad_updates),
 	KUNIT_CASE(credit_rx_checks),
+	KUNIT_CASE(credit_rx_release_ahead),
+	KUNIT_CASE(credit_rx_clamp),
 	KUNIT_CASE(credit_rx_due_never_stalls),
 	KUNIT_CASE(credit_model_zero),
 	KUNIT_CASE(credit_model_wrap),
+	KUNIT_CASE(credit_model_ahead),
 	KUNIT_CASE(credit_unwrap),
 	{}
 };

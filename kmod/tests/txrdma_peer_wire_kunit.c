@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite txrdma_peer_wire: connection request and reply private
- * data and control messages (wire version 3) keep their big-endian
+ * data and control messages (wire version 4) keep their big-endian
  * layout byte for byte, survive a round trip with every field, leave
  * their MAC space zero for the caller and place the sequence number
  * where the caller seals it; anything another version or a stranger
  * could send is refused (every reserved byte, magic, version, kind,
- * type, tenant names); probe round trip samples and their statistics;
+ * type, tenant names, a read-ahead limit out of bounds or where no
+ * pairing is made); probe round trip samples and their statistics;
  * address ordering.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+#include <linux/txrdma_ring.h>
 
 #include "../txrdma_peer_wire.h"
 
@@ -37,7 +39,7 @@ static void good_req(struct txrdma_cm_priv *p)
 
 static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x03, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x04, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -64,7 +66,7 @@ static void good_rep(struct txrdma_cm_priv *p)
 
 static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x03, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x04, 0x01, 0x00, 0x00,		/* version, kind, reserved */
 	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -106,7 +108,7 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x03, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x04, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -286,7 +288,8 @@ static void wire_cm_req_rejects(struct kunit *test)
 	/* version: the one before, the one after, nonsense */
 	expect_req_decode(test, 4, 0, -EPROTO);
 	expect_req_decode(test, 4, 2, -EPROTO);
-	expect_req_decode(test, 4, 4, -EPROTO);
+	expect_req_decode(test, 4, 3, -EPROTO);
+	expect_req_decode(test, 4, 5, -EPROTO);
 	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
 	memcpy(buf, good_req_wire, sizeof(buf));
@@ -423,7 +426,8 @@ static void wire_cm_rep_rejects(struct kunit *test)
 	/* version */
 	expect_rep_decode(test, 4, 0, -EPROTO);
 	expect_rep_decode(test, 4, 2, -EPROTO);
-	expect_rep_decode(test, 4, 4, -EPROTO);
+	expect_rep_decode(test, 4, 3, -EPROTO);
+	expect_rep_decode(test, 4, 5, -EPROTO);
 	expect_rep_decode(test, 4, 255, -EPROTO);
 	memcpy(buf, good_rep_wire, sizeof(buf));
 	buf[3] = 0;
@@ -582,7 +586,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	/* version */
 	expect_ctrl_decode(test, 4, 0, -EPROTO);
 	expect_ctrl_decode(test, 4, 2, -EPROTO);
-	expect_ctrl_decode(test, 4, 4, -EPROTO);
+	expect_ctrl_decode(test, 4, 3, -EPROTO);
+	expect_ctrl_decode(test, 4, 5, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
 	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
@@ -742,7 +747,7 @@ static void wire_ctrl_seq(struct kunit *test)
 
 static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x03, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	0x04, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
 	/* then zeroes: no payload, sequence number 0, MAC the caller's */
 };
 
@@ -800,8 +805,8 @@ static void wire_auth_rejects(struct kunit *test)
 	/* magic, version */
 	for (i = 0; i < 4; i++)
 		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
-	expect_auth_decode(test, 4, 2, -EPROTO);
-	expect_auth_decode(test, 4, 4, -EPROTO);
+	expect_auth_decode(test, 4, 3, -EPROTO);
+	expect_auth_decode(test, 4, 5, -EPROTO);
 	/* the type must be AUTH */
 	for (i = 0; i < 256; i++)
 		if (i != TXRDMA_CTRL_AUTH)
@@ -1056,7 +1061,7 @@ static void addr_order(struct kunit *test)
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x03, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x04, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -1069,7 +1074,7 @@ static void wire_ep_layout(struct kunit *test)
 		/* 48: tenant, NUL-padded to 32 bytes */
 		't', 'e', 'n', 'a', 'n', 't', '-', 'A', '.', '1', 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* 80: max_msg 4096, then reserved */
+		/* 80: max_msg 4096, ahead_max 0 (no reading ahead) */
 		0x00, 0x00, 0x10, 0x00, 0, 0, 0, 0,
 		/* 88: sequence number */
 		0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02,
@@ -1106,6 +1111,7 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->ring_rkey, b->ring_rkey);
 	KUNIT_EXPECT_EQ(test, a->status, b->status);
 	KUNIT_EXPECT_EQ(test, a->max_msg, b->max_msg);
+	KUNIT_EXPECT_EQ(test, a->ahead_max, b->ahead_max);
 	KUNIT_EXPECT_EQ(test, a->exp_off, b->exp_off);
 	KUNIT_EXPECT_EQ(test, a->exp_len, b->exp_len);
 	KUNIT_EXPECT_EQ(test, a->exp_seq, b->exp_seq);
@@ -1316,10 +1322,10 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
-	buf[4] = 2;				/* version */
+	buf[4] = 3;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
-	buf[4] = 4;
+	buf[4] = 5;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
 }
@@ -1338,8 +1344,9 @@ static void expect_ep_decode(struct kunit *test, const u8 *base,
 }
 
 /*
- * 84..87 are reserved in every pairing message (80..83 too but for
- * CONNECT and ACCEPT: max_msg); 88.. are the caller's
+ * 80..87 are max_msg and ahead_max in CONNECT and ACCEPT and zero in
+ * every other pairing message; nothing is left reserved before the
+ * sequence number at 88: it and the MAC are the caller's, any value
  */
 static void wire_ep_reserved(struct kunit *test)
 {
@@ -1347,6 +1354,7 @@ static void wire_ep_reserved(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	unsigned int i, k;
 
+	KUNIT_ASSERT_EQ(test, TXRDMA_CTRL_SEQ_OFF, 88);
 	for (k = 0; k < 2; k++) {
 		if (k)
 			good_close(&e);
@@ -1355,22 +1363,213 @@ static void wire_ep_reserved(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 3, 4, buf), 0);
 		KUNIT_EXPECT_NULL(test, memchr_inv(buf + 84, 0, 4));
 		if (k) {
-			KUNIT_EXPECT_NULL(test, memchr_inv(buf + 80, 0, 4));
-			for (i = 80; i < 84; i++)
+			KUNIT_EXPECT_NULL(test, memchr_inv(buf + 80, 0, 8));
+			for (i = 80; i < 88; i++) {
 				expect_ep_decode(test, buf, i, 1, -EINVAL);
+				expect_ep_decode(test, buf, i, 0x80, -EINVAL);
+			}
 		} else {
 			/* max_msg 4096 -> 4097 is still in the ring */
 			expect_ep_decode(test, buf, 83, 1, 0);
 			/* 0 and 2^16 + 4096 are not */
 			expect_ep_decode(test, buf, 82, 0, -EINVAL);
 			expect_ep_decode(test, buf, 81, 1, -EINVAL);
+			/*
+			 * ahead_max 0 -> 1 and 4096 (max_msg) read
+			 * ahead; 4352 not
+			 */
+			expect_ep_decode(test, buf, 87, 1, 0);
+			expect_ep_decode(test, buf, 86, 0x10, 0);
+			expect_ep_decode(test, buf, 86, 0x11, -EINVAL);
+			for (i = 84; i < 86; i++) {
+				expect_ep_decode(test, buf, i, 1, -EINVAL);
+				expect_ep_decode(test, buf, i, 0x80, -EINVAL);
+			}
 		}
-		for (i = 84; i < TXRDMA_CTRL_SEQ_OFF; i++) {
-			expect_ep_decode(test, buf, i, 1, -EINVAL);
-			expect_ep_decode(test, buf, i, 0x80, -EINVAL);
-		}
-		for (i = TXRDMA_CTRL_SEQ_OFF; i < TXRDMA_CTRL_LEN; i++)
+		for (i = TXRDMA_CTRL_SEQ_OFF; i < TXRDMA_CTRL_LEN; i++) {
 			expect_ep_decode(test, buf, i, 0xff, 0);
+			expect_ep_decode(test, buf, i, 0x01, 0);
+		}
+	}
+}
+
+/* @e as CONNECT (k 0) or ACCEPT (k 1), with @max_msg and @ahead_max */
+static void ahead_ep(struct txrdma_ctrl_ep *e, unsigned int k, u32 max_msg,
+		     u32 ahead_max)
+{
+	good_connect(e);
+	if (k) {
+		e->type = TXRDMA_CTRL_EP_ACCEPT;
+		e->src_ep = 0x22;
+		e->dst_ep = 0x11;
+	}
+	/* a ring that takes the largest SEND: the bound is max_msg's own */
+	e->ring_units = 1U << 14;
+	e->max_msg = max_msg;
+	e->ahead_max = ahead_max;
+}
+
+/* CONNECT and ACCEPT state how far their process reads ahead: at 84 */
+static void wire_ep_ahead_round_trip(struct kunit *test)
+{
+	static const struct {
+		u32 max_msg, ahead_max;
+	} cases[] = {
+		{ 4096, 0 }, { 4096, 1 }, { 4096, 0x0fd8 },
+		{ 8192, TXRDMA_RX_AHEAD_MAX_PAYLOAD },
+		{ 64U << 10, TXRDMA_RX_AHEAD_MAX_PAYLOAD },
+		{ 100, 100 }, { 1, 1 }, { 1, 0 },
+	};
+	struct txrdma_ctrl_ep e, d;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int i, k;
+	int ret;
+
+	/*
+	 * the uapi's bound, a page: both modules check a peer's limit
+	 * against their own, so it is part of wire version 4
+	 */
+	KUNIT_EXPECT_EQ(test, TXRDMA_RX_AHEAD_MAX_PAYLOAD, 4096);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			ahead_ep(&e, k, cases[i].max_msg, cases[i].ahead_max);
+			KUNIT_ASSERT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 1,
+									9, buf),
+					    0, "type %u case %u", e.type, i);
+			/* big-endian, after max_msg */
+			KUNIT_EXPECT_EQ(test, buf[80], (u8)(e.max_msg >> 24));
+			KUNIT_EXPECT_EQ(test, buf[83], (u8)e.max_msg);
+			KUNIT_EXPECT_EQ(test, buf[84], (u8)(e.ahead_max >> 24));
+			KUNIT_EXPECT_EQ(test, buf[85], (u8)(e.ahead_max >> 16));
+			KUNIT_EXPECT_EQ(test, buf[86], (u8)(e.ahead_max >> 8));
+			KUNIT_EXPECT_EQ(test, buf[87], (u8)e.ahead_max);
+			memset(&d, 0xa5, sizeof(d));
+			ret = txrdma_ctrl_ep_decode(&d, buf, sizeof(buf));
+			KUNIT_ASSERT_EQ_MSG(test, ret, 0, "type %u case %u",
+					    e.type, i);
+			expect_ep_eq(test, &e, &d);
+			KUNIT_EXPECT_EQ(test, txrdma_ctrl_seq(buf), 9ULL);
+		}
+	}
+}
+
+/* @e refused by the encoder, and its bytes by the decoder */
+static void expect_ep_refused(struct kunit *test,
+			      const struct txrdma_ctrl_ep *e, const u8 *good)
+{
+	struct txrdma_ctrl_ep d;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(e, 0, 0, buf),
+			    -EINVAL, "type %u ahead_max %u", e->type,
+			    e->ahead_max);
+	/* nothing the peer would refuse left in the buffer either way */
+	memcpy(buf, good, sizeof(buf));
+	for (i = 0; i < 4; i++) {
+		buf[80 + i] = e->max_msg >> (24 - 8 * i);
+		buf[84 + i] = e->ahead_max >> (24 - 8 * i);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			    -EINVAL, "type %u ahead_max %u", e->type,
+			    e->ahead_max);
+}
+
+/*
+ * ahead_max is at most TXRDMA_RX_AHEAD_MAX_PAYLOAD (the bound the
+ * payload's CRC is worth it for) and at most max_msg (the sender never
+ * puts a trailer on a frame the receiver would not take): both sides
+ */
+static void wire_ep_ahead_limits(struct kunit *test)
+{
+	static const struct {
+		u32 max_msg, ahead_max;
+	} bad[] = {
+		{ 8192, TXRDMA_RX_AHEAD_MAX_PAYLOAD + 1 },
+		{ 64U << 10, 8192 },
+		{ 64U << 10, 64U << 10 },
+		{ 64U << 10, U32_MAX },
+		{ 100, 101 },
+		{ 1, 2 },
+		{ 4000, 4056 },
+	};
+	struct txrdma_ctrl_ep e;
+	u8 good[TXRDMA_CTRL_LEN];
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		ahead_ep(&e, k, 4096, 0);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, good), 0);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			ahead_ep(&e, k, bad[i].max_msg, bad[i].ahead_max);
+			expect_ep_refused(test, &e, good);
+		}
+		/* a max_msg lowered below it on the wire: refused too */
+		ahead_ep(&e, k, 4096, 4056);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, good), 0);
+		expect_ep_decode(test, good, 82, 0x0f, -EINVAL);
+		/* max_msg 0x0fd8 or 0x0fd7: equal passes, one less not */
+		good[82] = 0x0f;
+		good[83] = 0xd8;
+		expect_ep_decode(test, good, 83, 0xd8, 0);
+		expect_ep_decode(test, good, 83, 0xd7, -EINVAL);
+	}
+}
+
+/* No other pairing message carries a read-ahead limit */
+static void wire_ep_ahead_others(struct kunit *test)
+{
+	struct txrdma_ctrl_ep msgs[4], e;
+	u8 good[TXRDMA_CTRL_LEN];
+	unsigned int i;
+
+	msgs[0] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .service = 5432, .src_ep = 9,
+		.dst_ep = 0x11, .epoch = 0x01020304, .status = -ECONNREFUSED,
+	};
+	good_close(&msgs[1]);
+	msgs[2] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
+		.dst_ep = 0x11, .qp_num = 1, .epoch = 0x01020304,
+		.ring_addr = 4096, .ring_rkey = 0x5566, .exp_len = 64,
+	};
+	msgs[3] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_EXPORT_ACK, .service = 77,
+		.src_ep = 0x11, .dst_ep = 0x22, .epoch = 0x01020304,
+		.status = 0, .exp_len = 64,
+	};
+	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
+		e = msgs[i];
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, good), 0);
+		e.ahead_max = 1;
+		expect_ep_refused(test, &e, good);
+		e.ahead_max = TXRDMA_RX_AHEAD_MAX_PAYLOAD;
+		expect_ep_refused(test, &e, good);
+		e.ahead_max = 0x80000000;
+		expect_ep_refused(test, &e, good);
+	}
+}
+
+/* A version 3 CONNECT (no ahead_max) is another version's: refused */
+static void wire_ep_version(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int k;
+
+	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 4);
+	for (k = 0; k < 2; k++) {
+		ahead_ep(&e, k, 4096, 0);
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+		KUNIT_EXPECT_EQ(test, buf[4], 4);
+		expect_ep_decode(test, buf, 4, 3, -EPROTO);
+		expect_ep_decode(test, buf, 4, 5, -EPROTO);
+		expect_ep_decode(test, buf, 4, 4, 0);
+		/* the version is looked at before what follows it */
+		buf[84] = 0xff;
+		expect_ep_decode(test, buf, 4, 4, -EINVAL);
+		expect_ep_decode(test, buf, 4, 3, -EPROTO);
 	}
 }
 
@@ -1589,6 +1788,10 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_ep_round_trip),
 	KUNIT_CASE(wire_ep_rules),
 	KUNIT_CASE(wire_ep_reserved),
+	KUNIT_CASE(wire_ep_ahead_round_trip),
+	KUNIT_CASE(wire_ep_ahead_limits),
+	KUNIT_CASE(wire_ep_ahead_others),
+	KUNIT_CASE(wire_ep_version),
 	KUNIT_CASE(wire_ep_tenant_named),
 	KUNIT_CASE(wire_ep_tenant_unnamed),
 	KUNIT_CASE(wire_ctrl_dispatch),
