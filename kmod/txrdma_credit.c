@@ -175,19 +175,20 @@ int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
  * @consumed: the process's new head in units (read from shared memory)
  *
  * A process that reads frames ahead of the kernel (uapi "Reading
- * ahead") releases them before they arrived here: a head ahead of the
- * tail by at most the ring counts as released up to the tail, and the
- * rest is taken by a later call, after the frames arrived.  No credit
- * is ever returned for units that did not arrive.
+ * ahead", @r->ahead) releases them before they arrived here: a head
+ * ahead of the tail by at most the ring counts as released up to the
+ * tail, and the rest is taken by a later call, after the frames
+ * arrived.  No credit is ever returned for units that did not arrive.
  *
  * Return: 0, or -EINVAL when the value is behind the last release or
- * more than a ring ahead of what arrived (garbage from the process;
- * nothing changes).
+ * ahead of what arrived (by more than a ring when @r->ahead): garbage
+ * from the process; nothing changes.
  */
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed)
 {
 	if ((s32)(consumed - r->consumed) < 0 ||
-	    consumed - r->consumed > r->tail - r->consumed + r->ring_units)
+	    consumed - r->consumed > r->tail - r->consumed +
+				     (r->ahead ? r->ring_units : 0))
 		return -EINVAL;
 	r->consumed = txrdma_credit_rx_clamp(r, consumed);
 	return 0;

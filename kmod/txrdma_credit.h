@@ -50,6 +50,7 @@ struct txrdma_credit_rx {
 	u32 consumed;
 	u32 reported;
 	u32 max_units;
+	bool ahead;
 };
 
 int txrdma_credit_tx_init(struct txrdma_credit_tx *c, u32 ring_units);

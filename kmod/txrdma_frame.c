@@ -4,7 +4,8 @@
  *
  * The CRC32C covers the first 28 header bytes, and the payload too when
  * TXRDMA_FRAME_F_DATA_CRC is set.  TXRDMA_FRAME_F_TRAILER (with DATA_CRC
- * only) adds the sequence number and epoch after the payload, for a
+ * only) adds the sequence number and the frame's free-running first
+ * unit after the payload, for a
  * receiving process that reads frames before the kernel publishes them
  * (uapi "Reading ahead"): a writer that places bytes in address order
  * makes it visible last, and its free-running unit tells the frame from
@@ -83,7 +84,6 @@ void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
 int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 {
 	const struct txrdma_frame_hdr *h = buf;
-
 	const struct txrdma_frame_trailer *t = NULL;
 	u32 len, crc, body;
 	u8 flags;
@@ -210,6 +210,14 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 	if (in->f.dst_ep != rx->ep ||
 	    (!rx->learn_peer && in->f.src_ep != rx->peer_ep) ||
 	    in->f.epoch != rx->epoch || in->f.len > rx->max_len)
+		return TXRDMA_FRAME_ERR_PROTO;
+	/*
+	 * A trailer only where our process asked for one, within the size
+	 * it reads ahead: a process built before trailers, or a frame it
+	 * would take ahead and we would refuse, is never made
+	 */
+	if ((in->f.flags & TXRDMA_FRAME_F_TRAILER) &&
+	    in->f.len > rx->ahead_max)
 		return TXRDMA_FRAME_ERR_PROTO;
 	if (txrdma_frame_seq_check(rx->seq, in->f.seq) != TXRDMA_SEQ_OK)
 		return TXRDMA_FRAME_ERR_SEQ;

@@ -89,6 +89,8 @@ enum txrdma_frame_verdict {
  * @epoch: the pair's incarnation
  * @seq: the sequence number due next
  * @max_len: the largest payload our process takes
+ * @ahead_max: the largest payload of a frame with a trailer (what our
+ *	process asked for, TXRDMA_EP_F_RX_AHEAD); 0: none is taken
  * @crx: our receive credits: the ring's size, where the next frame is
  *	due, what our process still holds
  * @ctx: our send credits, which every frame and update report on
@@ -100,6 +102,7 @@ struct txrdma_frame_rx {
 	u32 epoch;
 	u32 seq;
 	u32 max_len;
+	u32 ahead_max;
 	bool learn_peer;
 	const struct txrdma_credit_rx *crx;
 	const struct txrdma_credit_tx *ctx;

@@ -210,10 +210,18 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 		ep->rx_max_msg = req->rx_max_msg;
 	txrdma_credit_rx_max_frame(&ep->crx,
 				   txrdma_frame_units(ep->rx_max_msg));
-	/* frames with a trailer fit the declared limit (the sender's rule) */
-	if (req->flags & TXRDMA_EP_F_RX_AHEAD)
-		ep->rx_ahead_max = min_t(u32, ep->rx_max_msg,
+	/*
+	 * Frames with a trailer fit the declared limit with it: the frame
+	 * of the longest payload read ahead is never larger than the
+	 * largest frame, and the process and the kernel refuse the same
+	 */
+	if ((req->flags & TXRDMA_EP_F_RX_AHEAD) &&
+	    ep->rx_max_msg > TXRDMA_FRAME_TRAILER_LEN) {
+		ep->rx_ahead_max = min_t(u32, ep->rx_max_msg -
+					 TXRDMA_FRAME_TRAILER_LEN,
 					 TXRDMA_RX_AHEAD_MAX_PAYLOAD);
+		ep->crx.ahead = true;
+	}
 	/* the process's doorbell rule needs it (txrdma_rx_release()) */
 	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_MAX_UNITS),
 		   ep->crx.max_units);

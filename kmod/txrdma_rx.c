@@ -11,7 +11,10 @@
  * receiving CPU, the completion is what proves the frame complete.  A
  * frame that fails a check is never published, nor anything after it:
  * the endpoint fails with -EPROTO, the counter of its kind goes up and
- * the pair's QP is closed.
+ * the pair's QP is closed.  A process that reads ahead
+ * (TXRDMA_EP_F_RX_AHEAD, lib/txrdma_rx_ahead.c) checks frames itself
+ * before this; here its head may be ahead of the tail, and is taken
+ * after each publication (txrdma_rx_take_ahead()).
  *
  * Locking: ep->lock (_bh); the peer's lock after it is dropped, to
  * close the QP.
@@ -54,12 +57,18 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
 	ep->rx_seq++;
 	ep->stats.rx_msgs++;
 	ep->stats.rx_bytes += in->f.len;
-	/* the frame due at the new tail, for a process that reads ahead */
-	if (ep->rx_ahead_max)
-		WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_KSEQ),
-			   ep->rx_seq);
 	/* the frame (and a PAD before it) is checked: publish it */
 	smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL), ep->crx.tail);
+	if (ep->rx_ahead_max) {
+		/*
+		 * The frame due at the new tail, for a process that reads
+		 * ahead: after the tail, so that a process that reads this
+		 * word and then the tail finds the tail moved if the word
+		 * is newer (an older word only makes it wait for us)
+		 */
+		smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_AHEAD_KSEQ),
+				  ep->rx_seq);
+	}
 	if (ep->ring && wq_has_sleeper(&ep->ring->wait))
 		wake_up_interruptible_poll(&ep->ring->wait,
 					   EPOLLIN | EPOLLRDNORM);
@@ -75,7 +84,16 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
  */
 static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
 {
-	u32 head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+	u32 head;
+
+	/*
+	 * The tail stored, then the head read; the process stores its
+	 * head, then (txrdma_rx_update_due(), a full fence) reads the tail:
+	 * one of the two sees the other's store, so a release that races
+	 * the publication is taken here or rings the doorbell there.
+	 */
+	smp_mb();
+	head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
 
 	if (head == ep->crx.consumed ||
 	    txrdma_credit_rx_release(&ep->crx, head))
@@ -114,6 +132,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		.epoch		= ep->epoch,
 		.seq		= ep->rx_seq,
 		.max_len	= ep->rx_max_msg,
+		.ahead_max	= ep->rx_ahead_max,
 		.learn_peer	= ep->dstate == TXRDMA_EP_CONNECTING &&
 				  !ep->peer_ep,
 		.crx		= &ep->crx,

@@ -402,9 +402,8 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct txrdma_tx_slot *s;
 	struct txrdma_frame f = {};
 	struct txrdma_ep *ep;
-	bool posted;
+	bool posted, trailer;
 	u64 addr, hdr_dma;
-	bool trailer;
 	u8 *hdr;
 	u32 lkey, unit;
 	int nsge, ret;

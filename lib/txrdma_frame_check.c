@@ -39,7 +39,8 @@
 
 static uint32_t crc_table[256];
 
-__attribute__((constructor))
+/* before any constructor of the program's (priority 101 is the first) */
+__attribute__((constructor(101)))
 static void crc_table_init(void)
 {
 	uint32_t i, c;
@@ -80,7 +81,7 @@ static uint32_t crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n)
 
 static int have_sse42 = -1;
 
-__attribute__((constructor))
+__attribute__((constructor(101)))
 static void crc_probe(void)
 {
 	unsigned int a, b, c, d;
@@ -103,6 +104,30 @@ uint32_t txrdma_crc32c_table_update(uint32_t crc, const void *p, size_t n)
 	return crc32c_table(crc, p, n);
 }
 
+/* @n bytes (a multiple of 4, from a 4-byte aligned @src), word by word */
+static void copy_words(unsigned char *dst, const volatile unsigned char *src,
+		       size_t n)
+{
+	const volatile uint32_t *w = (const volatile uint32_t *)src;
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < n / 4; i++) {
+		v = w[i];
+		memcpy(dst + i * 4, &v, 4);
+	}
+}
+
+/* @n bytes at any alignment (a trailer follows any payload length) */
+static void copy_bytes(unsigned char *dst, const volatile unsigned char *src,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -119,7 +144,7 @@ unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 	unsigned int units;
 
 	/* one copy of the header: every check is on the same bytes */
-	memcpy(h, (const void *)frame, sizeof(h));
+	copy_words(h, frame, sizeof(h));
 	len = le32(h + 16);
 	if (h[0] != TXRDMA_FRAME_MSG || h[1] != TXRDMA_FRAME_CHECK_VERSION ||
 	    h[2] != (TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER) ||
@@ -132,10 +157,11 @@ unsigned int txrdma_frame_check_ahead(const volatile unsigned char *frame,
 	if (units > room_units)
 		return 0;
 	/* the trailer: the last bytes an in-order writer makes visible */
-	memcpy(t, (const void *)(frame + TXRDMA_FRAME_HDR_LEN + len),
-	       sizeof(t));
+	copy_bytes(t, frame + TXRDMA_FRAME_HDR_LEN + len, sizeof(t));
 	if (memcmp(t, h + 12, 4) || le32(t + 4) != x->unit)
 		return 0;
+	/* the payload is read after the trailer, on any CPU */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	crc = txrdma_crc32c_update(~0u, h, 28);
 	crc = ~txrdma_crc32c_update(crc, (const unsigned char *)frame +
 				    TXRDMA_FRAME_HDR_LEN, len);

@@ -214,7 +214,7 @@ TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
 	 */
 	if ((int)(head - tail) > 0 ?
 	    !*(unsigned int *)(a + TXRDMA_RX_OFF_AHEAD_MAX) ||
-	    head - tail >= units : tail - head > units)
+	    head - tail > units : tail - head > units)
 		return -EINVAL;
 
 	memset(rx, 0, sizeof(*rx));

@@ -72,7 +72,15 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 	 * again, peeked before its release).  Anything else: not yet.
 	 */
 	if (head == tail) {
-		x.seq = word(area, TXRDMA_RX_OFF_AHEAD_KSEQ);
+		/*
+		 * The kernel stores it after the tail it applies to: one
+		 * newer than that tail shows a tail that moved (read the
+		 * published way); an older one is a number already taken,
+		 * which no frame at the head carries (its trailer's unit)
+		 */
+		x.seq = __atomic_load_n((const unsigned int *)
+					(area + TXRDMA_RX_OFF_AHEAD_KSEQ),
+					__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) != tail)
 			return txrdma_rx_peek(rx, payload, len);
 	} else if (head == word(area, TXRDMA_RX_OFF_AHEAD_END)) {

@@ -89,10 +89,14 @@ static void credit_rx_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 15, 2), -EPROTO);
 	KUNIT_EXPECT_EQ(test, r.tail, 15U);
 	/*
-	 * the process releases; garbage heads are refused: more than a
-	 * ring ahead of the tail (15 + 16), or behind the last release
+	 * the process releases; garbage heads are refused: ahead of the
+	 * tail where the process does not read ahead (ahead only by a
+	 * ring, 15 + 16, where it does), or behind the last release
 	 */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 16), -EINVAL);
+	r.ahead = true;
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 32), -EINVAL);
+	r.ahead = false;
 	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 0xffffffff),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, r.consumed, 0U);
@@ -146,7 +150,7 @@ static struct txrdma_credit_rx rx_at(u32 ring, u32 tail, u32 consumed)
 {
 	return (struct txrdma_credit_rx) {
 		.ring_units = ring, .tail = tail, .consumed = consumed,
-		.reported = consumed, .max_units = ring / 2,
+		.reported = consumed, .max_units = ring / 2, .ahead = true,
 	};
 }
 
@@ -334,6 +338,7 @@ static void credit_model(struct kunit *test, u32 start)
 
 	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 64), 0);
 	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 64), 0);
+	r.ahead = true;
 	c.head = start;
 	c.released = start;
 	r.tail = start;
@@ -413,6 +418,7 @@ static void credit_model_ahead(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&c, 64), 0);
 	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 64), 0);
+	r.ahead = true;
 	c.head = start;
 	c.released = start;
 	r.tail = start;

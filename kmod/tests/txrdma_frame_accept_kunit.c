@@ -34,6 +34,7 @@ struct sim {
 	u32 report;			/* what the sender reports released */
 	bool learn_peer;
 	u32 max_len;
+	u32 ahead_max;			/* 0: our process reads no frame ahead */
 };
 
 static struct sim *sim_new(struct kunit *test)
@@ -46,6 +47,7 @@ static struct sim *sim_new(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, txrdma_credit_tx_init(&s->ctx, 64), 0);
 	s->ctx.head = SENT;
 	s->max_len = MAX_LEN;
+	s->ahead_max = TXRDMA_RX_AHEAD_MAX_PAYLOAD;
 	return s;
 }
 
@@ -104,6 +106,7 @@ static enum txrdma_frame_verdict verdict(struct sim *s, bool with_imm,
 	const struct txrdma_frame_rx rx = {
 		.units = s->ring, .ep = EP, .peer_ep = PEER, .epoch = EPOCH,
 		.seq = s->rx_seq, .max_len = s->max_len,
+		.ahead_max = s->ahead_max,
 		.learn_peer = s->learn_peer, .crx = &s->crx, .ctx = &s->ctx,
 	};
 
@@ -512,6 +515,21 @@ static void accept_trailer_refuses(struct kunit *test)
 			TXRDMA_FRAME_ERR_PROTO);
 	f.flags |= TXRDMA_FRAME_F_DATA_CRC;
 	txrdma_frame_encode(&f, at + TXRDMA_FRAME_HDR_LEN, at);
+	KUNIT_EXPECT_EQ(test, verdict(s, true, 0, byte_len, &in),
+			TXRDMA_FRAME_ACCEPT);
+	/*
+	 * Only where our process asked for trailers, and within the size
+	 * it reads ahead: a process that does not read ahead would count
+	 * the trailer's units wrong, one that does would take a frame we
+	 * refuse
+	 */
+	s->ahead_max = 0;
+	KUNIT_EXPECT_EQ(test, verdict(s, true, 0, byte_len, &in),
+			TXRDMA_FRAME_ERR_PROTO);
+	s->ahead_max = 39;
+	KUNIT_EXPECT_EQ(test, verdict(s, true, 0, byte_len, &in),
+			TXRDMA_FRAME_ERR_PROTO);
+	s->ahead_max = 40;
 	KUNIT_EXPECT_EQ(test, verdict(s, true, 0, byte_len, &in),
 			TXRDMA_FRAME_ACCEPT);
 }

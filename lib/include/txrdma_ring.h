@@ -834,12 +834,13 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 			/* nothing past the head (or read ahead of it) */
 			err = __atomic_load_n(rx->kerror, __ATOMIC_ACQUIRE);
 			if (!err) {
-				if (!__atomic_load_n(__txrdma_rx_word(rx,
+				if (__atomic_load_n(__txrdma_rx_word(rx,
 						TXRDMA_RX_OFF_AHEAD_MAX),
-						     __ATOMIC_RELAXED))
-					return 0;
-				return __txrdma_rx_peek_ahead(rx, payload,
-							      len);
+						    __ATOMIC_RELAXED))
+					return __txrdma_rx_peek_ahead(rx,
+							payload, len);
+				/* a head ahead where nobody reads ahead */
+				return avail ? -EBADMSG : 0;
 			}
 			/* stored after the last tail: it is visible now */
 			tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
@@ -929,19 +930,29 @@ static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
 	const unsigned char *hdr = (const unsigned char *)rx->ktail -
 				   TXRDMA_RX_OFF_TAIL;
 	unsigned int unreported, max;
+	unsigned int tail = __atomic_load_n(rx->ktail, __ATOMIC_RELAXED);
 
 	/*
-	 * A head released ahead of the kernel's tail (reading ahead) is
-	 * not the kernel's to report yet: it takes it after publishing
-	 * and wakes its poller itself when the rule says so; here such a
-	 * head only errs towards a doorbell (a quarter counted early).
+	 * A head released ahead of the kernel's tail (reading ahead)
+	 * counts only as far as the tail.  The kernel publishing now
+	 * stores its tail, then reads our head (txrdma_rx_take_ahead());
+	 * we stored the head, and read its tail after a full fence: one
+	 * of the two sees the other's store, so this release is either
+	 * taken by the kernel (which wakes its poller when due) or
+	 * judged here on the tail it moved to.
 	 */
+	if ((int)(head - tail) > 0) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		tail = __atomic_load_n(rx->ktail, __ATOMIC_RELAXED);
+		if ((int)(head - tail) > 0)
+			head = tail;
+	}
 	unreported = head - __atomic_load_n((const unsigned int *)
 					    (hdr + TXRDMA_RX_OFF_REPORTED),
 					    __ATOMIC_RELAXED);
 	if (unreported >= rx->ring_units / 4)
 		return true;
-	if (head != __atomic_load_n(rx->ktail, __ATOMIC_RELAXED))
+	if (head != tail)
 		return false;
 	max = __atomic_load_n((const unsigned int *)
 			      (hdr + TXRDMA_RX_OFF_MAX_UNITS), __ATOMIC_RELAXED);

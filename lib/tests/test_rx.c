@@ -495,10 +495,14 @@ static void publish(struct fakek *k)
 {
 	if (k->published != k->k_tail) {
 		k->published = k->k_tail;
-		/* the frame due after the last one published: before the tail */
-		__atomic_store_n(AW(k, TXRDMA_RX_OFF_AHEAD_KSEQ), k->next_seq,
-				 __ATOMIC_RELAXED);
 		__atomic_store_n(AW(k, TXRDMA_RX_OFF_TAIL), k->k_tail,
+				 __ATOMIC_RELEASE);
+		/*
+		 * the frame due after the last one published, after the
+		 * tail (kmod txrdma_rx_publish()): a reader that sees this
+		 * one sees the tail it applies to
+		 */
+		__atomic_store_n(AW(k, TXRDMA_RX_OFF_AHEAD_KSEQ), k->next_seq,
 				 __ATOMIC_RELEASE);
 		/*
 		 * The kernel takes a head that ran ahead again after each
@@ -1599,10 +1603,15 @@ static void test_ahead(void)
 	txrdma_rx_release(&rx);
 	TAP_CHECK_INT(*AW(&k, TXRDMA_RX_OFF_HEAD), 158);
 
-	/* init on a ring whose head ran ahead: allowed by less than a ring */
+	/*
+	 * init on a ring whose head ran ahead: allowed by up to a ring
+	 * (the sender may have placed that much past the tail)
+	 */
 	TAP_CHECK_INT(txrdma_rx_init(&rx, ctx, &s.sq, k.area, 64), 0);
 	TAP_CHECK_INT(rx.head, 158);
 	*AW(&k, TXRDMA_RX_OFF_HEAD) = 106 + 64;
+	TAP_CHECK_INT(txrdma_rx_init(&rx, ctx, &s.sq, k.area, 64), 0);
+	*AW(&k, TXRDMA_RX_OFF_HEAD) = 106 + 65;
 	TAP_CHECK_INT(txrdma_rx_init(&rx, ctx, &s.sq, k.area, 64), -EINVAL);
 	*AW(&k, TXRDMA_RX_OFF_AHEAD_MAX) = 0;
 	*AW(&k, TXRDMA_RX_OFF_HEAD) = 158;
@@ -1625,9 +1634,103 @@ static void test_ahead(void)
 #ifdef UNDER_TSAN
 #define AHEAD_STREAM(st)						\
 	tap_skip("under TSan: reading ahead races the writer by design, as DMA does")
+#define AHEAD_STREAM_FN(fn)	AHEAD_STREAM(0)
 #else
 #define AHEAD_STREAM(st)	run_stream(st)
+#define AHEAD_STREAM_FN(fn)	fn()
 #endif
+
+/*
+ * A release ahead of the tail racing the kernel's publication of that
+ * very frame (store buffering): the kernel stores its tail, fences,
+ * reads the head (txrdma_rx_take_ahead()); the library stores the head
+ * and reads the tail.  One of the two must see the other's store, or
+ * an update that is due is never sent while the poller sleeps.
+ */
+#define RACE_T0		1000u
+#define RACE_N		3u
+
+struct race {
+	unsigned char *area;
+	unsigned long rounds;
+	unsigned long go, done;		/* atomic */
+	unsigned int k_saw;
+};
+
+static void *race_kernel(void *arg)
+{
+	struct race *r = arg;
+	unsigned long i;
+
+	for (i = 1; i <= r->rounds; i++) {
+		while (__atomic_load_n(&r->go, __ATOMIC_ACQUIRE) != i)
+			;
+		__atomic_store_n((unsigned int *)(r->area + TXRDMA_RX_OFF_TAIL),
+				 RACE_T0 + RACE_N, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* smp_mb() */
+		r->k_saw = __atomic_load_n((unsigned int *)
+					   (r->area + TXRDMA_RX_OFF_HEAD),
+					   __ATOMIC_RELAXED);
+		__atomic_store_n(&r->done, i, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void test_release_races_publication(void)
+{
+	struct race r = { .rounds = 2000000 };
+	unsigned long i, lost = 0, rang_n = 0, saw_n = 0;
+	struct txrdma_rx rx;
+	struct fake_sq s;
+	struct fakek k;
+	pthread_t t;
+
+	fake_sq_init(&s);
+	fakek_setup(&k, 64, RACE_T0);
+	fakek_ahead(&k, 1000);
+	/* max_units 32: an update is due whenever everything is released */
+	fakek_credit_words(&k, 32);
+	rx_init_ok(&rx, &k, &s);
+	r.area = k.area;
+	__atomic_fetch_or(sq_flags(&s), TXRDMA_SQ_F_NEED_WAKEUP,
+			  __ATOMIC_RELAXED);
+	if (pthread_create(&t, NULL, race_kernel, &r)) {
+		printf("Bail out! pthread_create\n");
+		exit(1);
+	}
+	for (i = 1; i <= r.rounds; i++) {
+		unsigned long e0 = enters();
+		bool rang, saw;
+
+		/* a frame of RACE_N units at the tail, taken ahead */
+		*AW(&k, TXRDMA_RX_OFF_TAIL) = RACE_T0;
+		*AW(&k, TXRDMA_RX_OFF_HEAD) = RACE_T0;
+		*AW(&k, TXRDMA_RX_OFF_REPORTED) = RACE_T0;
+		rx.head = RACE_T0;
+		rx.cur_units = RACE_N;
+		__atomic_store_n(&r.go, i, __ATOMIC_RELEASE);
+		txrdma_rx_release(&rx);
+		while (__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) != i)
+			;
+		rang = enters() != e0;
+		saw = r.k_saw == RACE_T0 + RACE_N;
+		rang_n += rang;
+		saw_n += saw;
+		if (!rang && !saw)
+			lost++;
+	}
+	pthread_join(t, NULL);
+	tap_diag("  %lu rounds: the process rang %lu times, the kernel saw the "
+		 "head %lu times, neither %lu", r.rounds, rang_n, saw_n, lost);
+	TAP_CHECK_INT(lost, 0);
+	TAP_CHECK(rang_n > 0 || saw_n > 0);
+	fakek_teardown(&k);
+}
+
+static void test_release_race(void)
+{
+	AHEAD_STREAM_FN(test_release_races_publication);
+}
 
 static void test_stream_ahead(void)
 {
@@ -1681,6 +1784,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_stream_credit_words_bounded, "200,000 messages of at most 1000 bytes through 4096 units by the update rule, no stall"),
 	TAP_TEST(test_doorbell_rule, "with credit words: release rings only when an update is due (a quarter unreported, or the sender may wait)"),
 	TAP_TEST(test_ahead, "reading ahead: the frame due taken before the tail, once; stale, damaged, foreign frames not; a skip to unit 0 only where the rule puts it; errors first"),
+	TAP_TEST(test_release_race, "a release ahead of the tail racing the kernel's publication of that frame: the kernel takes it or the process rings (2,000,000 rounds)"),
 	TAP_TEST(test_stream_ahead, "reading ahead: 300,000 messages of 0..8000 bytes through 4096 units, those up to 4096 written in random 64-byte pieces and taken before the tail, byte-exact in order"),
 	TAP_TEST(test_stream_ahead_small, "reading ahead through 16 units: skips taken at unit 0, sleeping sender woken by the update rule"),
 	TAP_TEST(test_stream_ahead_wrap, "reading ahead from indices 0xfffff000 (across 2^32), sleeping sender"),

@@ -252,9 +252,10 @@ struct txrdma_ep_listen {
 /*
  * Our process reads frames ahead of the kernel (TXRDMA_FEAT_RX_AHEAD):
  * the peer's kernel puts a CRC32C over header and payload and a trailer
- * on every frame up to TXRDMA_RX_AHEAD_MAX_PAYLOAD bytes it places in
- * our ring, and our kernel exports the words the check needs
- * (<linux/txrdma_ring.h>, "Reading ahead").
+ * on every frame it places in our ring whose payload is at most
+ * TXRDMA_RX_AHEAD_MAX_PAYLOAD bytes and 8 less than rx_max_msg, and
+ * our kernel exports the words the check needs (<linux/txrdma_ring.h>,
+ * "Reading ahead").
  */
 #define TXRDMA_EP_F_RX_AHEAD	_BITUL(2)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \
