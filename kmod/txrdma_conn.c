@@ -337,8 +337,16 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.cap.max_send_wr = sq + 2;
 	attr.cap.max_recv_wr = rq + 2;
-	/* a frame: its header, the payload where it lies, a trailer */
-	attr.cap.max_send_sge = ctrl ? 1 : 3;
+	/*
+	 * A frame: its header, the payload where it lies, a trailer and
+	 * padding; several frames in one write (txrdma_tx.c) as far as
+	 * the device takes SGEs
+	 */
+	c->max_sge = 1;
+	if (!ctrl)
+		c->max_sge = clamp_t(u32, c->dev->ibdev->attrs.max_send_sge, 3,
+				     TXRDMA_TX_WR_SGES);
+	attr.cap.max_send_sge = c->max_sge;
 	attr.cap.max_recv_sge = 1;
 	ret = rdma_set_ack_timeout(c->id, TXRDMA_ACK_TIMEOUT);
 	if (ret)

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/txrdma.h>
+#include <linux/txrdma_ring.h>
 #include <rdma/ib_verbs.h>
 
 #include "txrdma_credit.h"
@@ -30,8 +31,17 @@ struct txrdma_ep;
 
 /* send work requests one endpoint pair keeps in flight */
 #define TXRDMA_EP_SLOTS		64
-/* per slot: a frame header, then its trailer (TXRDMA_FRAME_F_TRAILER) */
-#define TXRDMA_TX_HDR_STRIDE	64
+/*
+ * per slot: a frame header, then its trailer (TXRDMA_FRAME_F_TRAILER),
+ * then zeroes that are never written: the padding up to the next unit
+ * when another frame follows in the same write (coalescing)
+ */
+#define TXRDMA_TX_HDR_STRIDE	128
+#define TXRDMA_TX_ZERO_OFF	(TXRDMA_FRAME_HDR_LEN + TXRDMA_FRAME_TRAILER_LEN)
+/* SGEs of the chain being built, for writes that carry several frames */
+#define TXRDMA_TX_CHAIN_SGES	64
+/* SGEs of one write: a frame takes up to 3 (header, payload, tail) */
+#define TXRDMA_TX_WR_SGES	16
 /* receive work requests posted per endpoint (frames and credit updates) */
 #define TXRDMA_EP_RECVS		128
 
@@ -94,8 +104,12 @@ struct txrdma_export {
  * @busy: queued or posted, and not completed yet (ep->lock)
  * @posted: on the QP (else queued in the endpoint's chain)
  * @seq: its place in the QP's send queue (ep->tx_posted when posted)
+ * @wr_seq: @seq of the first slot whose frame is in the same write
+ *	(coalescing: one WRITE_WITH_IMM carries several SENDs); == @seq
+ *	for a slot with a write of its own
+ * @rider: the next slot whose frame left in this slot's write, if any
  * @wr: its work request, built when the SQE is executed and posted
- *	with the chain it joins (txrdma_tx.c)
+ *	with the chain it joins (txrdma_tx.c); unused by a rider
  * @sge: the header's, the payload's and the trailer's
  */
 struct txrdma_tx_slot {
@@ -109,6 +123,8 @@ struct txrdma_tx_slot {
 	bool busy;
 	bool posted;
 	u32 seq;
+	u32 wr_seq;
+	struct txrdma_tx_slot *rider;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge[3];
 };
@@ -123,6 +139,7 @@ struct txrdma_ep_stats {
 	u64 credit_stalls, credit_updates, slot_stalls, throttled;
 	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
+	u64 tx_coalesced, rx_batches;
 };
 
 #define TXRDMA_EP_NR_STATS	(sizeof(struct txrdma_ep_stats) / sizeof(u64))
@@ -210,7 +227,15 @@ struct txrdma_ep_snap {
  * @hdrs_dma: their DMA address (mapped on @dev)
  * @chain_first: the first slot queued and not posted yet (@lock)
  * @chain_last: the last one; their WRs are linked in that order
- * @nchain: slots queued
+ * @nchain: work requests queued
+ * @chain_rider: the last slot whose frame is in @chain_last's write
+ * @chain_end: a frame placed at this unit (masked) may join
+ *	@chain_last's write: the unit after its last frame
+ * @chain_pad: bytes from that frame's end to @chain_end's unit
+ * @chain_tail: that frame's last SGE is its trailer (the padding after
+ *	it is the zeroes that follow in its slot's buffer)
+ * @chain_sge: SGEs of writes that carry several frames, until posted
+ * @chain_nsge: entries of @chain_sge in use
  * @tx_posted: WRs posted on the QP so far (free-running)
  * @tx_done: of them, those completed (free-running)
  * @tx_order: slot index by post number (& (TXRDMA_EP_SLOTS - 1)):
@@ -293,6 +318,12 @@ struct txrdma_ep {
 	struct txrdma_tx_slot *chain_first;
 	struct txrdma_tx_slot *chain_last;
 	u32 nchain;
+	struct txrdma_tx_slot *chain_rider;
+	u32 chain_end;
+	u32 chain_pad;
+	bool chain_tail;
+	u32 chain_nsge;
+	struct ib_sge chain_sge[TXRDMA_TX_CHAIN_SGES];
 	u32 tx_posted;
 	u32 tx_done;
 	u8 tx_order[TXRDMA_EP_SLOTS];

@@ -50,6 +50,11 @@ static const struct {
 	{ TXRDMA_A_STAT_ERR_PROTO, offsetof(struct txrdma_ep_stats, err_proto) },
 	{ TXRDMA_A_STAT_ERR_QP, offsetof(struct txrdma_ep_stats, err_qp) },
 	{ TXRDMA_A_STAT_ERR_SQE, offsetof(struct txrdma_ep_stats, err_sqe) },
+	/* later: not consecutive with the others */
+	{ TXRDMA_A_STAT_TX_COALESCED,
+	  offsetof(struct txrdma_ep_stats, tx_coalesced) },
+	{ TXRDMA_A_STAT_RX_BATCHES,
+	  offsetof(struct txrdma_ep_stats, rx_batches) },
 };
 
 static_assert(ARRAY_SIZE(txrdma_stat_attrs) == TXRDMA_EP_NR_STATS);

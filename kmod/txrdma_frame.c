@@ -69,23 +69,17 @@ void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,
 					      TXRDMA_FRAME_F_DATA_CRC));
 }
 
-/**
- * txrdma_frame_decode() - check and decode a frame that arrived
- * @buf: the frame: header, then payload, contiguous
- * @byte_len: bytes the RDMA write placed (from its completion)
- * @f: the decoded header, valid on success only
- *
- * Return: 0; -EPROTO for a header no sender of ours writes (type,
- * version, unknown flags, reserved byte, a trailer without the payload
- * CRC or whose sequence number is not the header's); -EMSGSIZE when the length
- * disagrees with what was written or exceeds the maximum; -EBADMSG for
- * a CRC mismatch.
+/*
+ * txrdma_frame_decode(), and with !@exact the first frame of a write
+ * that may carry more frames after it: @byte_len then only bounds the
+ * frame (what it leaves over is the next frames', the caller checks).
  */
-int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
+static int txrdma_frame_decode_in(const void *buf, u32 byte_len,
+				  struct txrdma_frame *f, bool exact)
 {
 	const struct txrdma_frame_hdr *h = buf;
 	const struct txrdma_frame_trailer *t = NULL;
-	u32 len, crc, body;
+	u32 len, crc, body, tlen;
 	u8 flags;
 
 	if (byte_len < TXRDMA_FRAME_HDR_LEN)
@@ -104,8 +98,8 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 			       flags & TXRDMA_FRAME_F_DATA_CRC);
 	if (crc != le32_to_cpu(h->crc))
 		return -EBADMSG;
-	if (body - len != (flags & TXRDMA_FRAME_F_TRAILER ?
-			   TXRDMA_FRAME_TRAILER_LEN : 0))
+	tlen = flags & TXRDMA_FRAME_F_TRAILER ? TXRDMA_FRAME_TRAILER_LEN : 0;
+	if (exact ? body - len != tlen : body - len < tlen)
 		return -EMSGSIZE;
 	/* a trailer comes with the CRC over the payload, never alone */
 	if (h->type != TXRDMA_FRAME_MSG || h->version != TXRDMA_FRAME_VERSION ||
@@ -133,6 +127,23 @@ int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
 }
 
 /**
+ * txrdma_frame_decode() - check and decode a frame that arrived alone
+ * @buf: the frame: header, then payload, contiguous
+ * @byte_len: bytes the RDMA write placed (from its completion)
+ * @f: the decoded header, valid on success only
+ *
+ * Return: 0; -EPROTO for a header no sender of ours writes (type,
+ * version, unknown flags, reserved byte, a trailer without the payload
+ * CRC or whose sequence number is not the header's); -EMSGSIZE when the
+ * length disagrees with what was written or exceeds the maximum;
+ * -EBADMSG for a CRC mismatch.
+ */
+int txrdma_frame_decode(const void *buf, u32 byte_len, struct txrdma_frame *f)
+{
+	return txrdma_frame_decode_in(buf, byte_len, f, true);
+}
+
+/**
  * txrdma_frame_seq_check() - is @seq the frame we expect?
  * @expected: the next sequence number to deliver
  * @seq: the frame's
@@ -149,6 +160,35 @@ enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq)
 	return d < 0 ? TXRDMA_SEQ_DUP : TXRDMA_SEQ_GAP;
 }
 
+/*
+ * Where a write of @byte_len bytes from @unit may lie, before a byte
+ * of it is read: inside the ring, at the unit due (or at unit 0 when
+ * the sender skipped the ring's end), within the units the sender holds
+ * credits for.  Each frame in it is then checked on its own.
+ */
+static int txrdma_frame_extent_check(const struct txrdma_credit_rx *crx,
+				     u32 unit, u32 byte_len)
+{
+	u32 ring_units = crx->ring_units, at = crx->tail & (ring_units - 1);
+	u32 wunits = ((u64)byte_len + TXRDMA_FRAME_UNIT - 1) /
+		     TXRDMA_FRAME_UNIT;
+	u32 skip;
+
+	if (unit >= ring_units || byte_len < TXRDMA_FRAME_HDR_LEN ||
+	    wunits > ring_units - unit)
+		return -EPROTO;
+	if (unit == at)
+		skip = 0;
+	else if (!unit)
+		skip = ring_units - at;
+	else
+		return -EPROTO;
+	/* what the process holds is at most a ring: no wrap below */
+	if ((u64)(crx->tail - crx->consumed) + skip + wunits > ring_units)
+		return -EPROTO;
+	return 0;
+}
+
 /**
  * txrdma_frame_accept() - the verdict on a write that completed
  * @rx: what the receiver expects; nothing in it changes
@@ -158,12 +198,18 @@ enum txrdma_seq_verdict txrdma_frame_seq_check(u32 expected, u32 seq)
  * @in: what was found, for the receiver to apply
  *
  * Every check the receiver makes before a frame becomes a message, in
- * one place: where it lies (the immediate data names a unit; the frame
- * must be in the ring and start where the placement rule puts it,
- * txrdma_credit_rx_frame_check()), what it is (CRC, header fields,
- * length), whose it is (endpoints, epoch), its turn (sequence) and its
- * credit report.  The frame's bytes are read only after the completion
- * said they are all there, and only inside the ring.
+ * one place: where it lies (the immediate data names a unit; the write
+ * must lie in the ring where the sender may write, and the frame start
+ * where the placement rule puts it, txrdma_credit_rx_frame_check()),
+ * what it is (CRC, header fields, length), whose it is (endpoints,
+ * epoch), its turn (sequence) and its credit report.  The frame's bytes
+ * are read only after the completion said they are all there, and only
+ * inside the ring.
+ *
+ * A write may carry several frames (the sender coalesced SENDs): the
+ * first is judged here; @in->rest says how many bytes follow it, and
+ * the caller, once it applied this one, asks
+ * txrdma_frame_accept_at() about the next, at @in->unit + @in->units.
  *
  * Return: the verdict; on ACCEPT and ACCEPT_PAD the caller publishes
  * after applying @in (txrdma_credit_rx_frame(), txrdma_credit_tx_update()
@@ -176,10 +222,6 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 					      u32 byte_len,
 					      struct txrdma_frame_in *in)
 {
-	const struct txrdma_credit_rx *crx = rx->crx;
-	u32 ring_units = crx->ring_units;
-	int ret;
-
 	*in = (struct txrdma_frame_in) {};
 	if (!with_imm)
 		return TXRDMA_FRAME_ERR_PROTO;
@@ -190,22 +232,52 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 			return TXRDMA_FRAME_ERR_PROTO;
 		return TXRDMA_FRAME_CREDIT;
 	}
-	in->unit = txrdma_imm_value(imm);
-	if (in->unit >= ring_units)
+	return txrdma_frame_accept_at(rx, txrdma_imm_value(imm), byte_len, in);
+}
+
+/**
+ * txrdma_frame_accept_at() - the verdict on the frame at @unit
+ * @rx: as txrdma_frame_accept(), updated by the frames before this one
+ *	in the same write
+ * @unit: where it starts (the immediate data's, or the unit after the
+ *	frame before it in the write)
+ * @byte_len: bytes of the write from @unit on
+ * @in: what was found
+ *
+ * Return: as txrdma_frame_accept(), never CREDIT.
+ */
+enum txrdma_frame_verdict txrdma_frame_accept_at(const struct txrdma_frame_rx *rx,
+						 u32 unit, u32 byte_len,
+						 struct txrdma_frame_in *in)
+{
+	const struct txrdma_credit_rx *crx = rx->crx;
+	u32 ring_units = crx->ring_units, flen;
+	int ret;
+
+	*in = (struct txrdma_frame_in) { .unit = unit };
+	/* where it lies, before reading a byte of it */
+	if (txrdma_frame_extent_check(crx, unit, byte_len))
 		return TXRDMA_FRAME_ERR_PROTO;
-	in->units = txrdma_frame_units(byte_len > TXRDMA_FRAME_HDR_LEN ?
-				       byte_len - TXRDMA_FRAME_HDR_LEN : 0);
-	if (in->unit + in->units > ring_units)
-		return TXRDMA_FRAME_ERR_PROTO;
-	/* where it lies and what it takes, before reading a byte of it */
-	if (txrdma_credit_rx_frame_check(crx, in->unit, in->units))
-		return TXRDMA_FRAME_ERR_PROTO;
-	ret = txrdma_frame_decode(rx->units +
-				  (size_t)in->unit * TXRDMA_FRAME_UNIT,
-				  byte_len, &in->f);
+	ret = txrdma_frame_decode_in(rx->units +
+				     (size_t)unit * TXRDMA_FRAME_UNIT,
+				     byte_len, &in->f, false);
 	if (ret)
 		return ret == -EBADMSG ? TXRDMA_FRAME_ERR_CRC :
 					 TXRDMA_FRAME_ERR_PROTO;
+	flen = TXRDMA_FRAME_HDR_LEN + in->f.len +
+	       (in->f.flags & TXRDMA_FRAME_F_TRAILER ?
+		TXRDMA_FRAME_TRAILER_LEN : 0);
+	in->units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
+	/* the placement rule for what it takes, the skip included */
+	if (txrdma_credit_rx_frame_check(crx, unit, in->units))
+		return TXRDMA_FRAME_ERR_PROTO;
+	if (byte_len != flen) {
+		/* more follows: a whole header at least, at the next unit */
+		if ((u64)in->units * TXRDMA_FRAME_UNIT + TXRDMA_FRAME_HDR_LEN >
+		    byte_len)
+			return TXRDMA_FRAME_ERR_PROTO;
+		in->rest = byte_len - in->units * TXRDMA_FRAME_UNIT;
+	}
 	/* units are rounded up: the declared length is the bound */
 	if (in->f.dst_ep != rx->ep ||
 	    (!rx->learn_peer && in->f.src_ep != rx->peer_ep) ||
@@ -227,11 +299,11 @@ enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 	in->pad_at = crx->tail & (ring_units - 1);
 	/* the trailer names the lap too: where the placement rule put it */
 	if ((in->f.flags & TXRDMA_FRAME_F_TRAILER) &&
-	    in->f.trailer_unit != crx->tail + (in->unit == in->pad_at ? 0 :
+	    in->f.trailer_unit != crx->tail + (unit == in->pad_at ? 0 :
 					       ring_units - in->pad_at))
 		return TXRDMA_FRAME_ERR_PROTO;
-	return in->unit == in->pad_at ? TXRDMA_FRAME_ACCEPT :
-					TXRDMA_FRAME_ACCEPT_PAD;
+	return unit == in->pad_at ? TXRDMA_FRAME_ACCEPT :
+				    TXRDMA_FRAME_ACCEPT_PAD;
 }
 
 /**

@@ -116,6 +116,8 @@ struct txrdma_frame_rx {
  * @pad_at: where the skipped end of the ring starts (ACCEPT_PAD)
  * @released: the sender's count of units its process released: the
  *	update's (CREDIT), the header's (ACCEPT, ACCEPT_PAD)
+ * @rest: bytes of the write after this frame's units: 0, or the next
+ *	frames' (a write that carries several, txrdma_frame_accept_at())
  */
 struct txrdma_frame_in {
 	struct txrdma_frame f;
@@ -123,12 +125,16 @@ struct txrdma_frame_in {
 	u32 units;
 	u32 pad_at;
 	u32 released;
+	u32 rest;
 };
 
 enum txrdma_frame_verdict txrdma_frame_accept(const struct txrdma_frame_rx *rx,
 					      bool with_imm, u32 imm,
 					      u32 byte_len,
 					      struct txrdma_frame_in *in);
+enum txrdma_frame_verdict txrdma_frame_accept_at(const struct txrdma_frame_rx *rx,
+						 u32 unit, u32 byte_len,
+						 struct txrdma_frame_in *in);
 void txrdma_frame_pad(void *hdr, u32 units);
 
 void txrdma_frame_encode(const struct txrdma_frame *f, const void *payload,

@@ -107,6 +107,8 @@ struct txrdma_ctrl_slot {
  * @cq: completions of its QP: a CQ of the device's shared pool
  *	(txrdma_conn_create_qp() says why); teardown drains the QP first
  * @cq_entries: what @cq was taken for (given back at teardown)
+ * @max_sge: SGEs a send work request of @qp may carry (data QPs: up
+ *	to TXRDMA_TX_WR_SGES, at least 3; as the device allows)
  * @mutex: orders rdma_cm handlers against teardown (@dead)
  * @kind: enum txrdma_conn_kind
  * @state: enum txrdma_conn_state (peer->lock)
@@ -154,6 +156,7 @@ struct txrdma_conn {
 	struct txrdma_dev *dev;
 	struct ib_cq *cq;
 	u32 cq_entries;
+	u32 max_sge;
 	struct mutex mutex;	/* handler vs teardown */
 	u8 kind;
 	u8 state;

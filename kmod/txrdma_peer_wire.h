@@ -23,8 +23,12 @@
 #include "txrdma_bfd.h"
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
-/* 2: authenticated handshake, keyed 128-byte control messages, tenants */
-#define TXRDMA_WIRE_VERSION	4
+/*
+ * 2: authenticated handshake, keyed 128-byte control messages, tenants;
+ * 4: CONNECT/ACCEPT carry ahead_max (frames with trailers);
+ * 5: a data write may carry several frames (coalesced SENDs)
+ */
+#define TXRDMA_WIRE_VERSION	5
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {

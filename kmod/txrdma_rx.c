@@ -9,6 +9,10 @@
  * epoch, sequence, placement, credits) and only then release-stores the
  * ring's tail: within one RDMA WRITE the bytes are not ordered for the
  * receiving CPU, the completion is what proves the frame complete.  A
+ * write may carry several frames (the sender coalesced SENDs that were
+ * in its SQ together): each gets the same verdict in turn
+ * (txrdma_frame_accept_at()), and those that pass are published with
+ * one store of the tail and one wake-up.  A
  * frame that fails a check is never published, nor anything after it:
  * the endpoint fails with -EPROTO, the counter of its kind goes up and
  * the pair's QP is closed.  A process that reads ahead
@@ -37,10 +41,9 @@ int txrdma_rx_post_recv(struct txrdma_ep *ep)
 
 static void txrdma_rx_take_ahead(struct txrdma_ep *ep);
 
-/* Caller holds ep->lock: the frame @in was accepted; publish it. */
-static void txrdma_rx_publish(struct txrdma_ep *ep,
-			      enum txrdma_frame_verdict v,
-			      const struct txrdma_frame_in *in)
+/* Caller holds ep->lock: the frame @in was accepted; take it in. */
+static void txrdma_rx_apply(struct txrdma_ep *ep, enum txrdma_frame_verdict v,
+			    const struct txrdma_frame_in *in)
 {
 	if (v == TXRDMA_FRAME_ACCEPT_PAD)
 		/* the sender skipped the ring's end: say so to the process */
@@ -57,7 +60,15 @@ static void txrdma_rx_publish(struct txrdma_ep *ep,
 	ep->rx_seq++;
 	ep->stats.rx_msgs++;
 	ep->stats.rx_bytes += in->f.len;
-	/* the frame (and a PAD before it) is checked: publish it */
+}
+
+/*
+ * Caller holds ep->lock: the frames taken in (and a PAD before the
+ * first) are checked: publish them, with one store of the tail.
+ */
+static void txrdma_rx_publish(struct txrdma_ep *ep)
+{
+	/* pairs with the process's acquire of the tail: the frames first */
 	smp_store_release(txrdma_rx_word(ep, TXRDMA_RX_OFF_TAIL), ep->crx.tail);
 	if (ep->rx_ahead_max) {
 		/*
@@ -110,6 +121,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum txrdma_frame_verdict v;
 	struct txrdma_frame_rx rx;
 	struct txrdma_frame_in in;
+	u32 frames;
 
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the QP's end is reported elsewhere */
@@ -141,13 +153,32 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	v = txrdma_frame_accept(&rx, wc->wc_flags & IB_WC_WITH_IMM,
 				be32_to_cpu(wc->ex.imm_data), wc->byte_len,
 				&in);
+	if (v == TXRDMA_FRAME_CREDIT) {
+		txrdma_credit_tx_update(&ep->ctx, in.released);
+		goto kick;
+	}
+	/* a write may carry several frames: each is judged in its turn */
+	frames = 0;
+	while (v == TXRDMA_FRAME_ACCEPT || v == TXRDMA_FRAME_ACCEPT_PAD) {
+		txrdma_rx_apply(ep, v, &in);
+		frames++;
+		if (!in.rest)
+			break;
+		rx.peer_ep = ep->peer_ep;
+		rx.learn_peer = false;
+		rx.seq = ep->rx_seq;
+		v = txrdma_frame_accept_at(&rx, in.unit + in.units, in.rest,
+					   &in);
+	}
+	/* what checked out is delivered, even before a bad frame */
+	if (frames) {
+		txrdma_rx_publish(ep);
+		if (frames > 1)
+			ep->stats.rx_batches++;
+	}
 	switch (v) {
 	case TXRDMA_FRAME_ACCEPT:
 	case TXRDMA_FRAME_ACCEPT_PAD:
-		txrdma_rx_publish(ep, v, &in);
-		break;
-	case TXRDMA_FRAME_CREDIT:
-		txrdma_credit_tx_update(&ep->ctx, in.released);
 		break;
 	case TXRDMA_FRAME_ERR_CRC:
 		ep->stats.err_crc++;
@@ -159,6 +190,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ep->stats.err_proto++;
 		goto fail;
 	}
+kick:
 	/* credits came back: a SEND held back for them may go */
 	if (ep->blocked) {
 		ep->blocked = false;

@@ -28,6 +28,15 @@
  * SQE still completes exactly once.  The CQ sees one completion per
  * chain instead of one per message.
  *
+ * Coalescing.  A SEND whose frame the credits place right after the
+ * frame of the SEND queued just before it leaves in that SEND's write
+ * (txrdma_tx_coalesce()): one WRITE_WITH_IMM carries both, contiguous
+ * in the peer's ring, and the peer takes one receive completion for
+ * them.  SENDs in the SQ together thus leave as few writes; a SEND
+ * alone leaves at once, as before.  The slots that ride along keep
+ * their order in ep->tx_order; the write completes with its last
+ * frame's slot, and when it fails every frame in it fails.
+ *
  * Credits out.  Every frame returns the units our process released; an
  * idle receiver sends an explicit update (zero-length WRITE_WITH_IMM
  * with TXRDMA_IMM_CREDIT) when txrdma_credit_rx_due() says so.
@@ -106,6 +115,7 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct txrdma_tx_slot *s = container_of(wc->wr_cqe,
 						 struct txrdma_tx_slot, cqe);
+	bool failed = wc->status != IB_WC_SUCCESS;
 	struct txrdma_ep *ep = s->ep;
 
 	spin_lock_bh(&ep->lock);
@@ -115,27 +125,42 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&ep->lock);
 		return;
 	}
+	if (failed)
+		ep->stats.err_qp++;
 	while (ep->tx_done != s->seq) {
 		struct txrdma_tx_slot *o =
 			&ep->slots[ep->tx_order[ep->tx_done++ &
 						(TXRDMA_EP_SLOTS - 1)]];
 
-		if (o->busy && o->posted)
+		if (!o->busy || !o->posted)
+			continue;
+		/* the frames that shared the failed write failed with it */
+		if (failed && (s32)(o->seq - s->wr_seq) >= 0)
+			txrdma_tx_slot_done(ep, o, -ECONNRESET);
+		else
 			txrdma_tx_slot_ok(ep, o);
 	}
 	ep->tx_done++;
-	if (wc->status != IB_WC_SUCCESS) {
-		ep->stats.err_qp++;
+	if (failed)
 		txrdma_tx_slot_done(ep, s, -ECONNRESET);
-	} else {
+	else
 		txrdma_tx_slot_ok(ep, s);
-	}
 	if (ep->blocked) {
 		ep->blocked = false;
 		if (ep->ring)
 			txrdma_poller_kick(ep->ring);
 	}
 	spin_unlock_bh(&ep->lock);
+}
+
+/* Caller holds ep->lock: the chain is posted or dropped; start anew. */
+static void txrdma_tx_chain_reset(struct txrdma_ep *ep)
+{
+	ep->chain_first = NULL;
+	ep->chain_last = NULL;
+	ep->chain_rider = NULL;
+	ep->nchain = 0;
+	ep->chain_nsge = 0;
 }
 
 /*
@@ -151,21 +176,26 @@ static bool txrdma_tx_flush_locked(struct txrdma_ep *ep)
 {
 	struct txrdma_tx_slot *s, *first = ep->chain_first;
 	const struct ib_send_wr *wr;
+	u32 wr_seq;
 
 	lockdep_assert_held(&ep->lock);
 	if (!first)
 		return true;
 	ep->chain_last->wr.wr.send_flags |= IB_SEND_SIGNALED;
+	/* in the order the frames leave: each write's, then its riders' */
 	for (wr = &first->wr.wr; wr; wr = wr->next) {
-		s = container_of(wr, struct txrdma_tx_slot, wr.wr);
-		s->posted = true;
-		s->seq = ep->tx_posted;
-		ep->tx_order[ep->tx_posted++ & (TXRDMA_EP_SLOTS - 1)] =
-			s - ep->slots;
+		wr_seq = ep->tx_posted;
+		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
+		     s = s->rider) {
+			s->posted = true;
+			s->seq = ep->tx_posted;
+			s->wr_seq = wr_seq;
+			ep->tx_order[ep->tx_posted++ & (TXRDMA_EP_SLOTS - 1)] =
+				s - ep->slots;
+		}
 	}
-	ep->chain_first = NULL;
-	ep->chain_last = NULL;
-	ep->nchain = 0;
+	txrdma_tx_chain_reset(ep);
+	/* the SGEs are copied into the send queue: chain_sge is free again */
 	if (ep->conn && !ib_post_send(ep->conn->qp, &first->wr.wr, NULL))
 		return true;
 	ep->stats.err_qp++;
@@ -183,6 +213,7 @@ static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
 			    struct txrdma_tx_slot *s)
 {
 	s->posted = false;
+	s->rider = NULL;
 	s->wr.wr.next = NULL;
 	s->wr.wr.wr_cqe = &s->cqe;
 	if (ep->chain_last)
@@ -190,9 +221,78 @@ static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
 	else
 		ep->chain_first = s;
 	ep->chain_last = s;
+	ep->chain_rider = s;
 	if (++ep->nchain >= TXRDMA_TX_CHAIN_MAX || !ring)
 		return txrdma_tx_flush_locked(ep);
 	ring->chained = true;	/* txrdma_tx_ring_flush() */
+	return true;
+}
+
+/*
+ * Caller holds ep->lock: let SEND slot @s (its SGEs built in s->sge,
+ * its frame placed at @unit) leave in the write of the chain's last
+ * WR, when that is a SEND whose last frame ends where this one starts:
+ * one WRITE_WITH_IMM then carries both frames, contiguous in the peer's
+ * ring, the gap between them filled with zeroes from the slot buffers
+ * (never other memory).  The receiver checks each frame as if it had
+ * come alone (txrdma_frame_accept_at()).  Not across the ring's end (the
+ * placement skipped it: @unit is not where the write ends), not past
+ * the SGEs the QP takes, not for a fenced SQE (the fence is the
+ * write's).  Return: true when @s joined (it has no WR of its own).
+ */
+static bool txrdma_tx_coalesce(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
+			       u32 unit)
+{
+	struct txrdma_tx_slot *h = ep->chain_last;
+	u32 n = s->wr.wr.num_sge, need;
+	struct ib_send_wr *wr;
+	struct ib_sge *sg;
+
+	BUILD_BUG_ON(TXRDMA_TX_ZERO_OFF + TXRDMA_FRAME_UNIT - 1 >
+		     TXRDMA_TX_HDR_STRIDE);
+	if (!h || h->kind != TXRDMA_OP_SEND || unit != ep->chain_end ||
+	    (s->wr.wr.send_flags & IB_SEND_FENCE))
+		return false;
+	wr = &h->wr.wr;
+	need = n + (ep->chain_pad && !ep->chain_tail);
+	if (wr->num_sge + need > ep->conn->max_sge)
+		return false;
+	if (wr->sg_list == h->sge) {
+		/* its first rider: its SGEs move to where the list grows */
+		if (ep->chain_nsge + wr->num_sge + need > TXRDMA_TX_CHAIN_SGES)
+			return false;
+		memcpy(ep->chain_sge + ep->chain_nsge, h->sge,
+		       wr->num_sge * sizeof(*h->sge));
+		wr->sg_list = ep->chain_sge + ep->chain_nsge;
+		ep->chain_nsge += wr->num_sge;
+	} else if (ep->chain_nsge + need > TXRDMA_TX_CHAIN_SGES) {
+		return false;
+	}
+	/* the chain's last write: its SGEs end chain_sge's used part */
+	sg = ep->chain_sge + ep->chain_nsge;
+	if (ep->chain_pad && ep->chain_tail) {
+		/* the trailer, then the zeroes after it in its buffer */
+		sg[-1].length += ep->chain_pad;
+	} else if (ep->chain_pad) {
+		*sg++ = (struct ib_sge) {
+			.addr	= ep->hdrs_dma +
+				  (ep->chain_rider - ep->slots) *
+				  TXRDMA_TX_HDR_STRIDE + TXRDMA_TX_ZERO_OFF,
+			.length	= ep->chain_pad,
+			.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
+		};
+	}
+	memcpy(sg, s->sge, n * sizeof(*sg));
+	sg += n;
+	wr->num_sge = sg - wr->sg_list;
+	ep->chain_nsge = sg - ep->chain_sge;
+	/* the write's completion is its last frame's */
+	s->posted = false;
+	s->rider = NULL;
+	ep->chain_rider->rider = s;
+	ep->chain_rider = s;
+	wr->wr_cqe = &s->cqe;
+	ep->stats.tx_coalesced++;
 	return true;
 }
 
@@ -203,9 +303,7 @@ static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
 void txrdma_tx_chain_drop_locked(struct txrdma_ep *ep)
 {
 	lockdep_assert_held(&ep->lock);
-	ep->chain_first = NULL;
-	ep->chain_last = NULL;
-	ep->nchain = 0;
+	txrdma_tx_chain_reset(ep);
 	ep->tx_done = ep->tx_posted;
 }
 
@@ -405,7 +503,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	bool posted, trailer;
 	u64 addr, hdr_dma;
 	u8 *hdr;
-	u32 lkey, unit;
+	u32 lkey, unit, units, flen;
 	int nsge, ret;
 
 	/* the payload's registration on the pair's device */
@@ -434,10 +532,12 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	 */
 	trailer = sqe->len <= ep->peer_ahead_max &&
 		  sqe->len + TXRDMA_FRAME_TRAILER_LEN <= ep->peer_max_msg;
+	/* the frame's bytes: header, payload, trailer */
+	flen = TXRDMA_FRAME_HDR_LEN + sqe->len +
+	       (trailer ? TXRDMA_FRAME_TRAILER_LEN : 0);
 	ret = txrdma_credit_place(&ep->ctx,
-				  txrdma_frame_units(sqe->len + (trailer ?
-						     TXRDMA_FRAME_TRAILER_LEN :
-						     0)),
+				  txrdma_frame_units(flen -
+						     TXRDMA_FRAME_HDR_LEN),
 				  &unit);
 	if (ret == -ENOSPC) {
 		txrdma_tx_unadmit(ep, sqe->len);
@@ -485,8 +585,8 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	/* where it starts, free-running: the credits just placed it */
 	if (trailer)
 		txrdma_frame_trailer(hdr, ep->ctx.head -
-				     txrdma_frame_units(sqe->len +
-							TXRDMA_FRAME_TRAILER_LEN),
+				     txrdma_frame_units(flen -
+							TXRDMA_FRAME_HDR_LEN),
 				     hdr + TXRDMA_FRAME_HDR_LEN);
 	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
@@ -522,7 +622,14 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	/* its CQE comes with the completion: keep a place for it */
 	txrdma_ring_reserve(ring);
 	ep->tx_seq++;
-	posted = txrdma_tx_queue(ep, ring, s);
+	posted = true;
+	if (!txrdma_tx_coalesce(ep, s, unit))
+		posted = txrdma_tx_queue(ep, ring, s);
+	/* where a frame that joins this write would have to start */
+	units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
+	ep->chain_end = unit + units;
+	ep->chain_pad = units * TXRDMA_FRAME_UNIT - flen;
+	ep->chain_tail = trailer;
 	spin_unlock_bh(&ep->lock);
 	/* refused: its CQE is written already, the pair is over */
 	if (!posted)

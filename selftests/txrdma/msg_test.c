@@ -68,6 +68,16 @@
  *	    after the first 10% (CQE of the last of those to the last CQE)
  *	    within 5% of the limit, all arrive intact, the tenant's throttle
  *	    counter went up; unlimited again after (also on failure).
+ *  coalesce
+ *	    1,500 messages of 1..1024 B posted in one submit, every 8th
+ *	    followed by a SEND naming no region of ours, into a server ring
+ *	    of 256 units (a lap every ~50 messages) whose reader starts
+ *	    100 ms late and pauses: SENDs in the SQ together leave as writes
+ *	    carrying several frames, cut at the ring's end and by credit
+ *	    stalls.  Each message arrives once, byte-exact, in order; each
+ *	    SQE completes once, the stream's in order, the others -ENOENT;
+ *	    the client's tx_coalesced and the server's rx_batches (ep show)
+ *	    say that writes did carry several frames.
  *  fuzz    100,000 random SQEs written in place into the SQ (no NO_CQE):
  *	    one CQE each, res >= 0 only for NOP (0) and SEND/READ/WRITE
  *	    (len), the SQ's dropped counter == the CQEs with -EINVAL,
@@ -305,12 +315,14 @@ enum {
 	CASE_THROTTLE,
 	CASE_FUZZ,
 	CASE_AHEAD,
+	CASE_COALESCE,
 };
 
 #define SVC(kase)	(0x6d730000u + (kase))	/* "ms" + case */
 #define SVC_NONE	0x6d7300f0u	/* nobody ever listens here */
 #define SVC_NOT_LISTENED 0x6d7300f1u
 #define SVC_TWICE	0x6d7300f2u
+#define BAD_REGION	0x7fffff00u	/* no region of ours has this id */
 
 /* failure bounds, seconds */
 #define ACCEPT_S	240	/* the client may still be in a case before */
@@ -332,6 +344,7 @@ enum {
 #define UD_CTL		(2ULL << 56)
 #define UD_ONE		(3ULL << 56)
 #define UD_FUZZ		(4ULL << 56)
+#define UD_BAD		(5ULL << 56)	/* coalesce: a SEND of no region */
 #define UD_KIND(ud)	((ud) & (0xffULL << 56))
 #define UD_INDEX(ud)	((ud) & ((1ULL << 56) - 1))
 
@@ -368,6 +381,13 @@ struct side {
 	uint32_t tx_mark;
 	double t_mark, t_last;
 	struct fuzz *fz;	/* fuzz: the SQEs whose CQEs come back */
+	/* coalesce: a bad SEND after every bad_every-th stream message */
+	uint32_t bad_every, bad_posted, bad_seen, bad_wrong, bad_dup;
+	int32_t bad_res;	/* the first wrong one's */
+	uint8_t bad_map[1024];
+	/* coalesce: our endpoint's counters, read before it goes */
+	bool want_stats;
+	int64_t tx_coalesced, rx_batches, credit_stalls;
 };
 
 static uint32_t frame_units(uint32_t len)
@@ -610,6 +630,8 @@ struct txstream {
 	uint8_t *seen;		/* CQEs per message */
 	int32_t *res;		/* the first CQE's res per message */
 	uint32_t bad_res, dup, unknown;
+	uint32_t order_err;	/* CQEs before an earlier message's */
+	int64_t last_done;	/* the message of the last CQE, -1 */
 	char err[200];
 	uint64_t bytes, hash, units;
 };
@@ -620,6 +642,7 @@ static void tx_init(struct __test_metadata *_metadata, struct txstream *t,
 	memset(t, 0, sizeof(*t));
 	t->g = *g;
 	t->key = key;
+	t->last_done = -1;
 	t->seen = calloc(g->count + 1, 1);
 	t->res = calloc(g->count + 1, sizeof(*t->res));
 	ASSERT_TRUE(t->seen && t->res);
@@ -658,6 +681,14 @@ static uint32_t tx_post(struct __test_metadata *_metadata, struct side *s,
 				 UD_STREAM | i);
 		t->posted++;
 		n++;
+		/* between two SENDs that could share a write */
+		if (s->bad_every && i % s->bad_every == s->bad_every / 2 &&
+		    s->bad_posted < sizeof(s->bad_map) &&
+		    (sqe = txrdma_get_sqe(&s->sq))) {
+			txrdma_prep_send(sqe, s->ep.id, BAD_REGION, 0, 64,
+					 UD_BAD | s->bad_posted);
+			s->bad_posted++;
+		}
 	}
 	if (n)
 		ASSERT_LE(0, txrdma_submit(s->ctx, &s->sq));
@@ -682,6 +713,10 @@ static void tx_cqe(struct side *s, struct txstream *t,
 	t->seen[i] = 1;
 	t->res[i] = c->res;
 	t->completed++;
+	/* one endpoint's SENDs complete in the order they were posted */
+	if ((int64_t)i < t->last_done)
+		t->order_err++;
+	t->last_done = i;
 	if (s->tx_mark && i + 1 == s->tx_mark)
 		s->t_mark = now_s();
 	if (t->completed == t->g.count)
@@ -761,6 +796,54 @@ static void fuzz_cqe(struct fuzz *f, const struct txrdma_cqe *c)
 	}
 }
 
+/* a SEND of no region (coalesce): once each, -ENOENT */
+static void bad_cqe(struct side *s, const struct txrdma_cqe *c)
+{
+	uint64_t j = UD_INDEX(c->user_data);
+
+	if (j >= s->bad_posted) {
+		s->stray_cqes++;
+		return;
+	}
+	if (s->bad_map[j]++) {
+		s->bad_dup++;
+		return;
+	}
+	s->bad_seen++;
+	if ((c->res != -ENOENT || c->ep != s->ep.id ||
+	     c->opcode != TXRDMA_OP_SEND) && !s->bad_wrong++)
+		s->bad_res = c->res;
+}
+
+/*
+ * A counter of endpoint @id as "txrdma-admin -j ep show" reports it
+ * ($TXRDMA_ADMIN, else the tool in the checkout), or -1.
+ */
+static int64_t ep_stat(uint32_t id, const char *key)
+{
+	const char *admin = getenv("TXRDMA_ADMIN"), *root;
+	char cmd[1024], out[64] = "";
+	int64_t v = -1;
+	FILE *f;
+
+	root = getenv("TXRDMA_ROOT");
+	if (admin && *admin)
+		snprintf(cmd, sizeof(cmd), "%s", admin);
+	else
+		snprintf(cmd, sizeof(cmd), "%s/tools/txrdma-admin/txrdma-admin",
+			 root && *root ? root : "../..");
+	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+		 " -j ep show id %u | jq -r '.[0].stats.%s // -1'", id, key);
+	fflush(NULL);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fgets(out, sizeof(out), f))
+		v = strtoll(out, NULL, 10);
+	pclose(f);
+	return v;
+}
+
 /* Reap every CQE there is; returns how many. */
 static uint32_t reap(struct side *s)
 {
@@ -787,6 +870,8 @@ static uint32_t reap(struct side *s)
 				s->one_seen++;
 			} else if (kind == UD_FUZZ && s->fz) {
 				fuzz_cqe(s->fz, c[i]);
+			} else if (kind == UD_BAD) {
+				bad_cqe(s, c[i]);
 			} else {
 				s->stray_cqes++;
 			}
@@ -1196,6 +1281,7 @@ static void server_case(struct __test_metadata *_metadata,
 	EXPECT_EQ(tx.g.count, tx.completed);
 	EXPECT_EQ(0, tx.bad_res) TH_LOG("%s", tx.err);
 	EXPECT_EQ(0, tx.dup + tx.unknown);
+	EXPECT_EQ(0, tx.order_err);
 	expect_ctl_at_reset(_metadata, &s, !s.rx_err);
 	EXPECT_EQ(0, s.stray_cqes);
 	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
@@ -1205,6 +1291,15 @@ static void server_case(struct __test_metadata *_metadata,
 		TH_LOG("%u of %u frames taken ahead of the kernel",
 		       txrdma_rx_ahead_taken(&s.rx), s.rx_frames);
 		EXPECT_LT(0, txrdma_rx_ahead_taken(&s.rx));
+	}
+	if (kase == CASE_COALESCE) {
+		/* the pair is closed; its endpoint and counters remain */
+		int64_t batches = ep_stat(s.ep.id, "rx_batches");
+
+		TH_LOG("received %lld writes that carried several frames; sent %lld frames in another's write",
+		       (long long)batches,
+		       (long long)ep_stat(s.ep.id, "tx_coalesced"));
+		EXPECT_LT(0, batches);
 	}
 	tx_free(&tx);
 	side_close(&s);
@@ -1291,6 +1386,8 @@ static void client_run(struct __test_metadata *_metadata, struct side *s,
 					tx.bad_res, tx.err);
 	EXPECT_EQ(0, tx.dup) TH_LOG("CQEs for the same SQE twice");
 	EXPECT_EQ(0, tx.unknown) TH_LOG("CQEs for SQEs never posted");
+	EXPECT_EQ(0, tx.order_err) TH_LOG("%u SEND CQEs came before an earlier SEND's",
+					  tx.order_err);
 	EXPECT_EQ(s->ctl_posted, s->ctl_done);
 	EXPECT_EQ(0, s->ctl_bad);
 	EXPECT_EQ(0, s->stray_cqes);
@@ -1318,9 +1415,15 @@ static void client_run(struct __test_metadata *_metadata, struct side *s,
 	EXPECT_EQ(0, sum.rev_bad);
 	EXPECT_EQ(0, rx_error_word(s));
 	EXPECT_EQ(0, txrdma_cq_overflow(&s->cq));
-	EXPECT_EQ(dropped0, txrdma_sq_dropped(&s->sq));
+	/* and the SENDs of no region (coalesce) the kernel refused */
+	EXPECT_EQ(dropped0 + s->bad_posted, txrdma_sq_dropped(&s->sq));
 	*hello = sum;		/* for the caller's own checks */
 	tx_free(&tx);
+	if (s->want_stats) {
+		s->tx_coalesced = ep_stat(s->ep.id, "tx_coalesced");
+		s->rx_batches = ep_stat(s->ep.id, "rx_batches");
+		s->credit_stalls = ep_stat(s->ep.id, "credit_stalls");
+	}
 	/* the end of the case for the server */
 	EXPECT_EQ(0, txrdma_ep_destroy(s->ctx, s->ep.id));
 	s->connected = false;
@@ -1410,6 +1513,55 @@ TEST_F_TIMEOUT(msg, read_ahead, CONNECT_S + CASE_S * 3)
 	       s.rx_frames);
 	EXPECT_LT(0, taken);
 	EXPECT_LE(taken, s.rx_frames);
+	side_close(&s);
+}
+
+/* ---- a3: coalescing --------------------------------------------------------- */
+
+#define COAL_COUNT	1500
+#define COAL_UNITS	256
+#define COAL_MAX	1024
+#define COAL_BAD_EVERY	8
+
+TEST_F_TIMEOUT(msg, coalesce, CONNECT_S + CASE_S * 3)
+{
+	struct side s;
+	struct ctl h;
+
+	NEED_PAIR();
+	if (self->server) {
+		server_case(_metadata, self, CASE_COALESCE, COAL_UNITS, 16,
+			    COAL_MAX, CASE_S);
+		return;
+	}
+	side_open(_metadata, &s, 4096, 1024, COAL_COUNT, COAL_MAX);
+	s.bad_every = COAL_BAD_EVERY;
+	s.want_stats = true;
+	side_connect(_metadata, &s, self->peer, SVC(CASE_COALESCE),
+		     CONNECT_S);
+	ASSERT_LE(COAL_MAX, s.ep.max_msg);
+	h = (struct ctl){
+		.magic = CTL_MAGIC, .type = CTL_HELLO, .kase = CASE_COALESCE,
+		.seed = self->seed ^ CASE_COALESCE,
+		.count = COAL_COUNT, .max_len = COAL_MAX,
+		.rev_count = COAL_COUNT, .rev_max_len = COAL_MAX,
+		.pause_ms = 100, .pause_every = 300,
+	};
+	client_run(_metadata, &s, &h, true, CASE_S);
+	TH_LOG("%lld of %u SENDs left in another's write; %lld writes received carried several frames; %u SENDs of no region; %lld credit stalls",
+	       (long long)s.tx_coalesced, COAL_COUNT, (long long)s.rx_batches,
+	       s.bad_posted, (long long)s.credit_stalls);
+	/* every bad SEND once, -ENOENT, the stream unharmed (client_run) */
+	EXPECT_EQ(COAL_COUNT / COAL_BAD_EVERY, s.bad_posted);
+	EXPECT_EQ(s.bad_posted, s.bad_seen);
+	EXPECT_EQ(0, s.bad_dup);
+	EXPECT_EQ(0, s.bad_wrong) TH_LOG("a bad SEND completed with %d",
+					 s.bad_res);
+	/* the SQ held them together: writes carried several frames */
+	EXPECT_LT(0, s.tx_coalesced);
+	EXPECT_GT(COAL_COUNT, s.tx_coalesced);
+	/* and the credits ran out on the way (the server's ring is small) */
+	EXPECT_LT(0, s.credit_stalls);
 	side_close(&s);
 }
 

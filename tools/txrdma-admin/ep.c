@@ -21,8 +21,6 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-_Static_assert(TXRDMA_A_STAT_ERR_SQE - TXRDMA_A_STAT_TX_MSGS + 1 == TXA_ST_NR,
-	       "enum txa_stat follows TXRDMA_A_STAT_*");
 _Static_assert(TXA_ST_NR <= 32, "struct txa_stats.have holds every counter");
 
 /* ---- counters ------------------------------------------------------- */
@@ -43,6 +41,33 @@ static const char *const stat_keys[TXA_ST_NR] = {
 	[TXA_ST_ERR_PROTO]	= "err_proto",
 	[TXA_ST_ERR_QP]		= "err_qp",
 	[TXA_ST_ERR_SQE]	= "err_sqe",
+	[TXA_ST_TX_COALESCED]	= "tx_coalesced",
+	[TXA_ST_RX_BATCHES]	= "rx_batches",
+};
+
+/*
+ * The attribute of each counter.  Not consecutive: TX_COALESCED and
+ * RX_BATCHES came after LIMIT_LISTENERS, so no attribute is computed
+ * from another; every lookup goes through this table.
+ */
+static const int stat_attrs[TXA_ST_NR] = {
+	[TXA_ST_TX_MSGS]	= TXRDMA_A_STAT_TX_MSGS,
+	[TXA_ST_TX_BYTES]	= TXRDMA_A_STAT_TX_BYTES,
+	[TXA_ST_RX_MSGS]	= TXRDMA_A_STAT_RX_MSGS,
+	[TXA_ST_RX_BYTES]	= TXRDMA_A_STAT_RX_BYTES,
+	[TXA_ST_RW_OPS]		= TXRDMA_A_STAT_RW_OPS,
+	[TXA_ST_RW_BYTES]	= TXRDMA_A_STAT_RW_BYTES,
+	[TXA_ST_CREDIT_STALLS]	= TXRDMA_A_STAT_CREDIT_STALLS,
+	[TXA_ST_CREDIT_UPDATES]	= TXRDMA_A_STAT_CREDIT_UPDATES,
+	[TXA_ST_SLOT_STALLS]	= TXRDMA_A_STAT_SLOT_STALLS,
+	[TXA_ST_THROTTLED]	= TXRDMA_A_STAT_THROTTLED,
+	[TXA_ST_ERR_CRC]	= TXRDMA_A_STAT_ERR_CRC,
+	[TXA_ST_ERR_SEQ]	= TXRDMA_A_STAT_ERR_SEQ,
+	[TXA_ST_ERR_PROTO]	= TXRDMA_A_STAT_ERR_PROTO,
+	[TXA_ST_ERR_QP]		= TXRDMA_A_STAT_ERR_QP,
+	[TXA_ST_ERR_SQE]	= TXRDMA_A_STAT_ERR_SQE,
+	[TXA_ST_TX_COALESCED]	= TXRDMA_A_STAT_TX_COALESCED,
+	[TXA_ST_RX_BATCHES]	= TXRDMA_A_STAT_RX_BATCHES,
 };
 
 const char *txa_stat_key(enum txa_stat st)
@@ -50,23 +75,33 @@ const char *txa_stat_key(enum txa_stat st)
 	return (unsigned int)st < TXA_ST_NR ? stat_keys[st] : NULL;
 }
 
-static struct nla_policy stat_policy[TXRDMA_A_MAX + 1] = {
-	[TXRDMA_A_STAT_TX_MSGS]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_TX_BYTES]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_RX_MSGS]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_RX_BYTES]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_RW_OPS]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_RW_BYTES]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_CREDIT_STALLS]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_CREDIT_UPDATES]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_SLOT_STALLS]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_THROTTLED]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_ERR_CRC]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_ERR_SEQ]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_ERR_PROTO]	= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_ERR_QP]		= { .type = NLA_U64 },
-	[TXRDMA_A_STAT_ERR_SQE]		= { .type = NLA_U64 },
-};
+int txa_stat_attr(enum txa_stat st)
+{
+	return (unsigned int)st < TXA_ST_NR ? stat_attrs[st] : 0;
+}
+
+int txa_stat_of_attr(int attr)
+{
+	int i;
+
+	for (i = 0; i < TXA_ST_NR; i++)
+		if (stat_attrs[i] == attr)
+			return i;
+	return -1;
+}
+
+/* NLA_U64 at the attribute of each counter: filled from stat_attrs[] */
+static struct nla_policy stat_policy[TXRDMA_A_MAX + 1];
+
+static struct nla_policy *stat_policy_get(void)
+{
+	unsigned int i;
+
+	if (stat_policy[stat_attrs[0]].type != NLA_U64)
+		for (i = 0; i < TXA_ST_NR; i++)
+			stat_policy[stat_attrs[i]].type = NLA_U64;
+	return stat_policy;
+}
 
 int txa_stats_parse(const struct nlattr *nest, struct txa_stats *st)
 {
@@ -75,10 +110,10 @@ int txa_stats_parse(const struct nlattr *nest, struct txa_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	if (nla_parse_nested(tb, TXRDMA_A_MAX, (struct nlattr *)nest,
-			     stat_policy) < 0)
+			     stat_policy_get()) < 0)
 		return -EINVAL;
 	for (i = 0; i < TXA_ST_NR; i++) {
-		struct nlattr *nla = tb[TXRDMA_A_STAT_TX_MSGS + i];
+		struct nlattr *nla = tb[stat_attrs[i]];
 
 		/* libnl checks a minimum size only: a u64 is 8 bytes */
 		if (!nla)
@@ -129,8 +164,10 @@ static bool st_group(FILE *out, const struct txa_stats *st, bool first,
 
 void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 {
-	static const enum txa_stat tx[] = { TXA_ST_TX_MSGS, TXA_ST_TX_BYTES };
-	static const enum txa_stat rx[] = { TXA_ST_RX_MSGS, TXA_ST_RX_BYTES };
+	static const enum txa_stat tx[] = { TXA_ST_TX_MSGS, TXA_ST_TX_BYTES,
+					    TXA_ST_TX_COALESCED };
+	static const enum txa_stat rx[] = { TXA_ST_RX_MSGS, TXA_ST_RX_BYTES,
+					    TXA_ST_RX_BATCHES };
 	static const enum txa_stat rw[] = { TXA_ST_RW_OPS, TXA_ST_RW_BYTES };
 	static const enum txa_stat credit[] = { TXA_ST_CREDIT_STALLS,
 						TXA_ST_CREDIT_UPDATES };
@@ -140,7 +177,8 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 					     TXA_ST_ERR_PROTO, TXA_ST_ERR_QP,
 					     TXA_ST_ERR_SQE };
 	static const char *const none[] = { "", "", "", "", "" };
-	static const char *const msgs[] = { "msgs", "bytes" };
+	static const char *const tx_msgs[] = { "msgs", "bytes", "coalesced" };
+	static const char *const rx_msgs[] = { "msgs", "bytes", "batches" };
 	static const char *const ops[] = { "ops", "bytes" };
 	static const char *const stalls_updates[] = { "stalls", "updates" };
 	static const char *const stalls[] = { "stalls" };
@@ -148,8 +186,8 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 					     "sqe" };
 	bool first = true;
 
-	first = st_group(out, st, first, "tx", tx, none, msgs, 2);
-	first = st_group(out, st, first, "rx", rx, none, msgs, 2);
+	first = st_group(out, st, first, "tx", tx, none, tx_msgs, 3);
+	first = st_group(out, st, first, "rx", rx, none, rx_msgs, 3);
 	first = st_group(out, st, first, "rw", rw, none, ops, 2);
 	first = st_group(out, st, first, "credit", credit, stalls_updates,
 			 none, 2);

@@ -17,7 +17,12 @@
 #include "args.h"
 #include "json.h"
 
-/* the counters, in the order of TXRDMA_A_STAT_TX_MSGS.. */
+/*
+ * The counters, in the order the outputs list them.  Their attributes
+ * are not consecutive (TXRDMA_A_STAT_TX_COALESCED and _RX_BATCHES came
+ * after the others, at the end of the attribute enum): map a counter to
+ * its attribute with txa_stat_attr() and back with txa_stat_of_attr().
+ */
 enum txa_stat {
 	TXA_ST_TX_MSGS,
 	TXA_ST_TX_BYTES,
@@ -34,6 +39,8 @@ enum txa_stat {
 	TXA_ST_ERR_PROTO,
 	TXA_ST_ERR_QP,
 	TXA_ST_ERR_SQE,
+	TXA_ST_TX_COALESCED,
+	TXA_ST_RX_BATCHES,
 	TXA_ST_NR
 };
 
@@ -43,15 +50,20 @@ struct txa_stats {
 	uint64_t v[TXA_ST_NR];
 };
 
-/* JSON key of a counter: "tx_msgs" .. "err_sqe" */
+/* JSON key of a counter: "tx_msgs" .. "err_sqe", "tx_coalesced", ... */
 const char *txa_stat_key(enum txa_stat st);
+/* its TXRDMA_A_STAT_* attribute, 0 for none */
+int txa_stat_attr(enum txa_stat st);
+/* the counter of a TXRDMA_A_STAT_* attribute, -1 for none */
+int txa_stat_of_attr(int attr);
 
 /* Parse a nest into @st (zeroed first); 0 or -EINVAL. */
 int txa_stats_parse(const struct nlattr *nest, struct txa_stats *st);
 
 /*
- * "tx 1 msgs 64 bytes  rx ..  errors crc 0 seq 0 proto 0 qp 0 sqe 0":
- * the counters that were sent, no indent, no newline.
+ * "tx 2 msgs 128 bytes 1 coalesced  rx 4 msgs 256 bytes 1 batches  rw ..
+ * errors crc 0 seq 0 proto 0 qp 0 sqe 0": the counters that were sent,
+ * no indent, no newline.
  */
 void txa_stats_print_plain(FILE *out, const struct txa_stats *st);
 

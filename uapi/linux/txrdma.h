@@ -516,7 +516,13 @@ enum txrdma_attr {
 	TXRDMA_A_EP_ERROR,		/* s32: 0, or why it carries no more
 					 * traffic (negative errno)
 					 */
-	TXRDMA_A_EP_STATS,		/* nest of TXRDMA_A_STAT_* */
+	/*
+	 * nest of TXRDMA_A_STAT_*: TX_MSGS..ERR_SQE below, which are
+	 * consecutive, and TX_COALESCED and RX_BATCHES at the end of this
+	 * enum (added later: attributes are never renumbered); the same
+	 * counters make the TXRDMA_A_TENANT_TRAFFIC nest
+	 */
+	TXRDMA_A_EP_STATS,
 	TXRDMA_A_STAT_TX_MSGS,		/* u64: SENDs completed */
 	TXRDMA_A_STAT_TX_BYTES,		/* u64: their payload bytes */
 	TXRDMA_A_STAT_RX_MSGS,		/* u64: messages received (checked) */
@@ -572,6 +578,15 @@ enum txrdma_attr {
 					 */
 	TXRDMA_A_LIMIT_LISTENERS,	/* u64: services listened on (in the
 					 * LIMITS, USAGE and REFUSED nests)
+					 */
+	/* in the EP_STATS and TENANT_TRAFFIC nests, as TXRDMA_A_STAT_* above */
+	TXRDMA_A_STAT_TX_COALESCED,	/* u64: SENDs whose frame left in the
+					 * RDMA write of an earlier SEND of
+					 * the endpoint (one WRITE_WITH_IMM
+					 * carries several frames)
+					 */
+	TXRDMA_A_STAT_RX_BATCHES,	/* u64: RDMA writes received that
+					 * carried more than one frame
 					 */
 
 	__TXRDMA_A_MAX,

@@ -72,6 +72,9 @@ static struct {
 	const struct fdev *devs[2];
 	unsigned int ndevs;
 	struct nl_msg *held;		/* the request itself, with a reference */
+	bool old_stats;			/* stats nests of a module from before
+					 * TX_COALESCED and RX_BATCHES
+					 */
 } fake;
 
 /* ---- building kernel messages --------------------------------------- */
@@ -2484,23 +2487,43 @@ static void test_peer_show_no_key(void)
 
 /* ---- endpoints ------------------------------------------------------ */
 
+/*
+ * The counters in the order the module puts them (txrdma_stat_attrs[]):
+ * the fake's own list, not the tool's.  The last two came later and are
+ * not consecutive with the others.
+ */
+static const int fake_stat_attrs[] = {
+	TXRDMA_A_STAT_TX_MSGS, TXRDMA_A_STAT_TX_BYTES,
+	TXRDMA_A_STAT_RX_MSGS, TXRDMA_A_STAT_RX_BYTES,
+	TXRDMA_A_STAT_RW_OPS, TXRDMA_A_STAT_RW_BYTES,
+	TXRDMA_A_STAT_CREDIT_STALLS, TXRDMA_A_STAT_CREDIT_UPDATES,
+	TXRDMA_A_STAT_SLOT_STALLS, TXRDMA_A_STAT_THROTTLED,
+	TXRDMA_A_STAT_ERR_CRC, TXRDMA_A_STAT_ERR_SEQ, TXRDMA_A_STAT_ERR_PROTO,
+	TXRDMA_A_STAT_ERR_QP, TXRDMA_A_STAT_ERR_SQE,
+	TXRDMA_A_STAT_TX_COALESCED, TXRDMA_A_STAT_RX_BATCHES,
+};
+#define FAKE_NSTATS	TAP_ARRAY_SIZE(fake_stat_attrs)
+/* what a module from before TX_COALESCED and RX_BATCHES sends */
+#define FAKE_NSTATS_OLD	15
+
 struct fep {
 	uint32_t id;
 	const char *tenant, *peer;
 	uint8_t state;
 	uint32_t service, peer_ep, qpn;
 	int32_t error;
-	uint64_t st[TXA_ST_NR];
+	uint64_t st[FAKE_NSTATS];	/* in the order of fake_stat_attrs[] */
 };
 
 static const struct fep fep_a = {
 	3, "db1", "nodeB", TXRDMA_EP_STATE_CONNECTED, 7, 5, 20, 0,
-	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0 },
+	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0,
+	  600, 300 },
 };
 
 static const struct fep fep_b = {
 	9, "db2", "nodeC", TXRDMA_EP_STATE_CLOSED, 8, 2, 0, -ECONNRESET,
-	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 },
 };
 
 static const struct fep *feps[2] = { &fep_a, &fep_b };
@@ -2508,10 +2531,10 @@ static const struct fep *feps[2] = { &fep_a, &fep_b };
 static void put_stats(struct nl_msg *m, int type, const uint64_t *st)
 {
 	struct nlattr *nest = nla_nest_start(m, type | NLA_F_NESTED);
-	unsigned int i;
+	unsigned int i, n = fake.old_stats ? FAKE_NSTATS_OLD : FAKE_NSTATS;
 
-	for (i = 0; i < TXA_ST_NR; i++)
-		put_u64(m, TXRDMA_A_STAT_TX_MSGS + i, st[i]);
+	for (i = 0; i < n; i++)
+		put_u64(m, fake_stat_attrs[i], st[i]);
 	nla_nest_end(m, nest);
 }
 
@@ -2582,11 +2605,11 @@ static int run_ep(const struct txa_ep_args *e, bool json, bool pretty)
 
 static const char ep_a_plain[] =
 "ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
-"    tx 1000 msgs 64000 bytes  rx 998 msgs 63872 bytes  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0\n";
+"    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0\n";
 
 static const char ep_b_plain[] =
 "ep 9 tenant db2 peer nodeC service 8 peer_ep 2 qpn 0 state closed error ECONNRESET\n"
-"    tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n";
+"    tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n";
 
 static const char ep_a_json[] =
 "{\"id\":3,\"tenant\":\"db1\",\"peer\":\"nodeB\",\"state\":\"connected\","
@@ -2594,9 +2617,28 @@ static const char ep_a_json[] =
 "\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
 "\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
 "\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
-"\"err_qp\":0,\"err_sqe\":0},\"ring_small\":false}";
+"\"err_qp\":0,\"err_sqe\":0,\"tx_coalesced\":600,\"rx_batches\":300},"
+"\"ring_small\":false}";
 
 static const char ep_b_json[] =
+"{\"id\":9,\"tenant\":\"db2\",\"peer\":\"nodeC\",\"state\":\"closed\","
+"\"service\":8,\"peer_ep\":2,\"qpn\":0,\"error\":-104,\"error_name\":\"ECONNRESET\","
+"\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
+"\"rw_ops\":5,\"rw_bytes\":6,\"credit_stalls\":7,\"credit_updates\":8,"
+"\"slot_stalls\":9,\"throttled\":10,\"err_crc\":11,\"err_seq\":12,\"err_proto\":13,"
+"\"err_qp\":14,\"err_sqe\":15,\"tx_coalesced\":16,\"rx_batches\":17},"
+"\"ring_small\":false}";
+
+/* the same endpoints from a module without TX_COALESCED and RX_BATCHES */
+static const char ep_a_plain_old[] =
+"ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
+"    tx 1000 msgs 64000 bytes  rx 998 msgs 63872 bytes  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0\n";
+
+static const char ep_b_plain_old[] =
+"ep 9 tenant db2 peer nodeC service 8 peer_ep 2 qpn 0 state closed error ECONNRESET\n"
+"    tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n";
+
+static const char ep_b_json_old[] =
 "{\"id\":9,\"tenant\":\"db2\",\"peer\":\"nodeC\",\"state\":\"closed\","
 "\"service\":8,\"peer_ep\":2,\"qpn\":0,\"error\":-104,\"error_name\":\"ECONNRESET\","
 "\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
@@ -2836,7 +2878,7 @@ static void test_tenant_traffic(void)
 "a: id 1 cgroup /db/a prio normal\n"
 "    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0\n"
 "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
-"    traffic tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n");
+"    traffic tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n");
 	TAP_CHECK_STR(errbuf, "");
 	cleanup_bufs();
 
@@ -2851,6 +2893,135 @@ static void test_tenant_traffic(void)
 		 (int)(strstr(stats, ",\"ring_small\"") - stats), stats);
 	TAP_CHECK_STR(outbuf, want);
 	cleanup_bufs();
+}
+
+/*
+ * A module from before TX_COALESCED and RX_BATCHES: the counters it
+ * sends print as they always did, and neither output names the others.
+ */
+static void test_ep_old_module(void)
+{
+	struct txa_ep_args none = { 0 }, ten = { .tenant = "db2" };
+	const char *stats;
+	char want[2048];
+
+	setup(handle_ep_get);
+	fake.old_stats = true;
+	TAP_CHECK_INT(run_ep(&none, false, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "%s%s", ep_a_plain_old, ep_b_plain_old);
+	TAP_CHECK_STR(outbuf, want);
+	TAP_CHECK_STR(errbuf, "");
+	TAP_CHECK(!strstr(outbuf, "coalesced") && !strstr(outbuf, "batches"));
+	cleanup_bufs();
+
+	setup(handle_ep_get);
+	fake.old_stats = true;
+	TAP_CHECK_INT(run_ep(&ten, true, false), TXA_EXIT_OK);
+	teardown();
+	snprintf(want, sizeof(want), "[%s]\n", ep_b_json_old);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+
+	setup(handle_tenant_traffic);
+	fake.old_stats = true;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, false, false), TXA_EXIT_OK);
+	teardown();
+	TAP_CHECK(strstr(outbuf,
+"\n    traffic tx 1 msgs 2 bytes  rx 3 msgs 4 bytes  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n"));
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+
+	setup(handle_tenant_traffic);
+	fake.old_stats = true;
+	TAP_CHECK_INT(run_tenant(TXA_CMD_TENANT_SHOW, "tenant show",
+				 &no_tenant_args, true, false), TXA_EXIT_OK);
+	teardown();
+	stats = strstr(ep_b_json_old, "\"stats\":") + strlen("\"stats\":");
+	snprintf(want, sizeof(want), "[%.*s,\"traffic\":%.*s}]\n",
+		 (int)strlen(tenant_a_json) - 1, tenant_a_json,
+		 (int)(strstr(stats, ",\"ring_small\"") - stats), stats);
+	TAP_CHECK_STR(outbuf, want);
+	cleanup_bufs();
+}
+
+/* each counter has an attribute of its own; the later two are apart */
+static void test_stat_attrs(void)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < TXA_ST_NR; i++) {
+		TAP_CHECK(txa_stat_attr(i) > 0 &&
+			  txa_stat_attr(i) <= TXRDMA_A_MAX);
+		TAP_CHECK_INT(txa_stat_of_attr(txa_stat_attr(i)), (int)i);
+		TAP_CHECK(txa_stat_key(i) != NULL);
+		for (j = 0; j < i; j++)
+			TAP_CHECK(txa_stat_attr(i) != txa_stat_attr(j) &&
+				  strcmp(txa_stat_key(i), txa_stat_key(j)));
+	}
+	/* the tool's table and the fake module's name the same attributes */
+	TAP_CHECK_INT(TXA_ST_NR, (int)FAKE_NSTATS);
+	for (i = 0; i < FAKE_NSTATS; i++)
+		TAP_CHECK(txa_stat_of_attr(fake_stat_attrs[i]) >= 0);
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_TX_MSGS), TXRDMA_A_STAT_TX_MSGS);
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_ERR_SQE), TXRDMA_A_STAT_ERR_SQE);
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_TX_COALESCED),
+		      TXRDMA_A_STAT_TX_COALESCED);
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_RX_BATCHES),
+		      TXRDMA_A_STAT_RX_BATCHES);
+	TAP_CHECK(TXRDMA_A_STAT_TX_COALESCED !=
+		  TXRDMA_A_STAT_TX_MSGS + TXA_ST_TX_COALESCED);
+	TAP_CHECK_STR(txa_stat_key(TXA_ST_TX_COALESCED), "tx_coalesced");
+	TAP_CHECK_STR(txa_stat_key(TXA_ST_RX_BATCHES), "rx_batches");
+	/* what follows ERR_SQE is another nest, not a counter */
+	TAP_CHECK_INT(txa_stat_of_attr(TXRDMA_A_STAT_ERR_SQE + 1), -1);
+	TAP_CHECK_INT(txa_stat_of_attr(0), -1);
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_NR), 0);
+	TAP_CHECK(txa_stat_key(TXA_ST_NR) == NULL);
+}
+
+/*
+ * A nest of just the two later counters, in reverse order and after a
+ * PAD, parses and prints in their groups; a 4-byte one is refused.
+ */
+static void test_stats_later_only(void)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct json_writer w;
+	struct txa_stats st;
+	struct nlattr *nest;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_RX_BATCHES, 7);
+	put_u64(m, TXRDMA_A_STAT_TX_COALESCED, 5);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), 0);
+	TAP_CHECK_INT(st.have, 1U << TXA_ST_TX_COALESCED |
+			       1U << TXA_ST_RX_BATCHES);
+	TAP_CHECK(st.v[TXA_ST_TX_COALESCED] == 5 &&
+		  st.v[TXA_ST_RX_BATCHES] == 7);
+	f = open_memstream(&buf, &len);
+	txa_stats_print_plain(f, &st);
+	fputc('\n', f);
+	json_init(&w, f, false);
+	txa_stats_print_json(&w, &st);
+	fclose(f);
+	TAP_CHECK_STR(buf, "tx 5 coalesced  rx 7 batches\n"
+		      "{\"tx_coalesced\":5,\"rx_batches\":7}");
+	free(buf);
+	nlmsg_free(m);
+
+	m = nlmsg_alloc();
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_TX_MSGS, 1);
+	nla_put_u32(m, TXRDMA_A_STAT_RX_BATCHES, 7);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), -EINVAL);
+	nlmsg_free(m);
 }
 
 static const struct tap_test tests[] = {
@@ -2898,6 +3069,9 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_ep_show_do, "ep show id ID: do request with a u32 id, errors"),
 	TAP_TEST(test_ep_malformed, "ep show: bad counter size skipped, sparse one printed, names"),
 	TAP_TEST(test_tenant_traffic, "tenant show: the traffic of its endpoints, plain and JSON"),
+	TAP_TEST(test_ep_old_module, "ep and tenant show: a module without tx_coalesced and rx_batches"),
+	TAP_TEST(test_stat_attrs, "counters: an attribute and a key each, tx_coalesced and rx_batches apart"),
+	TAP_TEST(test_stats_later_only, "counters: a nest of only tx_coalesced and rx_batches, a short one refused"),
 };
 
 int main(void)
