@@ -227,10 +227,13 @@ struct txrdma_ep_snap {
  * @hdrs_dma: their DMA address (mapped on @dev)
  * @chain_first: the first slot queued and not posted yet (@lock)
  * @chain_last: the last one; their WRs are linked in that order
- * @nchain: work requests queued
+ * @nchain: frames and other work requests queued
  * @chain_rider: the last slot whose frame is in @chain_last's write
- * @chain_end: a frame placed at this unit (masked) may join
- *	@chain_last's write: the unit after its last frame
+ * @chain_end: a frame placed at this unit may join @chain_last's
+ *	write: the unit after its last frame, not masked on purpose (a
+ *	write that ends at the ring's end is followed by a frame at 0,
+ *	which must not join it)
+ * @chain_bytes: bytes of @chain_last's write up to its last frame's end
  * @chain_pad: bytes from that frame's end to @chain_end's unit
  * @chain_tail: that frame's last SGE is its trailer (the padding after
  *	it is the zeroes that follow in its slot's buffer)
@@ -320,6 +323,7 @@ struct txrdma_ep {
 	u32 nchain;
 	struct txrdma_tx_slot *chain_rider;
 	u32 chain_end;
+	u32 chain_bytes;
 	u32 chain_pad;
 	bool chain_tail;
 	u32 chain_nsge;

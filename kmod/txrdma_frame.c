@@ -21,6 +21,7 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <asm/byteorder.h>
+#include <asm/unaligned.h>
 
 #include "txrdma_frame.h"
 
@@ -109,7 +110,8 @@ static int txrdma_frame_decode_in(const void *buf, u32 byte_len,
 		return -EPROTO;
 	if (flags & TXRDMA_FRAME_F_TRAILER) {
 		t = (const void *)((const u8 *)buf + TXRDMA_FRAME_HDR_LEN + len);
-		if (t->seq != h->seq)
+		/* right after the payload: anywhere, aligned or not */
+		if (get_unaligned(&t->seq) != h->seq)
 			return -EPROTO;
 	}
 	*f = (struct txrdma_frame) {
@@ -121,7 +123,7 @@ static int txrdma_frame_decode_in(const void *buf, u32 byte_len,
 		.len		= len,
 		.consumed	= le32_to_cpu(h->consumed),
 		.epoch		= le32_to_cpu(h->epoch),
-		.trailer_unit	= t ? le32_to_cpu(t->unit) : 0,
+		.trailer_unit	= t ? get_unaligned_le32(&t->unit) : 0,
 	};
 	return 0;
 }
@@ -175,7 +177,7 @@ static int txrdma_frame_extent_check(const struct txrdma_credit_rx *crx,
 	u32 skip;
 
 	if (unit >= ring_units || byte_len < TXRDMA_FRAME_HDR_LEN ||
-	    wunits > ring_units - unit)
+	    byte_len > TXRDMA_FRAME_WRITE_BYTES || wunits > ring_units - unit)
 		return -EPROTO;
 	if (unit == at)
 		skip = 0;
@@ -255,8 +257,9 @@ enum txrdma_frame_verdict txrdma_frame_accept_at(const struct txrdma_frame_rx *r
 	int ret;
 
 	*in = (struct txrdma_frame_in) { .unit = unit };
-	/* where it lies, before reading a byte of it */
-	if (txrdma_frame_extent_check(crx, unit, byte_len))
+	/* where it lies, before reading a byte of it; not too many */
+	if (rx->index >= TXRDMA_FRAME_WRITE_FRAMES ||
+	    txrdma_frame_extent_check(crx, unit, byte_len))
 		return TXRDMA_FRAME_ERR_PROTO;
 	ret = txrdma_frame_decode_in(rx->units +
 				     (size_t)unit * TXRDMA_FRAME_UNIT,

@@ -16,6 +16,15 @@
 #define TXRDMA_FRAME_VERSION	1
 #define TXRDMA_FRAME_F_ALL	(TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER)
 
+/*
+ * One write carries at most this many frames, and at most this many
+ * bytes (no more than the largest frame alone): what one receive
+ * completion makes the receiver check stays bounded.
+ */
+#define TXRDMA_FRAME_WRITE_FRAMES	16
+#define TXRDMA_FRAME_WRITE_BYTES	(TXRDMA_FRAME_HDR_LEN + \
+					 TXRDMA_FRAME_MAX_PAYLOAD)
+
 /**
  * struct txrdma_frame - a decoded frame header
  * @type: enum txrdma_frame_type
@@ -86,6 +95,7 @@ enum txrdma_frame_verdict {
  * @peer_ep: the sending endpoint (unless @learn_peer)
  * @learn_peer: a connector that has not learned its peer's endpoint
  *	yet: the first frame names it
+ * @index: frames of the same write before this one
  * @epoch: the pair's incarnation
  * @seq: the sequence number due next
  * @max_len: the largest payload our process takes
@@ -104,6 +114,7 @@ struct txrdma_frame_rx {
 	u32 max_len;
 	u32 ahead_max;
 	bool learn_peer;
+	u32 index;
 	const struct txrdma_credit_rx *crx;
 	const struct txrdma_credit_tx *ctx;
 };

@@ -68,10 +68,8 @@ static inline void txrdma_rx_ahead_words(struct txrdma_ep *ep)
 }
 
 /* txrdma_tx.c */
-void txrdma_tx_slot_done(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
-			 int res);
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc);
-void txrdma_tx_chain_drop_locked(struct txrdma_ep *ep);
+void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error);
 
 /* txrdma_rx.c */
 int txrdma_rx_post_recv(struct txrdma_ep *ep);

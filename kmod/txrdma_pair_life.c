@@ -44,8 +44,6 @@ static void txrdma_pair_rx_error_locked(struct txrdma_ep *ep, int error)
 /* Caller holds ep->lock: the endpoint fails; @error is negative. */
 void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
 {
-	unsigned int i;
-
 	lockdep_assert_held(&ep->lock);
 	if (ep->dstate == TXRDMA_EP_CONNECTING) {
 		ep->dstate = TXRDMA_EP_CLOSED;
@@ -60,11 +58,8 @@ void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
 		WRITE_ONCE(ep->error, error);
 	if (!ep->slots)
 		return;
-	for (i = 0; i < TXRDMA_EP_SLOTS; i++)
-		if (ep->slots[i].busy)
-			txrdma_tx_slot_done(ep, &ep->slots[i], error);
 	/* queued ones included: late completions of the QP find none */
-	txrdma_tx_chain_drop_locked(ep);
+	txrdma_tx_fail_locked(ep, error);
 	/*
 	 * Frames the peer placed before its end may still wait in the CQ
 	 * (a disconnect can overtake their completions): while our end of

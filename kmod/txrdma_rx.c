@@ -167,6 +167,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx.peer_ep = ep->peer_ep;
 		rx.learn_peer = false;
 		rx.seq = ep->rx_seq;
+		rx.index = frames;
 		v = txrdma_frame_accept_at(&rx, in.unit + in.units, in.rest,
 					   &in);
 	}

@@ -78,8 +78,8 @@ static void txrdma_slot_put(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 }
 
 /* Caller holds ep->lock: complete a slot in flight and free it. */
-void txrdma_tx_slot_done(struct txrdma_ep *ep,
-			 struct txrdma_tx_slot *s, int res)
+static void txrdma_tx_slot_done(struct txrdma_ep *ep,
+				struct txrdma_tx_slot *s, int res)
 {
 	struct txrdma_ring *ring = ep->ring;
 
@@ -241,7 +241,7 @@ static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
  * write's).  Return: true when @s joined (it has no WR of its own).
  */
 static bool txrdma_tx_coalesce(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
-			       u32 unit)
+			       u32 unit, u32 flen)
 {
 	struct txrdma_tx_slot *h = ep->chain_last;
 	u32 n = s->wr.wr.num_sge, need;
@@ -250,8 +250,12 @@ static bool txrdma_tx_coalesce(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 
 	BUILD_BUG_ON(TXRDMA_TX_ZERO_OFF + TXRDMA_FRAME_UNIT - 1 >
 		     TXRDMA_TX_HDR_STRIDE);
+	/* a header SGE per frame: never more frames than the peer takes */
+	BUILD_BUG_ON(TXRDMA_TX_WR_SGES > TXRDMA_FRAME_WRITE_FRAMES);
 	if (!h || h->kind != TXRDMA_OP_SEND || unit != ep->chain_end ||
-	    (s->wr.wr.send_flags & IB_SEND_FENCE))
+	    (s->wr.wr.send_flags & IB_SEND_FENCE) ||
+	    (u64)ep->chain_bytes + ep->chain_pad + flen >
+	    TXRDMA_FRAME_WRITE_BYTES)
 		return false;
 	wr = &h->wr.wr;
 	need = n + (ep->chain_pad && !ep->chain_tail);
@@ -292,17 +296,46 @@ static bool txrdma_tx_coalesce(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 	ep->chain_rider->rider = s;
 	ep->chain_rider = s;
 	wr->wr_cqe = &s->cqe;
+	ep->chain_bytes += ep->chain_pad + flen;
 	ep->stats.tx_coalesced++;
 	return true;
 }
 
 /**
- * txrdma_tx_chain_drop_locked() - the chain will never be posted
- * @ep: caller holds ep->lock; every busy slot was just completed
+ * txrdma_tx_fail_locked() - complete every send slot with @error
+ * @ep: caller holds ep->lock; the pair failed
+ * @error: negative errno for their CQEs
+ *
+ * In the order the SQEs were executed: those on the QP (tx_order), then
+ * those still queued in the chain (each write's first slot, then its
+ * riders), then any other (credit updates: no CQE).  The chain is
+ * dropped: late completions of the QP find nothing to complete.
  */
-void txrdma_tx_chain_drop_locked(struct txrdma_ep *ep)
+void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error)
 {
+	struct txrdma_tx_slot *s, *next;
+	const struct ib_send_wr *wr;
+	unsigned int i;
+
 	lockdep_assert_held(&ep->lock);
+	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
+		s = &ep->slots[ep->tx_order[ep->tx_done &
+					    (TXRDMA_EP_SLOTS - 1)]];
+		if (s->busy && s->posted)
+			txrdma_tx_slot_done(ep, s, error);
+	}
+	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
+	     wr = wr->next) {
+		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
+		     s = next) {
+			next = s->rider;
+			if (s->busy)
+				txrdma_tx_slot_done(ep, s, error);
+		}
+	}
+	for (i = 0; i < TXRDMA_EP_SLOTS; i++)
+		if (ep->slots[i].busy)
+			txrdma_tx_slot_done(ep, &ep->slots[i], error);
 	txrdma_tx_chain_reset(ep);
 	ep->tx_done = ep->tx_posted;
 }
@@ -622,9 +655,15 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	/* its CQE comes with the completion: keep a place for it */
 	txrdma_ring_reserve(ring);
 	ep->tx_seq++;
-	posted = true;
-	if (!txrdma_tx_coalesce(ep, s, unit))
+	if (txrdma_tx_coalesce(ep, s, unit, flen)) {
+		/* a frame queued like any: the chain leaves every so many */
+		posted = true;
+		if (++ep->nchain >= TXRDMA_TX_CHAIN_MAX)
+			posted = txrdma_tx_flush_locked(ep);
+	} else {
 		posted = txrdma_tx_queue(ep, ring, s);
+		ep->chain_bytes = flen;
+	}
 	/* where a frame that joins this write would have to start */
 	units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
 	ep->chain_end = unit + units;
