@@ -24,7 +24,8 @@
 # kernel; "yield" adds -Y, sched_yield() when a poll finds nothing;
 # "doorbell" busy-polls with the module's poll_idle_us at 0, so the
 # pollers sleep at once and every post is a doorbell served in the
-# process's own system call: io_uring without SQPOLL),
+# process's own system call: io_uring without SQPOLL; "ahead-doorbell"
+# both),
 # PEER_ATTRS (of the self peer), PERFTEST_CM ("-R": rdma_cm; "" for
 # perftest's TCP exchange), SERVICE (4242), TCP_PORT (11111).
 set -uo pipefail
@@ -185,12 +186,12 @@ pp_ready() {	# a ready QP in the pool before each endpoint
 		fail "peer self has no ready QP (state: $("$ADMIN" -j peer show self 2>&1 | jq -c '.[0] | {state, pool}'))"
 }
 
-run_txrdma() {	# MODE (spin | ahead | yield | doorbell)
+run_txrdma() {	# MODE (spin | ahead | yield | doorbell | ahead-doorbell)
 	local mode=$1 tool="txrdma-$1" y='' s out line slog rc
 	tool_seen "$tool"
 	[ "$mode" = yield ] && y=-Y
-	[ "$mode" = ahead ] && y=-A
-	if [ "$mode" = doorbell ]; then
+	case $mode in ahead*) y=-A ;; esac
+	if [ "${mode#*doorbell}" != "$mode" ]; then
 		IDLE_SAVED=$(cat "$IDLE_PARAM") && echo 0 > "$IDLE_PARAM" ||
 			{ fail "$tool: cannot set $IDLE_PARAM"; return; }
 	fi
@@ -214,7 +215,7 @@ run_txrdma() {	# MODE (spin | ahead | yield | doorbell)
 		rc=$?
 		[ $rc -eq 0 ] || pp_failed "$tool size $s: msg_pingpong latency" $rc "$out" "$slog"
 		line=$(grep '^txrdma pingpong ' "$out" | tail -n 1)
-		if [ "$mode" = ahead ] && [ "$(kv "$line" ahead)" = 0 ]; then
+		if [ "$y" = -A ] && [ "$(kv "$line" ahead)" = 0 ]; then
 			fail "$tool size $s: no frame was read ahead (ahead=0)"
 		fi
 		if [ -n "$line" ] || [ $rc -eq 0 ]; then
@@ -408,7 +409,8 @@ echo "  rtt_p50_us); rate: messages per second delivered (txrdma: to the last ac
 echo "  ib_write_bw: send completions, MsgRate; sockperf throughput: sent, Nagle on)"
 echo "txrdma-spin: msg_pingpong busy-polls; txrdma-ahead: busy-polls and reads frames ahead of the kernel"
 echo "  (TXRDMA_EP_F_RX_AHEAD, up to 4096 bytes); txrdma-yield: sched_yield() when a poll finds nothing;"
-echo "  txrdma-doorbell: busy-polls, poll_idle_us=0 (every post a system call served inline, no poller spin)"
+echo "  txrdma-doorbell: busy-polls, poll_idle_us=0 (every post a system call served inline, no poller spin);"
+echo "  txrdma-ahead-doorbell: both"
 
 echo
 echo "txrdma / peer (latency p50: below 1 is faster; rate: above 1 is more)"
