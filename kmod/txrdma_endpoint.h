@@ -41,7 +41,7 @@ struct txrdma_ep;
 /* SGEs of the chain being built, for writes that carry several frames */
 #define TXRDMA_TX_CHAIN_SGES	64
 /* SGEs of one write: a frame takes up to 3 (header, payload, tail) */
-#define TXRDMA_TX_WR_SGES	16
+#define TXRDMA_TX_WR_SGES	32
 /* receive work requests posted per endpoint (frames and credit updates) */
 #define TXRDMA_EP_RECVS		128
 

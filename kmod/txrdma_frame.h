@@ -21,7 +21,7 @@
  * bytes (no more than the largest frame alone): what one receive
  * completion makes the receiver check stays bounded.
  */
-#define TXRDMA_FRAME_WRITE_FRAMES	16
+#define TXRDMA_FRAME_WRITE_FRAMES	32
 #define TXRDMA_FRAME_WRITE_BYTES	(TXRDMA_FRAME_HDR_LEN + \
 					 TXRDMA_FRAME_MAX_PAYLOAD)
 

@@ -58,7 +58,7 @@
 #include "txrdma_tenant.h"
 
 /* WRs queued on one endpoint before they are posted without waiting */
-#define TXRDMA_TX_CHAIN_MAX	16
+#define TXRDMA_TX_CHAIN_MAX	8
 
 /* Caller holds ep->lock and ep->nfree > 0: a send slot, marked busy. */
 static struct txrdma_tx_slot *txrdma_slot_get(struct txrdma_ep *ep)

@@ -1498,8 +1498,9 @@ static void accept_batch_learn(struct kunit *test)
 }
 
 /*
- * What one completion makes the receiver check is bounded: 16 frames
- * (the 17th is refused after the 16 are taken), and no more bytes than
+ * What one completion makes the receiver check is bounded: at most
+ * TXRDMA_FRAME_WRITE_FRAMES frames (one more is refused after those are
+ * taken), and no more bytes than
  * the largest frame alone (a write one byte longer is refused whole).
  */
 static void accept_batch_limits(struct kunit *test)
@@ -1522,7 +1523,7 @@ static void accept_batch_limits(struct kunit *test)
 		} else {
 			walk_batch(test, s, bt.unit, bt.byte_len, &w);
 			expect_refused(test, &w, TXRDMA_FRAME_WRITE_FRAMES,
-				       TXRDMA_FRAME_ERR_PROTO, "17 frames");
+				       TXRDMA_FRAME_ERR_PROTO, "a frame too many");
 		}
 	}
 	/* two frames, exactly the largest frame's bytes: taken */
