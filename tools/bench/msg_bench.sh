@@ -26,6 +26,7 @@
 # pollers sleep at once and every post is a doorbell served in the
 # process's own system call: io_uring without SQPOLL; "ahead-doorbell"
 # both),
+# NETDEV_MTU (unset: as the guest booted; 9000: RDMA MTU 4096),
 # PEER_ATTRS (of the self peer), PERFTEST_CM ("-R": rdma_cm; "" for
 # perftest's TCP exchange), SERVICE (4242), TCP_PORT (11111).
 set -uo pipefail
@@ -106,10 +107,18 @@ NCPU=$(nproc)
 
 # ---- tenant, self peer (RXE, NETDEV, ME: selfpeer.sh) ----------------
 
+# NETDEV_MTU: the link as RoCE deployments run it (9000: jumbo frames,
+# an RDMA MTU of 4096), set before the self peer's QPs take their path
+# MTU from the port; every tool below then runs on that link
+if [ -n "${NETDEV_MTU:-}" ]; then
+	nd=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].netdev // empty')
+	[ -n "$nd" ] && ip link set "$nd" mtu "$NETDEV_MTU" ||
+		die "cannot set the MTU of the RDMA device's netdev ($nd) to $NETDEV_MTU"
+fi
 selfpeer_up "$CG_NAME" "$TENANT" "$PEER_ATTRS"
 DOWNS0=$("$ADMIN" -j peer show self | jq -r '.[0].downs')
 
-echo "msg_bench: one guest, $NCPU vCPU(s), kernel $(uname -r); $RXE on $NETDEV ($ME), rxe loopback"
+echo "msg_bench: one guest, $NCPU vCPU(s), kernel $(uname -r); $RXE on $NETDEV ($ME, MTU $(cat "/sys/class/net/$NETDEV/mtu"), RDMA MTU $(ibv_devinfo -d "$RXE" 2>/dev/null | awk '$1 == "active_mtu:" {print $2; exit}')), rxe loopback"
 echo "msg_bench: peer self: $PEER_ATTRS; sizes $SIZES; latency $LAT_N round trips (+$LAT_WARMUP warm-up), rate $RATE_N messages, TCP $TCP_SECONDS s per run"
 [ "$NCPU" -ge 2 ] || echo "msg_bench: WARNING: $NCPU vCPU: a spinning client, server and kernel poller share it; latencies measure the scheduler (use --smp 2 or more)"
 
