@@ -29,6 +29,7 @@ modules:
 
 lib:
 	$(MAKE) -C lib
+	$(MAKE) -C lib/txn
 
 tools: lib
 	$(MAKE) -C tools/txrdma-admin
@@ -38,6 +39,7 @@ selftests:
 
 check: lib tools
 	$(MAKE) -C lib check
+	$(MAKE) -C lib/txn check
 	$(MAKE) -C tools/txrdma-admin check
 
 CHECKPATCH_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/tests/*.c
@@ -81,6 +83,7 @@ install-man:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C lib clean
+	$(MAKE) -C lib/txn clean
 	$(MAKE) -C tools/txrdma-admin clean
 	$(MAKE) -C selftests/txrdma clean
 	$(MAKE) -C tools/bench clean

@@ -172,6 +172,11 @@ if want host; then
 	stage_begin host
 	make -C lib check > "$OUT/host-lib.log" 2>&1
 	count_tap "$OUT/host-lib.log"
+	# the transaction layer's pure parts (lib/txn)
+	make -C lib/txn check > "$OUT/host-txn.log" 2>&1; rc=$?
+	count_tap "$OUT/host-txn.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-txn.log" ||
+		result "lib/txn: make check built and ran (see $OUT/host-txn.log)" FAIL
 	make -C tools/txrdma-admin check > "$OUT/host-admin.log" 2>&1
 	count_tap "$OUT/host-admin.log"
 	# the numbers the docs give for header constants are the headers'
