@@ -1198,7 +1198,7 @@ static void server_case(struct __test_metadata *_metadata,
 	struct side s;
 	struct ctl h, sum;
 	uint32_t extra = 0, unexpected = 0, since_pause = 0;
-	bool done = false;
+	bool done = false, sent;
 	double t0, end, dt;
 	int ret = 0;
 
@@ -1261,7 +1261,9 @@ static void server_case(struct __test_metadata *_metadata,
 		.rev_bad = tx.bad_res + tx.dup + tx.unknown,
 		.bytes = rx.bytes, .hash = rx.hash,
 	};
-	if (!s.rx_err)
+	/* whether it went: wait_reset() sets rx_err when the ring ends */
+	sent = !s.rx_err;
+	if (sent)
 		ctl_send(_metadata, &s, &sum);
 	ret = wait_reset(&s, CASE_S, &extra);
 
@@ -1282,7 +1284,7 @@ static void server_case(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, tx.bad_res) TH_LOG("%s", tx.err);
 	EXPECT_EQ(0, tx.dup + tx.unknown);
 	EXPECT_EQ(0, tx.order_err);
-	expect_ctl_at_reset(_metadata, &s, !s.rx_err);
+	expect_ctl_at_reset(_metadata, &s, sent);
 	EXPECT_EQ(0, s.stray_cqes);
 	EXPECT_EQ(0, txrdma_cq_overflow(&s.cq));
 	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
@@ -2584,6 +2586,7 @@ static void fuzz_sqe(struct txrdma_sqe *q, const struct fuzz *f, uint32_t i)
 static void server_fuzz(struct __test_metadata *_metadata,
 			FIXTURE_DATA(msg) *self)
 {
+	bool sent;
 	struct rxstream rx;
 	struct side s;
 	struct ctl h, d = { 0 }, sum;
@@ -2656,7 +2659,9 @@ static void server_fuzz(struct __test_metadata *_metadata,
 		.bad_hdr = s.bad_hdr, .bytes = rx.bytes, .hash = rx.hash,
 		.aux_n = fz_n, .aux_bytes = fz_bytes,
 	};
-	if (!s.rx_err)
+	/* whether it went: wait_reset() sets rx_err when the ring ends */
+	sent = !s.rx_err;
+	if (sent)
 		ctl_send(_metadata, &s, &sum);
 	ret = wait_reset(&s, CASE_S, &extra);
 
@@ -2666,7 +2671,7 @@ static void server_fuzz(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, s.bad_hdr) TH_LOG("%s", s.hdr_err);
 	EXPECT_EQ(-ECONNRESET, ret) TH_LOG("the ring ended with %d", ret);
 	EXPECT_EQ(0, extra);
-	expect_ctl_at_reset(_metadata, &s, true);
+	expect_ctl_at_reset(_metadata, &s, sent);
 	EXPECT_EQ(0, txrdma_sq_dropped(&s.sq));
 	side_close(&s);
 	EXPECT_TRUE(usage_idle(&u))
