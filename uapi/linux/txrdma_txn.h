@@ -41,6 +41,7 @@
 #ifndef _UAPI_LINUX_TXRDMA_TXN_H
 #define _UAPI_LINUX_TXRDMA_TXN_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 #define TXRDMA_TXN_MAGIC	0x314e5854	/* "TXN1", little-endian */
@@ -88,7 +89,7 @@ enum txrdma_txn_type {
 };
 
 /* struct txrdma_txn_rec.flags */
-#define TXRDMA_TXN_F_YES	(1U << 0)	/* VOTE: yes (else no) */
+#define TXRDMA_TXN_F_YES	_BITUL(0)	/* VOTE: yes (else no) */
 
 /* a PREPARE names at most this many participants */
 #define TXRDMA_TXN_MAX_PARTS	64
