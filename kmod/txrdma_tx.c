@@ -568,10 +568,8 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	/* the frame's bytes: header, payload, trailer */
 	flen = TXRDMA_FRAME_HDR_LEN + sqe->len +
 	       (trailer ? TXRDMA_FRAME_TRAILER_LEN : 0);
-	ret = txrdma_credit_place(&ep->ctx,
-				  txrdma_frame_units(flen -
-						     TXRDMA_FRAME_HDR_LEN),
-				  &unit);
+	units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
+	ret = txrdma_credit_place(&ep->ctx, units, &unit);
 	if (ret == -ENOSPC) {
 		txrdma_tx_unadmit(ep, sqe->len);
 		ep->stats.credit_stalls++;
@@ -617,9 +615,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	}
 	/* where it starts, free-running: the credits just placed it */
 	if (trailer)
-		txrdma_frame_trailer(hdr, ep->ctx.head -
-				     txrdma_frame_units(flen -
-							TXRDMA_FRAME_HDR_LEN),
+		txrdma_frame_trailer(hdr, ep->ctx.head - units,
 				     hdr + TXRDMA_FRAME_HDR_LEN);
 	hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
@@ -665,7 +661,6 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 		ep->chain_bytes = flen;
 	}
 	/* where a frame that joins this write would have to start */
-	units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
 	ep->chain_end = unit + units;
 	ep->chain_pad = units * TXRDMA_FRAME_UNIT - flen;
 	ep->chain_tail = trailer;
