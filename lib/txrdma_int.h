@@ -13,4 +13,9 @@
 	TXRDMA_STR(TXRDMA_LIB_VERSION_MINOR) "."	\
 	TXRDMA_STR(TXRDMA_LIB_VERSION_PATCH)
 
+
+/* txrdma_rx_peek() in full, out of line (txrdma_rx_slow.c) */
+int txrdma_rx_peek_full(struct txrdma_rx *rx, const void **payload,
+			__u32 *len);
+
 #endif /* TXRDMA_INT_H */

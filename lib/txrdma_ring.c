@@ -226,7 +226,8 @@ TXRDMA_EXPORT int txrdma_rx_init(struct txrdma_rx *rx, struct txrdma_ctx *ctx,
 	rx->ring_mask = units - 1;
 	rx->head = head;
 	rx->cur_units = 0;
-	rx->kicked = head;
+	rx->look_at = head;	/* the first release looks */
+	rx->seen_tail = head;
 	rx->ctx = ctx;
 	rx->sq = sq;
 	/*

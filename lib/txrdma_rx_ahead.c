@@ -3,10 +3,11 @@
  * libtxrdma: taking a frame from the receive ring before the kernel
  * published it (uapi <linux/txrdma_ring.h>, "Reading ahead").
  *
- * txrdma_rx_peek() (inline) calls this only when the kernel has
- * published nothing past the process's head, the endpoint has not
- * failed, and the kernel says frames carry trailers for us.  The frame
- * due next lies at the head, or at unit 0 when it did not fit before
+ * txrdma_rx_peek() (in full, out of line: txrdma_rx_slow.c) calls this
+ * only when the kernel has published nothing past the process's head,
+ * the endpoint has not failed, and the kernel says frames carry
+ * trailers for us.  The frame due next lies at the head, or at unit 0
+ * when it did not fit before
  * the ring's end (the sender's placement rule); it is taken only when
  * txrdma_frame_check_ahead() finds every field, the trailer and the
  * CRC32C right.  Anything else is "not yet": the kernel publishes the
@@ -61,7 +62,7 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 	 */
 	tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
 	if ((int)(head - tail) < 0)	/* published meanwhile: read it so */
-		return txrdma_rx_peek(rx, payload, len);
+		return txrdma_rx_peek_full(rx, payload, len);
 	if (head - tail >= rx->ring_units)
 		return 0;
 	/*
@@ -82,7 +83,7 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 					(area + TXRDMA_RX_OFF_AHEAD_KSEQ),
 					__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE) != tail)
-			return txrdma_rx_peek(rx, payload, len);
+			return txrdma_rx_peek_full(rx, payload, len);
 	} else if (head == word(area, TXRDMA_RX_OFF_AHEAD_END)) {
 		x.seq = word(area, TXRDMA_RX_OFF_AHEAD_SEQ) + 1;
 	} else if (head == word(area, TXRDMA_RX_OFF_AHEAD_AT)) {
@@ -125,3 +126,4 @@ TXRDMA_EXPORT int __txrdma_rx_peek_ahead(struct txrdma_rx *rx,
 		    word(area, TXRDMA_RX_OFF_AHEAD_TAKEN) + 1);
 	return 1;
 }
+

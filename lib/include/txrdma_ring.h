@@ -653,7 +653,11 @@ static inline unsigned int txrdma_cq_overflow(const struct txrdma_cq *cq)
  * @ring_mask: @ring_units - 1
  * @head: the process's own copy of *@khead (never read back)
  * @cur_units: units of the frame last peeked, 0 when none is held
- * @kicked: @head when the doorbell was last considered
+ * @look_at: the head from which a release looks at the credit rule
+ *	again (txrdma_rx_release()); below it no update can be due
+ * @seen_tail: the kernel's tail as the last txrdma_rx_peek() of a
+ *	published frame loaded it: a release that leaves the head below
+ *	it cannot have emptied the ring
  * @ctx: the context whose poller returns credits (the doorbell)
  * @sq: its submission ring, whose flags say whether the poller sleeps
  *
@@ -675,7 +679,8 @@ struct txrdma_rx {
 	unsigned int ring_mask;
 	unsigned int head;
 	unsigned int cur_units;
-	unsigned int kicked;
+	unsigned int look_at;
+	unsigned int seen_tail;
 	struct txrdma_ctx *ctx;
 	const struct txrdma_sq *sq;
 };
@@ -749,6 +754,16 @@ static inline unsigned int txrdma_rx_ready(const struct txrdma_rx *rx)
 int __txrdma_rx_peek_ahead(struct txrdma_rx *rx, const void **payload,
 			   __u32 *len);
 
+/*
+ * Out of line (lib/txrdma_rx_slow.c, TXRDMA_0.7): txrdma_rx_peek()
+ * past its common case, in full (PADs, errors, reading ahead, frames
+ * that cannot be the kernel's).  Return: 1 + the payload's length when
+ * a message was taken (it starts at the head; at most
+ * TXRDMA_FRAME_MAX_PAYLOAD), 0 when none, or a negative errno; nothing is passed by address, so the caller's locals
+ * stay in registers.
+ */
+int __txrdma_rx_peek_slow(struct txrdma_rx *rx) __attribute__((cold));
+
 /* A word of the receive ring's header (TXRDMA_RX_OFF_*). */
 static inline unsigned int *__txrdma_rx_word(const struct txrdma_rx *rx,
 					     unsigned int off)
@@ -816,73 +831,47 @@ static inline int txrdma_rx_peek(struct txrdma_rx *rx, const void **payload,
 				 __u32 *len)
 {
 	unsigned int tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
-	unsigned int head = rx->head;
+	unsigned int avail = tail - rx->head;
+	int r;
 
-	for (;;) {
-		const struct txrdma_frame_hdr *hdr;
-		unsigned int avail = tail - head;
-		unsigned int pos, n;
-		__u8 type;
-		__u32 l;
-
-		/* one test for 1..ring_units; 0 or below: nothing published */
-		if (avail - 1 >= rx->ring_units) {
-			unsigned int err;
-
-			if ((int)avail > 0)
-				return -EBADMSG;
-			/* nothing past the head (or read ahead of it) */
-			err = __atomic_load_n(rx->kerror, __ATOMIC_ACQUIRE);
-			if (!err) {
-				if (__atomic_load_n(__txrdma_rx_word(rx,
-						TXRDMA_RX_OFF_AHEAD_MAX),
-						    __ATOMIC_RELAXED))
-					return __txrdma_rx_peek_ahead(rx,
-							payload, len);
-				/* a head ahead where nobody reads ahead */
-				return avail ? -EBADMSG : 0;
-			}
-			/* stored after the last tail: it is visible now */
-			tail = __atomic_load_n(rx->ktail, __ATOMIC_ACQUIRE);
-			if ((int)(tail - head) <= 0)	/* not an errno: garbage */
-				return err < 4096 ? -(int)err : -EIO;
-			continue;
-		}
-		pos = head & rx->ring_mask;
-		hdr = (const struct txrdma_frame_hdr *)
+	/*
+	 * The common case inline: a message published at the head that
+	 * lies within what was published and before the ring's end.
+	 * Everything else (nothing published, a PAD, an error, reading
+	 * ahead, a frame that cannot be the kernel's) out of line.
+	 */
+	if (avail - 1 < rx->ring_units) {
+		unsigned int pos = rx->head & rx->ring_mask, n;
+		const struct txrdma_frame_hdr *hdr =
+			(const struct txrdma_frame_hdr *)
 			(rx->units + (size_t)pos * TXRDMA_FRAME_UNIT);
-		type = hdr->type;
-		if (type != TXRDMA_FRAME_MSG) {
-			if (type != TXRDMA_FRAME_PAD)
-				return -EBADMSG;
-			/*
-			 * No doorbell here: a PAD is published with the
-			 * frame after it, whose release counts these units.
-			 */
-			n = rx->ring_units - pos;
-			if (n > avail)
-				return -EBADMSG;
-			head += n;
-			rx->head = head;
-			__atomic_store_n(rx->khead, head, __ATOMIC_RELEASE);
-			continue;
-		}
-		l = txrdma_le32(hdr->len);
-		if (l > TXRDMA_FRAME_MAX_PAYLOAD)
-			return -EBADMSG;
+		__u32 l = txrdma_le32(hdr->len);
+
 		/* a trailer after the payload takes room too (F_TRAILER
 		 * is bit 1: shifted by 2 it is the trailer's 8 bytes)
 		 */
 		n = (TXRDMA_FRAME_HDR_LEN + l + TXRDMA_FRAME_UNIT - 1 +
 		     ((hdr->flags & TXRDMA_FRAME_F_TRAILER) << 2)) /
 		    TXRDMA_FRAME_UNIT;
-		if (n > avail || n > rx->ring_units - pos)
-			return -EBADMSG;
-		rx->cur_units = n;
-		*payload = (const unsigned char *)hdr + TXRDMA_FRAME_HDR_LEN;
-		*len = l;
-		return 1;
+		if (hdr->type == TXRDMA_FRAME_MSG &&
+		    l <= TXRDMA_FRAME_MAX_PAYLOAD && n <= avail &&
+		    n <= rx->ring_units - pos) {
+			rx->cur_units = n;
+			rx->seen_tail = tail;
+			*payload = (const unsigned char *)hdr +
+				   TXRDMA_FRAME_HDR_LEN;
+			*len = l;
+			return 1;
+		}
 	}
+	r = __txrdma_rx_peek_slow(rx);
+	if (r <= 0)
+		return r;
+	/* taken at the head (past a PAD or a skip, the head moved) */
+	*payload = rx->units + (size_t)(rx->head & rx->ring_mask) *
+		   TXRDMA_FRAME_UNIT + TXRDMA_FRAME_HDR_LEN;
+	*len = (__u32)(r - 1);
+	return 1;
 }
 
 /**
@@ -970,7 +959,6 @@ static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
 	unsigned char *hdr = (unsigned char *)rx->khead - TXRDMA_RX_OFF_HEAD;
 	unsigned int max;
 
-	rx->kicked = head;
 	max = __atomic_load_n((unsigned int *)(hdr + TXRDMA_RX_OFF_MAX_UNITS),
 			      __ATOMIC_RELAXED);
 	/* 0 too: a word the process cleared, or the kernel's set-up after
@@ -980,6 +968,14 @@ static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
 		__atomic_store_n((unsigned int *)(hdr + TXRDMA_RX_OFF_REPORTED),
 				 head, __ATOMIC_RELAXED);
 }
+
+/*
+ * Out of line (lib/txrdma_ring.c): the credit rule looked at in full
+ * (txrdma_rx_update_due()), the doorbell considered when an update is
+ * due, and @look_at moved to the next head that must look again.
+ */
+void __txrdma_rx_release_look(struct txrdma_rx *rx, unsigned int head)
+	__attribute__((cold));
 
 /**
  * txrdma_rx_release() - give the message last peeked back to the kernel
@@ -1001,6 +997,11 @@ static inline void __txrdma_rx_note_due(struct txrdma_rx *rx, unsigned int head)
  * with each message never rings here: the reply carries the credits.
  * In the steady state no system call; an error of the doorbell is
  * ignored here (the next release that is due rings again).
+ *
+ * Most releases do not even look at the rule: one that leaves the
+ * head below the tail its peek saw has not emptied the ring, and one
+ * below @look_at cannot have crossed a quarter (two compares with the
+ * struct's own words, no load of the kernel's).
  */
 static inline void txrdma_rx_release(struct txrdma_rx *rx)
 {
@@ -1012,11 +1013,9 @@ static inline void txrdma_rx_release(struct txrdma_rx *rx)
 	rx->head = head;
 	rx->cur_units = 0;
 	__atomic_store_n(rx->khead, head, __ATOMIC_RELEASE);
-	if (txrdma_rx_update_due(rx, head)) {
-		__txrdma_rx_note_due(rx, head);
-		if (txrdma_sq_needs_wakeup(rx->sq))
-			(void)txrdma_rings_enter(rx->ctx);
-	}
+	if ((int)(head - rx->seen_tail) < 0 && (int)(head - rx->look_at) < 0)
+		return;
+	__txrdma_rx_release_look(rx, head);
 }
 
 #ifdef __cplusplus

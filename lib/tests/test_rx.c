@@ -715,7 +715,8 @@ static void test_init(void)
 	TAP_CHECK_INT(rx.ring_units, 64);
 	TAP_CHECK_INT(rx.ring_mask, 63);
 	TAP_CHECK_INT(rx.head, 1000);
-	TAP_CHECK_INT(rx.kicked, 1000);
+	TAP_CHECK_INT(rx.look_at, 1000);	/* the first release looks */
+	TAP_CHECK_INT(rx.seen_tail, 1000);
 	TAP_CHECK_INT(rx.cur_units, 0);
 	TAP_CHECK(rx.ctx == ctx && rx.sq == &s.sq);
 	TAP_CHECK_INT(txrdma_rx_ready(&rx), 40);
@@ -1079,7 +1080,8 @@ static void test_doorbell(void)
 	for (i = 0; i < 40; i++)
 		rang += release_one(&rx);
 	TAP_CHECK_INT(rang, 0);
-	TAP_CHECK_INT(rx.kicked, 0xffffffe0u + 40);	/* looked at 16, 32, 40 */
+	/* looked last at 40, the empty ring: next at its quarter, 56 */
+	TAP_CHECK_INT(rx.look_at, 0xffffffe0u + 56);
 
 	/* asleep: a doorbell each quarter ring (16 units), and when empty */
 	*sq_flags(&s) = TXRDMA_SQ_F_NEED_WAKEUP;
@@ -1126,9 +1128,7 @@ static void test_doorbell(void)
 	*sq_flags(&s) = TXRDMA_SQ_F_NEED_WAKEUP;
 	put_frame(&k, 2, 13 * 64 - 32);		/* PAD of 12, frame of 13 */
 	put_ones(&k, 1);
-	i = rx.kicked;
 	TAP_CHECK_INT(release_one(&rx), 1);
-	TAP_CHECK_INT(rx.kicked - i, 25);
 	TAP_CHECK_INT(release_one(&rx), 1);	/* empty */
 
 	/* awake again: quiet */
@@ -1219,6 +1219,103 @@ static void test_doorbell_rule(void)
 	put_ones(&k, 1);
 	TAP_CHECK_INT(release_one(&rx), 0);
 	fakek_teardown(&k);
+}
+
+/*
+ * txrdma_rx_release() looks at the credit rule only when its own words
+ * (the tail its peek saw, @look_at) say an update could be due.  Here
+ * every release is compared with the full rule evaluated just before
+ * it: over random frame sizes, PADs, kernel reports (on a doorbell,
+ * by an awake poller, or spontaneously with a reply) and sleeps, a
+ * doorbell rings exactly when the rule says due and the poller
+ * sleeps.  With credit words and with the older rule, across 2^32.
+ */
+static void release_vs_rule(bool credit_words)
+{
+	unsigned long releases = 0, rang = 0, looks_due = 0, stuck = 0;
+	uint32_t x = credit_words ? 0x1234567u : 0x89abcdefu, seq = 0;
+	unsigned int max_units = 6;
+	struct txrdma_rx rx;
+	struct fake_sq s;
+	struct fakek k;
+	unsigned long i;
+
+	fake_sq_init(&s);
+	fakek_setup(&k, 64, 0xffff0000u);
+	if (credit_words)
+		fakek_credit_words(&k, max_units);
+	rx_init_ok(&rx, &k, &s);
+	for (i = 0; i < 400000 && stuck < 1000; i++) {
+		const void *p = NULL;
+		unsigned long before;
+		uint32_t len;
+		__u32 l = 0;
+		bool due;
+
+		x = mix32(x + (uint32_t)i);
+		if (x % 7 == 0)
+			*sq_flags(&s) = (x >> 8) & 1 ? TXRDMA_SQ_F_NEED_WAKEUP : 0;
+		if (x % 3 == 0) {
+			/* the sender: frames while the credits allow */
+			unsigned int n = 1 + (x >> 4) % 8;
+
+			while (n--) {
+				len = mix32(seq) % (max_units * 64 - 32 + 1);
+				if (!fits(&k, len, __ATOMIC_RELAXED))
+					break;
+				put_frame(&k, seq++, len);
+			}
+			publish(&k);
+			continue;
+		}
+		if (txrdma_rx_peek(&rx, &p, &l) != 1) {
+			stuck++;
+			continue;
+		}
+		stuck = 0;
+		due = txrdma_rx_update_due(&rx, rx.head + rx.cur_units);
+		looks_due += due;
+		before = enters();
+		txrdma_rx_release(&rx);
+		releases++;
+		if (!TAP_CHECK_INT(enters() - before,
+				   due && (*sq_flags(&s) &
+					   TXRDMA_SQ_F_NEED_WAKEUP))) {
+			tap_diag("  release %lu at head %u", releases, rx.head);
+			break;
+		}
+		if (enters() != before) {
+			rang++;
+			if (credit_words)	/* the poller's update */
+				*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head;
+		} else if (!(*sq_flags(&s) & TXRDMA_SQ_F_NEED_WAKEUP)) {
+			fakek_update(&k);	/* an awake poller */
+		}
+		/*
+		 * a reply going the other way carries a report, of a head
+		 * the kernel saw a little earlier; the kernel's word only
+		 * grows
+		 */
+		if (credit_words && (x >> 12) % 16 == 0) {
+			unsigned int r = rx.head - (x >> 20) % 3;
+
+			if ((int)(r - *AW(&k, TXRDMA_RX_OFF_REPORTED)) > 0)
+				*AW(&k, TXRDMA_RX_OFF_REPORTED) = r;
+		}
+	}
+	TAP_CHECK(releases > 30000);
+	TAP_CHECK(stuck < 1000);
+	TAP_CHECK(rang > 100);
+	tap_diag("%s: %lu releases, %lu due by the rule, %lu doorbells",
+		 credit_words ? "credit words" : "older rule", releases,
+		 looks_due, rang);
+	fakek_teardown(&k);
+}
+
+static void test_release_looks(void)
+{
+	release_vs_rule(true);
+	release_vs_rule(false);
 }
 
 /* ---- with the producer thread ---------------------------------------- */
@@ -1783,6 +1880,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_stream_credit_words_small, "200,000 messages through 16 units by the update rule, no stall"),
 	TAP_TEST(test_stream_credit_words_bounded, "200,000 messages of at most 1000 bytes through 4096 units by the update rule, no stall"),
 	TAP_TEST(test_doorbell_rule, "with credit words: release rings only when an update is due (a quarter unreported, or the sender may wait)"),
+	TAP_TEST(test_release_looks, "release looks at the rule only where it can be due: a doorbell exactly when due, random steps"),
 	TAP_TEST(test_ahead, "reading ahead: the frame due taken before the tail, once; stale, damaged, foreign frames not; a skip to unit 0 only where the rule puts it; errors first"),
 	TAP_TEST(test_release_race, "a release ahead of the tail racing the kernel's publication of that frame: the kernel takes it or the process rings (2,000,000 rounds)"),
 	TAP_TEST(test_stream_ahead, "reading ahead: 300,000 messages of 0..8000 bytes through 4096 units, those up to 4096 written in random 64-byte pieces and taken before the tail, byte-exact in order"),
