@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Two-phase commit through the transaction layer, txrdma against TCP
+# in the same guest and run (issue 15's benchmark):
+#   tools/vm/txrdma-vm run --smp 2 -- tools/bench/txn_bench.sh
+#
+# For 1, 2 and 4 participants and windows 1, 8 and 64, txn_bench runs
+# a coordinator and its participants (a node per thread) over txrdma
+# endpoint pairs (the guest is its own peer "self" over rxe loopback)
+# and over TCP on 127.0.0.1, and the table gives commit latency (p50,
+# p99) and transactions per second for both, with the ratios
+# txrdma/TCP (latency: lower is better; rate: higher is better).
+# Knobs: PARTS, WINDOWS, RUN_SECONDS (per run), DATA (payload bytes),
+# MODE (spin: one thread polls every node; wait: a thread per node
+# waiting in its transport), AHEAD (1: txrdma reads frames ahead),
+# DOORBELL (1: poll_idle_us 0 during the txrdma runs).
+set -uo pipefail
+DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$DIR/../.." && pwd)
+ADMIN=$ROOT/tools/txrdma-admin/txrdma-admin
+PP=$DIR/txn_bench
+. "$ROOT/tools/vm/guestlib.sh"
+. "$DIR/selfpeer.sh"
+
+PARTS=${PARTS:-"1 2 4"}
+WINDOWS=${WINDOWS:-"1 8 64"}
+SECONDS_EACH=${RUN_SECONDS:-3}
+AHEAD=${AHEAD:-1}	# txrdma endpoints read frames ahead (-A)
+# 1: the module's poll_idle_us is 0 for the txrdma runs, so that every
+# submission is served in the process's system call and no poller
+# thread spins beside the benchmark's on the guest's two vCPUs
+DOORBELL=${DOORBELL:-0}
+IDLE_PARAM=/sys/module/txrdma/parameters/poll_idle_us
+IDLE_SAVED=$(cat "$IDLE_PARAM" 2>/dev/null || true)
+MODE=${MODE:-spin}
+DATA=${DATA:-64}
+PEER_ATTRS=${PEER_ATTRS:-"pool 4:16 tx 50000 rx 50000 mult 10"}
+CG_NAME=txrdma-txnbench
+TENANT=txnbench
+LOG=${TXRDMA_OUT:-$(mktemp -d)}/txn_bench
+mkdir -p "$LOG"
+FAILED=0
+
+die() {
+	echo "txn_bench: $*" >&2
+	exit 1
+}
+
+restore() {
+	[ -z "$IDLE_SAVED" ] || echo "$IDLE_SAVED" > "$IDLE_PARAM"
+	selfpeer_down
+}
+trap restore EXIT
+selfpeer_prereqs "$0" jq
+selfpeer_up "$CG_NAME" "$TENANT" "$PEER_ATTRS"
+
+declare -A R
+run=0
+for p in $PARTS; do
+	for w in $WINDOWS; do
+		for b in txrdma tcp; do
+			run=$((run + 1))
+			out=$LOG/$b-p$p-w$w.txt
+			# a service and port range of its own per run: the last
+			# run's pairs and sockets may still be closing
+			flags=()
+			[ "$b" = txrdma ] && [ "$AHEAD" = 1 ] && flags=(-A)
+			if [ "$b" = txrdma ] && [ "$DOORBELL" = 1 ]; then
+				echo 0 > "$IDLE_PARAM" || die "cannot set $IDLE_PARAM"
+			elif [ -n "$IDLE_SAVED" ]; then
+				echo "$IDLE_SAVED" > "$IDLE_PARAM"
+			fi
+			timeout $((SECONDS_EACH + 60)) "$PP" "${flags[@]}" -b "$b" -p "$p" \
+				-w "$w" -m "$MODE" -t "$SECONDS_EACH" -d "$DATA" \
+				-S $((7000 + run * 16)) -P $((17000 + run * 16)) \
+				> "$out" 2>&1
+			if ! grep -q '^txn_bench backend' "$out"; then
+				echo "txn_bench: $b parts $p window $w failed: $(tail -3 "$out")" >&2
+				FAILED=$((FAILED + 1))
+				continue
+			fi
+			R[$b,$p,$w]=$(grep '^txn_bench backend' "$out")
+		done
+	done
+done
+
+field() {	# LINE NAME
+	awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<< "$1"
+}
+
+echo
+echo "two-phase commit, one guest (2 vCPUs, rxe loopback), mode $MODE, ${SECONDS_EACH} s per run, ${DATA} B per participant"
+printf '%-5s %-6s | %9s %9s %9s | %9s %9s %9s | %8s %8s %8s\n' \
+	parts window "x p50 us" "x p99 us" "x txn/s" "t p50 us" "t p99 us" \
+	"t txn/s" "p50 x/t" "p99 x/t" "tps x/t"
+for p in $PARTS; do
+	for w in $WINDOWS; do
+		x=${R[txrdma,$p,$w]:-}
+		t=${R[tcp,$p,$w]:-}
+		[ -n "$x" ] && [ -n "$t" ] || continue
+		xp50=$(field "$x" p50_us); xp99=$(field "$x" p99_us); xt=$(field "$x" tps)
+		tp50=$(field "$t" p50_us); tp99=$(field "$t" p99_us); tt=$(field "$t" tps)
+		printf '%-5s %-6s | %9s %9s %9s | %9s %9s %9s | %8.2f %8.2f %8.2f\n' \
+			"$p" "$w" "$xp50" "$xp99" "$xt" "$tp50" "$tp99" "$tt" \
+			"$(awk -v a="$xp50" -v b="$tp50" 'BEGIN { print a / b }')" \
+			"$(awk -v a="$xp99" -v b="$tp99" 'BEGIN { print a / b }')" \
+			"$(awk -v a="$xt" -v b="$tt" 'BEGIN { print a / b }')"
+	done
+done
+echo "(x: txrdma$([ "$AHEAD" = 1 ] && echo ", reading ahead")$([ "$DOORBELL" = 1 ] && echo ", poll_idle_us 0"), t: TCP over 127.0.0.1; logs in $LOG)"
+grep -h '^txn_bench backend' "$LOG"/*.txt
+[ "$FAILED" -eq 0 ] || die "$FAILED runs failed"
