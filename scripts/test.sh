@@ -109,6 +109,7 @@ if want build || want vm || want host || want debug; then
 	D=$OUT/destdir
 	rm -rf "$D"
 	if make -C lib install DESTDIR="$D" PREFIX=/usr > "$OUT/build-examples.log" 2>&1 &&
+	   make -C lib/txn install DESTDIR="$D" PREFIX=/usr >> "$OUT/build-examples.log" 2>&1 &&
 	   make -C examples clean all PKG_CONFIG_PATH="$D/usr/lib/pkgconfig" \
 		PKG_CONFIG_SYSROOT_DIR="$D" LDFLAGS="-Wl,-rpath,$D/usr/lib" \
 		>> "$OUT/build-examples.log" 2>&1 &&

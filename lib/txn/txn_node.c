@@ -419,22 +419,32 @@ static void tick(struct txn_node *n)
 	flush(n);
 }
 
-int txn_node_poll(struct txn_node *n, int timeout_ms)
+int txn_node_timeout_ms(const struct txn_node *n)
 {
-	uint64_t next, now;
-	int ret;
+	uint64_t next = txn_coord_next_deadline(&n->coord), now, ms;
 
-	tick(n);
-	next = txn_coord_next_deadline(&n->coord);
 	if (txn_part_next_deadline(&n->part) < next)
 		next = txn_part_next_deadline(&n->part);
+	if (next == TXN_NEVER)
+		return -1;
 	now = now_ns();
-	if (next != TXN_NEVER) {
-		uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+	ms = next > now ? (next - now + 999999) / 1000000 : 0;
+	return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
 
-		if (timeout_ms < 0 || ms < (uint64_t)timeout_ms)
-			timeout_ms = (int)ms;
-	}
+int txn_node_fd(const struct txn_node *n)
+{
+	return txn_transport_fd(n->t);
+}
+
+int txn_node_poll(struct txn_node *n, int timeout_ms)
+{
+	int ret, due;
+
+	tick(n);
+	due = txn_node_timeout_ms(n);
+	if (due >= 0 && (timeout_ms < 0 || due < timeout_ms))
+		timeout_ms = due;
 	ret = txn_transport_poll(n->t, timeout_ms);
 	tick(n);
 	return ret;

@@ -110,6 +110,16 @@ int txn_node_restore_prepared(struct txn_node *n, const struct txn_id *id);
  */
 int txn_node_poll(struct txn_node *n, int timeout_ms);
 
+/*
+ * For a caller's own event loop: the transport's fd (readable when
+ * txn_node_poll() has messages to take) and how long the loop may wait
+ * before a deadline of the machines is due (milliseconds, rounded up;
+ * -1 when none is pending).  Call txn_node_poll(n, 0) when either
+ * fires.
+ */
+int txn_node_fd(const struct txn_node *n);
+int txn_node_timeout_ms(const struct txn_node *n);
+
 const struct txn_coord *txn_node_coord(const struct txn_node *n);
 const struct txn_part *txn_node_part(const struct txn_node *n);
 void txn_node_stats(const struct txn_node *n, struct txn_node_stats *s);

@@ -648,6 +648,7 @@ static const struct txn_transport_ops tcp_ops = {
 	.send	= tcp_send,
 	.poll	= tcp_poll,
 	.fd	= tcp_fd,
+	.peer_up = txn_tcp_peer_up,
 	.close	= tcp_close,
 };
 

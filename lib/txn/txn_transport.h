@@ -35,6 +35,7 @@ struct txn_transport_ops {
 		    size_t len);
 	int (*poll)(struct txn_transport *t, int timeout_ms);
 	int (*fd)(const struct txn_transport *t);
+	bool (*peer_up)(const struct txn_transport *t, uint32_t node);
 	void (*close)(struct txn_transport *t);
 };
 
@@ -73,11 +74,44 @@ static inline int txn_transport_fd(const struct txn_transport *t)
 	return t->ops->fd(t);
 }
 
+/* Is @node's connection up (its last peer callback said up)? */
+static inline bool txn_transport_peer_up(const struct txn_transport *t,
+					 uint32_t node)
+{
+	return t->ops->peer_up(t, node);
+}
+
 /* Close every connection (no callback runs) and free @t. */
 static inline void txn_transport_close(struct txn_transport *t)
 {
 	if (t)
 		t->ops->close(t);
 }
+
+enum txn_backend {
+	TXN_BACKEND_TXRDMA,
+	TXN_BACKEND_TCP,
+	TXN_BACKEND_AUTO,	/* txrdma, or TCP where this host has none */
+};
+
+struct txn_txrdma_cfg;
+struct txn_tcp_cfg;
+
+/*
+ * Open the transport @want asks for (its configuration: @xc for
+ * txrdma, @tc for TCP; AUTO needs both).  AUTO opens TCP only when this
+ * host has no txrdma for us (no module, no RDMA device, no tenant), and
+ * then writes why into @why (at most @why_len bytes, NUL-terminated;
+ * "" when txrdma was opened), for the caller to log; any other error
+ * of txrdma (a bad configuration, a service in use) is returned.
+ * Peers are then added with the backend's own call
+ * (txn_txrdma_add_peer(), txn_tcp_add_peer(); t->ops->name says
+ * which).  Return: 0 and *@tp, or a negative errno.
+ */
+int txn_transport_open(struct txn_transport **tp, enum txn_backend want,
+		       const struct txn_txrdma_cfg *xc,
+		       const struct txn_tcp_cfg *tc,
+		       const struct txn_transport_cb *cb, void *ctx,
+		       char *why, size_t why_len);
 
 #endif /* TXN_TRANSPORT_H */

@@ -688,6 +688,7 @@ static const struct txn_transport_ops xr_ops = {
 	.send	= xr_send,
 	.poll	= xr_poll,
 	.fd	= xr_fd,
+	.peer_up = txn_txrdma_peer_up,
 	.close	= xr_close,
 };
 

@@ -29,6 +29,7 @@
 #include "../txn_node.h"
 #include "../txn_tcp.h"
 #include "tap.h"
+#include "txn_test.h"
 
 #define NODES		3
 #define EPOCHS		4
@@ -60,16 +61,6 @@ struct app {
 
 static struct app apps[NODES + 1];
 static const char payload[] = "the branch's payload";
-
-static uint32_t mix(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
 
 static bool votes_no(const struct txn_id *id)
 {
@@ -188,15 +179,6 @@ static const struct txn_node_hooks hooks = {
 	.log = hook_log,
 	.event = hook_event,
 };
-
-static struct sockaddr_in addr_of(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a.sin_port = htons((uint16_t)port);
-	return a;
-}
 
 /* open node @id (on its old port after a restart) and restore it */
 static int app_open(uint32_t id, uint32_t epoch)

@@ -26,6 +26,7 @@
 
 #include "../txn_tcp.h"
 #include "tap.h"
+#include "txn_test.h"
 
 #define NODES	3
 #define MAXMSG	(1U << 20)
@@ -51,16 +52,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint32_t mix(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
 }
 
 /* message @seq from @from to @to: length and bytes derived from them */
@@ -137,15 +128,6 @@ static void on_peer(void *ctx, uint32_t node, bool up)
 }
 
 static const struct txn_transport_cb cb = { .msg = on_msg, .peer = on_peer };
-
-static struct sockaddr_in addr_of(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a.sin_port = htons((uint16_t)port);
-	return a;
-}
 
 static int node_open(uint32_t id, int port)
 {

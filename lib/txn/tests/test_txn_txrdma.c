@@ -8,11 +8,14 @@
  * can then fall back to TCP and say why) and leaves nothing behind
  * (ASan: no leak; every descriptor closed).
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../txn_tcp.h"
 #include "../txn_txrdma.h"
 #include "tap.h"
 
@@ -89,9 +92,49 @@ static void test_no_module(void)
 	tap_diag("without the module: %s", strerror(-ret));
 }
 
+/* AUTO on a host without txrdma: TCP, and why */
+static void test_auto(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct txn_txrdma_cfg xc = { .self = 1, .service_base = 100 };
+	struct txn_tcp_cfg tc = {
+		.self = 1, .listen = (struct sockaddr *)&a,
+		.listen_len = sizeof(a),
+	};
+	struct txn_transport *t = NULL;
+	char why[160] = "junk";
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!access("/dev/txrdma", F_OK)) {
+		tap_skip("/dev/txrdma exists here: the guest suites cover it");
+		return;
+	}
+	TAP_CHECK_INT(txn_transport_open(&t, TXN_BACKEND_TXRDMA, &xc, &tc,
+					 &cb, NULL, why, sizeof(why)),
+		      -ENOENT);
+	TAP_CHECK(t == NULL);
+	TAP_CHECK_INT(txn_transport_open(&t, TXN_BACKEND_AUTO, &xc, &tc, &cb,
+					 NULL, why, sizeof(why)), 0);
+	if (!TAP_CHECK(t != NULL))
+		return;
+	TAP_CHECK_STR(t->ops->name, "tcp");
+	TAP_CHECK(strstr(why, "no /dev/txrdma") && strstr(why, "using TCP"));
+	tap_diag("%s", why);
+	txn_transport_close(t);
+	/* a bad txrdma configuration is an error, not a reason for TCP */
+	xc.service_base = 0;
+	t = NULL;
+	TAP_CHECK_INT(txn_transport_open(&t, TXN_BACKEND_AUTO, &xc, &tc, &cb,
+					 NULL, why, sizeof(why)), -EINVAL);
+	TAP_CHECK(t == NULL);
+	TAP_CHECK_INT(txn_transport_open(&t, 7, &xc, &tc, &cb, NULL, NULL, 0),
+		      -EINVAL);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_bad_cfg, "bad configurations refused before anything is opened"),
 	TAP_TEST(test_no_module, "no /dev/txrdma: libtxrdma's error, nothing left open"),
+	TAP_TEST(test_auto, "AUTO without txrdma opens TCP and says why; a bad txrdma configuration stays an error"),
 };
 
 int main(void)
