@@ -154,10 +154,15 @@ int main(int argc, char **argv)
 			txn_node_poll(nodes[i].n, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (done < count) {
-		/* begin what the window allows; -EBUSY: it is full */
+		/*
+		 * begin what the window allows (-EBUSY: it is full), corked:
+		 * each participant gets one message for all of them
+		 */
+		txn_node_cork(nodes[1].n);
 		while (begun < count &&
 		       !txn_node_begin(nodes[1].n, br, 2, NULL, NULL))
 			begun++;
+		txn_node_uncork(nodes[1].n);
 		for (i = 1; i <= 3; i++)
 			if (txn_node_poll(nodes[i].n, 0) < 0)
 				return 1;

@@ -10,6 +10,11 @@
  * transactions to one participant, or a participant's votes and ACKs,
  * share one message, and no record waits for more than the call it was
  * made in: batching never adds latency, it only takes what is there.
+ * A call made from a hook is part of the txn_node_poll() that ran the
+ * hook: a participant that votes inside its PREPARE hook on a batch of
+ * forty PREPAREs sends one batch of forty votes when the poll ends,
+ * not forty messages.  Between txn_node_cork() and txn_node_uncork()
+ * the caller's own calls batch the same way (begin many, send once).
  * A batch that fills up mid-call is sent at once and a new one started.
  * Records to one node keep their order (one batch at a time, one
  * connection per pair).
@@ -59,6 +64,8 @@ struct txn_node {
 	struct user_ent *users;
 	uint32_t users_mask;
 	struct txn_node_stats st;
+	/* > 0: calls leave their records for the poll or uncork to send */
+	unsigned int hold;
 };
 
 static uint64_t now_ns(void)
@@ -181,6 +188,13 @@ static void flush(struct txn_node *n)
 
 	for (i = 0; i < n->nq; i++)
 		outq_send(n, &n->q[i], false);
+}
+
+/* the end of a call: send, unless a poll or a cork around it will */
+static void call_done(struct txn_node *n)
+{
+	if (!n->hold)
+		flush(n);
 }
 
 static void op_send(void *ctx, uint32_t node, const struct txn_rec *r)
@@ -364,7 +378,7 @@ int txn_node_begin(struct txn_node *n, const struct txn_branch *br,
 	}
 	if (id)
 		*id = tid;
-	flush(n);
+	call_done(n);
 	return 0;
 }
 
@@ -372,7 +386,7 @@ int txn_node_logged(struct txn_node *n, const struct txn_id *id)
 {
 	int ret = txn_coord_logged(&n->coord, id, now_ns());
 
-	flush(n);
+	call_done(n);
 	return ret;
 }
 
@@ -381,7 +395,7 @@ int txn_node_vote(struct txn_node *n, const struct txn_id *id, bool yes,
 {
 	int ret = txn_part_vote(&n->part, id, yes, reason, now_ns());
 
-	flush(n);
+	call_done(n);
 	return ret;
 }
 
@@ -389,7 +403,7 @@ int txn_node_applied(struct txn_node *n, const struct txn_id *id)
 {
 	int ret = txn_part_applied(&n->part, id, now_ns());
 
-	flush(n);
+	call_done(n);
 	return ret;
 }
 
@@ -398,7 +412,7 @@ int txn_node_restore_commit(struct txn_node *n, const struct txn_id *id,
 {
 	int ret = txn_coord_restore(&n->coord, id, nodes, nn, now_ns());
 
-	flush(n);
+	call_done(n);
 	return ret;
 }
 
@@ -406,7 +420,7 @@ int txn_node_restore_prepared(struct txn_node *n, const struct txn_id *id)
 {
 	int ret = txn_part_restore(&n->part, id, now_ns());
 
-	flush(n);
+	call_done(n);
 	return ret;
 }
 
@@ -445,9 +459,22 @@ int txn_node_poll(struct txn_node *n, int timeout_ms)
 	due = txn_node_timeout_ms(n);
 	if (due >= 0 && (timeout_ms < 0 || due < timeout_ms))
 		timeout_ms = due;
+	n->hold++;
 	ret = txn_transport_poll(n->t, timeout_ms);
-	tick(n);
+	n->hold--;
+	tick(n);	/* sends what the messages and their hooks made */
 	return ret;
+}
+
+void txn_node_cork(struct txn_node *n)
+{
+	n->hold++;
+}
+
+void txn_node_uncork(struct txn_node *n)
+{
+	if (n->hold && !--n->hold)
+		flush(n);
 }
 
 const struct txn_coord *txn_node_coord(const struct txn_node *n)

@@ -97,6 +97,18 @@ int txn_node_vote(struct txn_node *n, const struct txn_id *id, bool yes,
 		  uint32_t reason);
 int txn_node_applied(struct txn_node *n, const struct txn_id *id);
 
+/*
+ * Batch the caller's own calls: between txn_node_cork() and
+ * txn_node_uncork() begin, vote, applied and logged leave their
+ * records in the batches, and the uncork sends them (a coordinator
+ * that begins a window of transactions sends each participant one
+ * message).  Calls made from a hook need no cork: the poll that ran the
+ * hook sends their records when it returns.  Corks nest; a poll sends
+ * what is batched even while corked.
+ */
+void txn_node_cork(struct txn_node *n);
+void txn_node_uncork(struct txn_node *n);
+
 /* after a restart, before the first poll (see txn_coord.h, txn_part.h) */
 int txn_node_restore_commit(struct txn_node *n, const struct txn_id *id,
 			    const uint32_t *nodes, uint16_t nn);

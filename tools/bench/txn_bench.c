@@ -125,9 +125,10 @@ static bool peer_up(struct bnode *b, uint32_t node)
 	return txn_txrdma_peer_up(b->t, node);
 }
 
-/* the coordinator's turn: begin while the window allows */
+/* the coordinator's turn: begin while the window allows, one batch */
 static void feed(struct bnode *b, uint64_t *slot)
 {
+	txn_node_cork(b->n);
 	while (inflight < window) {
 		uint64_t k = *slot % (2 * window);
 
@@ -138,6 +139,7 @@ static void feed(struct bnode *b, uint64_t *slot)
 		(*slot)++;
 		inflight++;
 	}
+	txn_node_uncork(b->n);
 }
 
 static bool mesh_up(void)

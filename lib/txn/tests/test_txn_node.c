@@ -445,6 +445,66 @@ static void test_plain(void)
 	stop();
 }
 
+/* poll every node until @cond holds (at most 5 s) */
+static bool poll_until(bool (*cond)(void))
+{
+	double end = now_s() + 5;
+	uint32_t i;
+
+	while (!cond() && now_s() < end)
+		for (i = 1; i <= NODES; i++)
+			txn_node_poll(apps[i].n, 0);
+	return cond();
+}
+
+static bool mesh_up(void)
+{
+	return txn_transport_peer_up(apps[1].t, 2) &&
+	       txn_transport_peer_up(apps[1].t, 3) &&
+	       txn_transport_peer_up(apps[2].t, 1) &&
+	       txn_transport_peer_up(apps[3].t, 1);
+}
+
+static bool both_voted(void)
+{
+	struct txn_node_stats s2, s3;
+
+	txn_node_stats(apps[2].n, &s2);
+	txn_node_stats(apps[3].n, &s3);
+	return s2.records_out >= 40 && s3.records_out >= 40;
+}
+
+/*
+ * A corked window of 40 begins leaves as one batch per participant,
+ * and each participant, voting inside its PREPARE hook, answers the 40
+ * in one batch when its poll ends (not one message per vote).
+ */
+static void test_batching(void)
+{
+	static const uint32_t coords[] = { 1 };
+	struct txn_node_stats st;
+	uint32_t i;
+
+	start();
+	TAP_CHECK(poll_until(mesh_up));
+	txn_node_cork(apps[1].n);
+	feed(40, coords, 1);
+	txn_node_stats(apps[1].n, &st);
+	TAP_CHECK_INT(st.batches_out, 0);	/* corked: all held */
+	txn_node_uncork(apps[1].n);
+	txn_node_stats(apps[1].n, &st);
+	TAP_CHECK_INT(st.batches_out, 2);
+	TAP_CHECK_INT(st.records_out, 80);
+	TAP_CHECK(poll_until(both_voted));
+	for (i = 2; i <= 3; i++) {
+		txn_node_stats(apps[i].n, &st);
+		TAP_CHECK_INT(st.records_out, 40);
+		TAP_CHECK_INT(st.batches_out, 1);
+	}
+	run(400, coords, 1, NULL, NULL, "1 coordinator x 400, batched");
+	stop();
+}
+
 static void restart_3(void)
 {
 	app_restart(3);
@@ -492,6 +552,7 @@ static void test_coordinator_restart(void)
 
 static const struct tap_test tests[] = {
 	TAP_TEST(test_plain, "2PC over TCP, 3 nodes, 2 coordinators: atomic, every transaction decided, batched"),
+	TAP_TEST(test_batching, "a corked window: one batch per participant; votes made in hooks: one batch per poll"),
 	TAP_TEST(test_participant_restart, "a participant closed and reopened midway: atomic, all decided, nobody in doubt"),
 	TAP_TEST(test_coordinator_restart, "a coordinator reopened under a new epoch: logged COMMITs restored, the rest presumed aborted"),
 };
