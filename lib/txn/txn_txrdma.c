@@ -461,6 +461,8 @@ static void take_results(struct xr *x)
 		if (r->ret) {
 			x->peers[r->idx].next_dial = now_ms() +
 						     x->cfg.redial_ms;
+			x->st.dial_errors++;
+			x->st.last_dial_error = r->ret;
 			continue;
 		}
 		if (txrdma_rx_init(&x->peers[r->idx].rx, x->ctx, &x->sq,

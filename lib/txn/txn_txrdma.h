@@ -35,6 +35,8 @@ struct txn_txrdma_stats {
 	uint64_t send_errors;	/* SEND completions with an error */
 	uint64_t queued;	/* sends queued for a slot */
 	uint64_t full;		/* sends refused: the queue is full */
+	uint64_t dial_errors;	/* dials that failed */
+	int64_t last_dial_error;	/* the latest one's -errno, or 0 */
 };
 
 /*

@@ -102,26 +102,12 @@ downs0=$(pshow "$peer" .downs)
 # msg_test's TAP lines, as ours; the rest as comments (lastpipe: the
 # loop runs in this shell, so ok/not_ok count)
 shopt -s lastpipe
-failed_lines=0
 TXRDMA_MSG_ROLE=$role TXRDMA_MSG_PEER=$peer \
 	timeout "$TIMEOUT" "$DIR/msg_test" 2>&1 |
-	while IFS= read -r line; do
-		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (-\ )?(.*)$ ]]; then
-			if [ "${BASH_REMATCH[1]}" = ok ]; then
-				ok "$g msg_test $role: ${BASH_REMATCH[3]}"
-			else
-				not_ok "$g msg_test $role: ${BASH_REMATCH[3]}"
-				failed_lines=$((failed_lines + 1))
-			fi
-		elif [[ $line == \#* ]]; then
-			echo "$line"
-		else
-			echo "# $line"
-		fi
-	done
+	tap_relay "$g msg_test $role"
 rc=${PIPESTATUS[0]}
 # a crash, or a timeout, without a "not ok" line of its own
-if [ "$rc" -ne 0 ] && [ "$failed_lines" -eq 0 ]; then
+if [ "$rc" -ne 0 ] && [ "$TAP_RELAYED_FAILS" -eq 0 ]; then
 	not_ok "$g msg_test $role: exited $rc"
 fi
 

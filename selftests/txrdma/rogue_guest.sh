@@ -27,24 +27,10 @@ check "an ACTIVE RDMA link" \
 	sh -c 'rdma -j link show | jq -e "[.[] | select(.state == \"ACTIVE\")] | length > 0" >/dev/null'
 
 shopt -s lastpipe
-failed_lines=0
 TXRDMA_PEER_KEY=$KEY timeout "$TIMEOUT" "$DIR/rogue_peer" 2>&1 |
-	while IFS= read -r line; do
-		if [[ $line =~ ^(not\ ok|ok)\ [0-9]+\ (-\ )?(.*)$ ]]; then
-			if [ "${BASH_REMATCH[1]}" = ok ]; then
-				ok "rogue_peer: ${BASH_REMATCH[3]}"
-			else
-				not_ok "rogue_peer: ${BASH_REMATCH[3]}"
-				failed_lines=$((failed_lines + 1))
-			fi
-		elif [[ $line == \#* ]]; then
-			echo "$line"
-		else
-			echo "# $line"
-		fi
-	done
+	tap_relay rogue_peer
 rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ] && [ "$failed_lines" -eq 0 ]; then
+if [ "$rc" -ne 0 ] && [ "$TAP_RELAYED_FAILS" -eq 0 ]; then
 	not_ok "rogue_peer: exited $rc"
 fi
 check "no rdma_cm id of the attacker left" \

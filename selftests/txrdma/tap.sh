@@ -27,6 +27,35 @@ diag() {
 	echo "# $*"
 }
 
+# tap_relay TAG [FN]: a program's TAP on stdin as ours ("TAG: text"),
+# its comments passed on (and handed to function FN, if given, e.g. to
+# signal another guest when the program says it listens), its plan and
+# version line dropped, anything else as a comment; TAP_RELAYED_FAILS
+# counts its "not ok" lines.  Run it in this shell (shopt -s lastpipe),
+# or the counts are lost with the subshell.
+TAP_RELAYED_FAILS=0
+tap_relay() {
+	local line
+
+	while IFS= read -r line; do
+		if [[ $line =~ ^(not\ ok|ok)\ ([0-9]+\ )?(-\ )?(.*)$ ]]; then
+			if [ "${BASH_REMATCH[1]}" = ok ]; then
+				ok "$1: ${BASH_REMATCH[4]}"
+			else
+				not_ok "$1: ${BASH_REMATCH[4]}"
+				TAP_RELAYED_FAILS=$((TAP_RELAYED_FAILS + 1))
+			fi
+		elif [[ $line == \#* ]]; then
+			echo "$line"
+			[ -z "$2" ] || "$2" "$line"
+		elif [[ $line == "TAP version"* || $line =~ ^1\.\.[0-9]+$ ]]; then
+			:
+		else
+			echo "# $1: $line"
+		fi
+	done
+}
+
 tap_done() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAILED" -eq 0 ]

@@ -30,6 +30,7 @@
 
 #include "../txn_log.h"
 #include "tap.h"
+#include "txn_test.h"
 
 _Static_assert(sizeof(struct txrdma_tlog_hdr) == 32, "header");
 _Static_assert(offsetof(struct txrdma_tlog_hdr, magic) == 0, "magic");
@@ -48,11 +49,7 @@ static uint64_t rng_state = 0x7478726d61746c67ULL;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static uint64_t rnd_below(uint64_t n)
@@ -952,7 +949,7 @@ struct sim {
 	bool stalled;
 };
 
-static uint64_t mix(uint64_t z)
+static uint64_t sim_mix(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -962,12 +959,12 @@ static uint64_t mix(uint64_t z)
 /* an entry's payload: a function of (writer, sequence number) only */
 static uint32_t sim_len(unsigned int w, uint64_t s)
 {
-	return (uint32_t)(mix((uint64_t)w << 48 ^ s) % (SIM_MAXLEN + 1));
+	return (uint32_t)(sim_mix((uint64_t)w << 48 ^ s) % (SIM_MAXLEN + 1));
 }
 
 static uint8_t sim_byte(unsigned int w, uint64_t s, uint32_t i)
 {
-	uint64_t h = mix(((uint64_t)w << 48 ^ s) + 0x5151);
+	uint64_t h = sim_mix(((uint64_t)w << 48 ^ s) + 0x5151);
 
 	return (uint8_t)(h >> (8 * (i & 7))) ^ (uint8_t)(i * 37);
 }

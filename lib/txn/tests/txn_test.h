@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What lib/txn's host tests share: a hash for deterministic choices and
- * payloads, and 127.0.0.1 addresses for the TCP transport.
+ * payloads, a seeded random generator, and 127.0.0.1 addresses for the
+ * TCP transport.
  */
 #ifndef TXN_TEST_H
 #define TXN_TEST_H
@@ -19,6 +20,16 @@ static inline uint32_t mix(uint32_t x)
 	x *= 0x846ca68bu;
 	x ^= x >> 16;
 	return x;
+}
+
+/* splitmix64 over the test's own state: reproducible random numbers */
+static inline uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
 }
 
 /* 127.0.0.1:@port (0: any port) */
