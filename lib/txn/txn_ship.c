@@ -2,7 +2,9 @@
 /*
  * Log shipping over txrdma: txn_log.c's writer, reader and merger,
  * moved by real asynchronous RDMA WRITEs on endpoint pairs.  See
- * txn_ship.h for the interface, uapi/linux/txrdma_tlog.h for the bytes.
+ * txn_ship.h for the interface, uapi/linux/txrdma_tlog.h for the bytes,
+ * txn_ship_proto.c for the WRITE plan, the feedback rule and the
+ * messages, which this glue runs.
  *
  * The shape.  One endpoint pair per writer, between the writer's host
  * and the reader's.  The reader makes one region per writer, the ring
@@ -17,23 +19,16 @@
  * a WRITE is "stage region, offset X" to "ring region, offset X".
  *
  * WRITE batching.  Appending only builds bytes in the stage; a flush
- * asks txn_log_writer_flush() for what was appended since the last one
- * (at most two ranges: the ring's end splits a batch, and the bytes a
- * PAD skips are never written) and queues the ranges in a plan.  The
- * plan merges a range with the one before it when they touch, and hands
- * out WRITEs of at most max_write bytes (64 KiB by default): many small
- * entries become one WRITE, a large batch several, so the reader sees
- * the first bytes of a batch before its last were sent and the NIC
- * moves big transfers.  WRITEs are posted without waiting for any:
- * each takes an SQE, and at most max_inflight (and never more than the
- * SQ holds) are posted and not completed, so the CQ, twice the SQ,
- * cannot overflow with the ship as its only user.  What does not fit
+ * queues what was appended since the last one in the WRITE plan
+ * (txn_ship_proto.c), which merges ranges that touch and hands out
+ * WRITEs of at most max_write bytes.  WRITEs are posted without waiting
+ * for any: each takes an SQE, and at most max_inflight (and never more
+ * than the SQ holds) are posted and not completed, so the CQ, twice the
+ * SQ, cannot overflow with the ship as its only user.  What does not fit
  * stays in the plan and is posted by a later flush or poll, as
  * completions free SQEs.  A completion only frees its SQE slot and
  * counts: nothing waits for it, and no byte of the stage is released by
- * it (below).  The plan never holds more than two ranges: what was
- * handed out and not posted lies within the bytes the reader has not
- * consumed, at most one ring, which spans at most one wrap.
+ * it (below).
  *
  * The ordering this rests on.  An RDMA WRITE's bytes become visible at
  * the reader in no promised order: within one WRITE, and between WRITEs
@@ -60,22 +55,9 @@
  * FEEDBACK message on the writer's pair, the position up to which it
  * consumed the writer's log (and the clock it merged: every writer's
  * entries delivered, which a writer observes with TXN_SHIP_F_OBSERVE so
- * that its later entries follow them).  Not per entry: a SEND and its
- * completion per entry would cost the reader as many operations as the
- * writer made entries, and the writer as many receives, which undoes the
- * batching of the WRITEs.  Instead after every quarter ring consumed
- * (fb_every): a writer that heard last at position C may append up to
- * C + ring, so with a message per quarter it has at least three
- * quarters of the ring to fill while the next message travels, and
- * never stalls unless the reader falls behind by most of a ring; a
- * smaller step buys nothing but messages, a half ring would let a
- * writer stall for a round trip whenever a batch is large.  The step
- * alone is not enough: a writer may stop appending with less than a
- * quarter unreported, or an entry may not fit while the reader has
- * consumed less than a quarter since it last said so (a large entry
- * behind a PAD).  So an idle reader (nothing deliverable) also reports
- * what is new once fb_idle_us passed since its last message: at most
- * one message per writer per fb_idle_us, whatever the entry rate.
+ * that its later entries follow them).  When is the feedback rule's
+ * (txn_ship_proto.c): after every quarter ring consumed (fb_every), and
+ * when idle once fb_idle_us passed since the last message.
  * txn_ship_reader_feedback() reports at once (the end of a stream).
  *
  * A delivered entry's payload is read in place in the ring, so the
@@ -102,218 +84,14 @@
 
 #include "txn_ship.h"
 
-#define ALIGN8		TXRDMA_TLOG_ALIGN
-#define MSG_HDR		sizeof(struct txn_ship_msg_hdr)
 #define INFLIGHT_DEFAULT	32
 #define RING_WAIT_MS_DEFAULT	10000
 #define FB_SLOT		256	/* bytes per FEEDBACK send slot */
 #define FB_SLOTS	4	/* FEEDBACKs in flight per writer */
 
-_Static_assert(sizeof(struct txn_ship_msg_hdr) == 24, "txn_ship_msg_hdr");
 _Static_assert(TXN_SHIP_MSG_MAX <= FB_SLOT, "a message fits a slot");
 _Static_assert(TXRDMA_TLOG_MAX_CLOCK < 256 && FB_SLOTS <= 8,
 	       "writer and slot fit a byte each of user_data");
-
-/* ---- the plan -------------------------------------------------------- */
-
-/*
- * A plan for a ring of @ring_size bytes, WRITEs of at most @max_write
- * (0: TXN_SHIP_MAX_WRITE_DEFAULT).  Return: 0, -EINVAL.
- */
-int txn_ship_plan_init(struct txn_ship_plan *p, uint64_t ring_size,
-		       uint64_t max_write)
-{
-	if (!max_write)
-		max_write = TXN_SHIP_MAX_WRITE_DEFAULT;
-	if (!ring_size || ring_size % ALIGN8 || ring_size > TXRDMA_TLOG_MAX_RING ||
-	    max_write > TXRDMA_SQE_MAX_LEN)
-		return -EINVAL;
-	*p = (struct txn_ship_plan) {
-		.ring_size	= ring_size,
-		.max_write	= max_write,
-	};
-	return 0;
-}
-
-/*
- * Queue @n pieces of txn_log_writer_flush(), in order.  Return: 0;
- * -EINVAL for a piece past the ring's end; -EOVERFLOW when they would
- * need more than TXN_SHIP_PLAN_RANGES ranges (not for pieces of one
- * writer's flushes: see the top); nothing changed on error.
- */
-int txn_ship_plan_add(struct txn_ship_plan *p,
-		      const struct txn_log_piece *piece, unsigned int n)
-{
-	struct txn_ship_plan q = *p;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct txn_ship_range *last = q.n ? &q.r[q.n - 1] : NULL;
-		uint64_t off = piece[i].off, len = piece[i].len;
-
-		if (off > q.ring_size || len > q.ring_size - off)
-			return -EINVAL;
-		if (!len)
-			continue;
-		if (last && last->off + last->len == off) {
-			last->len += len;
-		} else {
-			if (q.n == TXN_SHIP_PLAN_RANGES)
-				return -EOVERFLOW;
-			q.r[q.n++] = (struct txn_ship_range) {
-				.off = off, .len = len,
-			};
-		}
-		q.bytes += len;
-	}
-	*p = q;
-	return 0;
-}
-
-/* Take the next WRITE into @w: true, or false when nothing is pending. */
-bool txn_ship_plan_next(struct txn_ship_plan *p, struct txn_ship_range *w)
-{
-	struct txn_ship_range *f = &p->r[0];
-
-	if (!p->n)
-		return false;
-	w->off = f->off;
-	w->len = f->len < p->max_write ? f->len : p->max_write;
-	f->off += w->len;
-	f->len -= w->len;
-	p->bytes -= w->len;
-	if (!f->len) {
-		p->n--;
-		memmove(p->r, p->r + 1, p->n * sizeof(p->r[0]));
-	}
-	return true;
-}
-
-/* ---- the feedback rule ------------------------------------------------ */
-
-/*
- * A reader's rule for one writer's ring of @ring_size bytes: a message
- * after @every bytes consumed (0: a quarter ring), or when idle once
- * @idle_us passed (0: TXN_SHIP_IDLE_US_DEFAULT).  Return: 0, -EINVAL.
- */
-int txn_ship_fb_init(struct txn_ship_fb *f, uint64_t ring_size,
-		     uint64_t every, uint64_t idle_us)
-{
-	if (!ring_size || ring_size % ALIGN8 || every > ring_size)
-		return -EINVAL;
-	if (!every)
-		every = ring_size / 4 ? ring_size / 4 : ALIGN8;
-	*f = (struct txn_ship_fb) {
-		.every		= every,
-		.idle_us	= idle_us ? idle_us : TXN_SHIP_IDLE_US_DEFAULT,
-	};
-	return 0;
-}
-
-/* Should the reader, consumed up to @consumed, tell the writer now? */
-bool txn_ship_fb_due(const struct txn_ship_fb *f, uint64_t consumed,
-		     bool idle, uint64_t now_us)
-{
-	if (consumed <= f->sent)
-		return false;
-	if (consumed - f->sent >= f->every)
-		return true;
-	return idle && now_us - f->sent_us >= f->idle_us;
-}
-
-/* The reader told the writer @consumed at @now_us. */
-void txn_ship_fb_sent(struct txn_ship_fb *f, uint64_t consumed,
-		      uint64_t now_us)
-{
-	f->sent = consumed;
-	f->sent_us = now_us;
-}
-
-/* ---- messages --------------------------------------------------------- */
-
-static size_t msg_len(unsigned int type, unsigned int nclock)
-{
-	return MSG_HDR + (type == TXN_SHIP_FEEDBACK ?
-			  (size_t)nclock * sizeof(uint64_t) : 0);
-}
-
-/*
- * Encode @m into @buf (@cap bytes).  Return: its length, or 0 when @m
- * is not a message (type, nclock, writer) or @cap is too small.
- */
-size_t txn_ship_msg_encode(void *buf, size_t cap, const struct txn_ship_msg *m)
-{
-	struct txn_ship_msg_hdr h;
-	size_t len;
-	unsigned int i;
-
-	if ((m->type != TXN_SHIP_RING && m->type != TXN_SHIP_FEEDBACK) ||
-	    !m->nclock || m->nclock > TXRDMA_TLOG_MAX_CLOCK ||
-	    m->writer >= m->nclock)
-		return 0;
-	len = msg_len(m->type, m->nclock);
-	if (cap < len)
-		return 0;
-	h = (struct txn_ship_msg_hdr) {
-		.magic	= htole32(TXN_SHIP_MAGIC),
-		.type	= htole16((uint16_t)m->type),
-		.nclock	= htole16((uint16_t)m->nclock),
-		.writer	= htole32(m->writer),
-		.region	= htole32(m->region),
-		.val	= htole64(m->val),
-	};
-	memcpy(buf, &h, sizeof(h));
-	if (m->type == TXN_SHIP_FEEDBACK)
-		for (i = 0; i < m->nclock; i++) {
-			uint64_t v = htole64(m->clock[i]);
-
-			memcpy((uint8_t *)buf + MSG_HDR + i * sizeof(v), &v,
-			       sizeof(v));
-		}
-	return len;
-}
-
-/*
- * Decode the @len bytes at @buf.  Return: 0; -EPROTO when they are not
- * a message: magic, type, nclock (1..TXRDMA_TLOG_MAX_CLOCK), writer
- * (below nclock), length; RING: a ring size txn_log can use (a
- * multiple of 8, at most TXRDMA_TLOG_MAX_RING); FEEDBACK: region 0, a
- * position that is a multiple of 8.
- */
-int txn_ship_msg_decode(const void *buf, size_t len, struct txn_ship_msg *m)
-{
-	struct txn_ship_msg_hdr h;
-	unsigned int i;
-
-	if (len < MSG_HDR)
-		return -EPROTO;
-	memcpy(&h, buf, sizeof(h));
-	*m = (struct txn_ship_msg) {
-		.type	= le16toh(h.type),
-		.nclock	= le16toh(h.nclock),
-		.writer	= le32toh(h.writer),
-		.region	= le32toh(h.region),
-		.val	= le64toh(h.val),
-	};
-	if (le32toh(h.magic) != TXN_SHIP_MAGIC ||
-	    (m->type != TXN_SHIP_RING && m->type != TXN_SHIP_FEEDBACK) ||
-	    !m->nclock || m->nclock > TXRDMA_TLOG_MAX_CLOCK ||
-	    m->writer >= m->nclock || len != msg_len(m->type, m->nclock))
-		return -EPROTO;
-	if (m->type == TXN_SHIP_RING)
-		return !m->val || m->val % ALIGN8 ||
-		       m->val > TXRDMA_TLOG_MAX_RING ? -EPROTO : 0;
-	if (m->region || m->val % ALIGN8)
-		return -EPROTO;
-	for (i = 0; i < m->nclock; i++) {
-		uint64_t v;
-
-		memcpy(&v, (const uint8_t *)buf + MSG_HDR + i * sizeof(v),
-		       sizeof(v));
-		m->clock[i] = le64toh(v);
-	}
-	return 0;
-}
 
 /* ---- shared glue ------------------------------------------------------ */
 
@@ -542,7 +320,7 @@ int txn_ship_writer_flush(struct txn_ship_writer *w)
 	n = txn_log_writer_flush(&w->log, piece);
 	rc = txn_ship_plan_add(&w->plan, piece, n);
 	if (rc)
-		return w->err = rc;	/* cannot happen: see the top */
+		return w->err = rc;	/* cannot happen: txn_ship_proto.c */
 	return post(w);
 }
 

@@ -75,9 +75,10 @@ Suites:
   txn     - 3 guests: two-phase commit of lib/txn over txrdma, guest 0
             coordinating, 1 and 2 taking part, 100,000 transactions per
             run, ~10 % voted no; runs plain, with the link g0-g1 cut for
-            2 s at half-time, and with guest 2's participant killed and
-            restarted at half-time; an atomicity check over the three
-            logs after each (txn_guest.sh, txn_guest, txn_check.py)
+            2 s at half-time, and with guest 2's participant killed
+            (SIGKILL, with transactions in doubt) and restarted at
+            half-time; an atomicity check over the three logs after
+            each (txn_guest.sh, txn_guest, txn_check.py)
   logship - 3 guests: log shipping of lib/txn (txn_ship) by RDMA
             WRITEs: guests 1 and 2 append --logship-count entries in
             all into rings that guest 0 exports to them; guest 0 merges

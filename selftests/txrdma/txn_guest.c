@@ -17,7 +17,11 @@
  * 10 % of them abort), chosen by a hash of SEED, the node and the
  * transaction: a participant restarted with a higher EPOCH votes on a
  * resent PREPARE as it did before.  It exits once DONE_FILE exists and
- * it holds no transaction it prepared without a decision.
+ * it holds no transaction it prepared without a decision.  With
+ * TXN_GUEST_CRASH_AT=N in its environment it kills itself (SIGKILL)
+ * at the first poll after its Nth PREPARE where it holds prepared
+ * transactions without a decision, so that its restart has some to
+ * restore.
  *
  * Both keep the log the protocol relies on, one line per step, and the
  * suite's checker (txn_check.py) reads them afterwards:
@@ -36,6 +40,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -467,8 +472,8 @@ static int participant(int argc, char **argv)
 {
 	static const struct txn_node_hooks hooks = { .event = part_event };
 	static const uint32_t coord = COORD;
-	const char *done_file, *log_path;
-	uint64_t done_at = 0, t0;
+	const char *done_file, *log_path, *crash = getenv("TXN_GUEST_CRASH_AT");
+	uint64_t done_at = 0, t0, crash_at = crash ? num(crash, "crash point") : 0;
 	struct txn_transport *t;
 	struct part p = { 0 };
 	uint32_t epoch, service;
@@ -508,6 +513,13 @@ static int participant(int argc, char **argv)
 	for (;;) {
 		if (txn_node_poll(p.n, 10) < 0)
 			die("txn_node_poll failed");
+		if (crash_at && p.prepares >= crash_at && p.pending) {
+			printf("# participant %u epoch %u: SIGKILL with %" PRIu64
+			       " prepared transactions without a decision\n",
+			       p.node, epoch, p.pending);
+			fflush(stdout);
+			raise(SIGKILL);
+		}
 		if (!done_at && exists(done_file))
 			done_at = now_ns();
 		if (done_at && !p.pending)

@@ -11,9 +11,10 @@
 #   cut    when half are done the host cuts the link between guests 0
 #          and 1 for 2 s (QMP set_link; the host waits for the file
 #          txn-cut-half);
-#   kill   when half are done guest 2 kills its participant (SIGKILL)
-#          and starts it again with a higher epoch, restoring from its
-#          log what it had prepared.
+#   kill   once half the transactions reached it, guest 2's participant
+#          kills itself (SIGKILL) at a moment it holds prepared ones
+#          without a decision, and is started again with a higher
+#          epoch, restoring from its log what it had prepared.
 #
 # After each run guest 0 runs txn_check.py over the three logs: every
 # transaction decided, none committed at one participant and aborted
@@ -65,30 +66,33 @@ coordinate() {	# RUN SERVICE
 	shopt -u lastpipe
 }
 
-# run a participant; in the kill run guest 2's is killed at half-time
+# run a participant; in the kill run guest 2's kills itself (SIGKILL)
+# once half the transactions reached it and it holds prepared ones
+# without a decision, and is started again with epoch 2
 take_part() {	# RUN SERVICE
-	local run=$1 service=$2 log=$LOGDIR/$1-part$node.log pid st
+	local run=$1 service=$2 log=$LOGDIR/$1-part$node.log st n
 
 	rm -f "$log"
-	"$PROG" part "$node" 1 "$COUNT" "$service" "$SEED" "$log" \
-		"$TXRDMA_JOB/txn-$run-done" &
-	pid=$!
 	if [ "$run" = kill ] && [ "$me" = 2 ]; then
-		check "g2 kill: half of the transactions done" \
-			txrdma_wait_file "txn-kill-half" 900
-		kill -KILL "$pid"
-		wait "$pid"
+		TXN_GUEST_CRASH_AT=$((COUNT / 2)) "$PROG" part "$node" 1 \
+			"$COUNT" "$service" "$SEED" "$log" "$TXRDMA_JOB/txn-$run-done"
 		st=$?
 		check "g2 kill: participant killed by SIGKILL (status $st)" \
 			test "$st" = 137
-		diag "g2 kill: $(grep -c '^P' "$log") prepared, $(grep -c '^[CA]' "$log") decided when killed"
 		"$PROG" part "$node" 2 "$COUNT" "$service" "$SEED" "$log" \
-			"$TXRDMA_JOB/txn-$run-done" &
-		pid=$!
+			"$TXRDMA_JOB/txn-$run-done" | tee "$LOGDIR/kill-restart.out"
+		st=${PIPESTATUS[0]}
+		n=$(sed -n 's/.*epoch 2: \([0-9]*\) prepared transactions restored.*/\1/p' \
+			"$LOGDIR/kill-restart.out")
+		check "g2 kill: the restarted participant restored ${n:-no} prepared transactions" \
+			test "${n:-0}" -gt 0
+	else
+		"$PROG" part "$node" 1 "$COUNT" "$service" "$SEED" "$log" \
+			"$TXRDMA_JOB/txn-$run-done"
+		st=$?
 	fi
-	wait "$pid"
 	check "g$me $run: participant $node finished with every prepared transaction decided" \
-		test "$?" = 0
+		test "$st" = 0
 	cp "$log" "$TXRDMA_OUT/"
 	txrdma_signal "g$me-txn-$run-end"
 }

@@ -22,20 +22,33 @@
  * the txrdma calls: accept, export, messages), exports the whole table
  * READ-only to each pair and sends "vtab REGION SIZE NSLOTS".  Its main
  * thread only writes memory: for SECONDS (and until every one of
- * READERS readers said "finished"), it rewrites a random record with
+ * READERS readers said "finished"), it rewrites a record with
  * txn_vrec_write(), the payload a function of (record, version) whose
  * length (1..cap bytes) varies with the version, so that a reader can
- * check every byte it is given.  Then it sends "done UPDATES" to each
- * reader, which closes the pair, and checks every slot once more.
+ * check every byte it is given: half of the time one of the hot records
+ * 0..7, else a random one of all.  The hot set is what makes READs race
+ * the writer: with updates spread over 1,000 records, a READ rarely
+ * meets its record half written, and the torn-copy path goes unused.
+ * Then it sends "done UPDATES" to each reader, which closes the pair,
+ * and checks every slot once more.
  *
  * A reader checks the import (exactly the table, READ only; a WRITE of
  * it fails -EPERM), READs and checks the directory, then for SECONDS
- * reads random records, one at a time (txn_vread_one()) and, every 16th
- * read, 8 at once (txn_vread_multi()).  Every record returned must be
- * exactly what the writer wrote for its version (length and bytes: a
- * torn record returned is a failure), versions of a record never go
- * back, and no READ may fail; reads given up after 16 torn copies
- * (-EBUSY) are counted, not failures.
+ * reads records, one at a time (txn_vread_one()), half of them hot
+ * records, and, every 16th read, 8 at once (txn_vread_multi()), every
+ * other time the 8 hot ones, else 8 random ones.  Every record returned
+ * must be exactly what the writer wrote for its version (length and
+ * bytes: a torn record returned is a failure), versions of a record
+ * never go back, and no READ may fail; reads given up after 16 torn
+ * copies (-EBUSY) are counted, not failures.  Retries and reads given up are
+ * counted apart for hot reads (any of records 0..7) and cold ones, and
+ * the hot reads must have met at least one torn copy: the retry path
+ * ran.  rxe's responder in the writer's guest preempts the writer
+ * wherever it is (one vCPU) or runs beside it, a hot record is being
+ * written about 2% of the writer's time (0.4 of an update is inside
+ * txn_vrec_write(), a hot record takes 1/16 of them), so 500 hot reads
+ * expect about 10 torn copies; below HOT_MIN_READS the check is
+ * skipped, not failed.
  *
  * TAP: "ok N - writer: ..." / "ok N - reader: ...", the plan last; exit
  * status 1 when any line is "not ok".
@@ -73,6 +86,8 @@
 #define MAX_MSG		1024
 #define DIR_MAGIC	0x47445256u	/* "VRDG" */
 #define MULTI		8
+#define HOT		8	/* records 0..HOT-1: half the updates */
+#define HOT_MIN_READS	500	/* fewer hot reads: the retry check skips */
 #define MAX_ATTEMPTS	16
 #define READ_TIMEOUT_MS	10000
 #define MSG_TIMEOUT_MS	30000
@@ -134,6 +149,14 @@ static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
 /* slot capacities: powers of two and multiples of 8 in between */
 static uint32_t cap_of(uint32_t i)
 {
+	/*
+	 * the hot records are the largest: a write of one and a READ of
+	 * it take longest, so that they overlap often enough for the
+	 * retry check (1-vCPU TCG guests serve a READ only when the
+	 * writer's thread is interrupted)
+	 */
+	if (i < HOT)
+		return MAX_CAP;
 	if (i % 2 == 0)
 		return MIN_CAP << (i / 2 % 7);
 	return MIN_CAP + 8 * (uint32_t)(hash3(i, 0, 1) %
@@ -421,7 +444,7 @@ static int writer(uint32_t service, unsigned int seconds, int readers)
 	static uint8_t buf[MAX_CAP];
 	struct dir_hdr *h;
 	struct dir_ent *e;
-	unsigned long long updates = 0, bad_writes = 0;
+	unsigned long long updates = 0, hot_updates = 0, bad_writes = 0;
 	unsigned int i, intact = 0, lo = ~0u, hi = 0;
 	uint64_t off, seed = 0x5eed;
 	double t0, t;
@@ -469,7 +492,9 @@ static int writer(uint32_t service, unsigned int seconds, int readers)
 		uint64_t ver;
 		void *slot;
 
-		i = (uint32_t)(r % NSLOTS);
+		/* half on the hot set, the coin the top bit */
+		i = (uint32_t)(r >> 63 ? r % HOT : r % NSLOTS);
+		hot_updates += i < HOT;
 		slot = (char *)w.table.addr + w.off[i];
 		ver = txn_vrec_version(slot) + 2;
 		len = rec_len(i, ver, w.cap[i]);
@@ -498,8 +523,8 @@ static int writer(uint32_t service, unsigned int seconds, int readers)
 	pthread_join(thr, NULL);
 	n = w.npairs;
 	tap(!bad_writes && updates > 0,
-	    "writer: %llu updates in %.0f s (%.0f/s), %llu refused",
-	    updates, t, updates / t, bad_writes);
+	    "writer: %llu updates in %.0f s (%.0f/s; %llu to records 0..%u), %llu refused",
+	    updates, t, updates / t, hot_updates, HOT - 1, bad_writes);
 	if (w.err)
 		printf("# writer: %s: %s\n", w.errwhat, txrdma_strerror(w.err));
 	tap(!w.err && n >= readers,
@@ -558,6 +583,10 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 	unsigned long long reads = 0, torn = 0, back = 0, multis = 0;
 	unsigned long long changed_recs = 0, conflicts = 0, errors = 0;
 	unsigned long long nonzero = 0, calls = 0;
+	/* [1]: reads of a hot record (any of a multi's), [0]: the others */
+	struct {
+		unsigned long long calls, reads, retries, gave_up;
+	} cl[2] = { { 0 } };
 	unsigned int region, size, nslots, i, lo = ~0u, hi = 0;
 	struct txrdma_ep_params prm = {
 		.service = service, .rx_region = 0, .rx_off = RING_OFF,
@@ -661,14 +690,20 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 		struct txn_vread_slot s[MULTI];
 		uint32_t rec[MULTI], n = 1, k;
 		uint64_t r = mix64(seed++);
+		uint64_t retries0 = vr.st.retries, gave_up0 = vr.st.gave_up;
+		bool hot = false;
 
 		calls++;
 		if (calls % 16 == 0) {
-			/* 8 distinct records, 126 apart */
+			/* 8 distinct records: the hot ones every other
+			 * time, else 126 apart */
 			n = MULTI;
 			for (k = 0; k < n; k++) {
-				rec[k] = (uint32_t)((r % NSLOTS) + 126 * k) %
-					 NSLOTS;
+				if (calls % 32 == 0)
+					rec[k] = (uint32_t)((r + k) % HOT);
+				else
+					rec[k] = (uint32_t)((r % NSLOTS) +
+							    126 * k) % NSLOTS;
 				s[k] = slots[rec[k]];
 			}
 			ret = txn_vread_multi(&vr, s, n, v, NULL);
@@ -680,9 +715,15 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 			if (!ret)
 				multis++;
 		} else {
-			rec[0] = (uint32_t)(r % NSLOTS);
+			/* half on the hot set, the coin the top bit */
+			rec[0] = (uint32_t)(r >> 63 ? r % HOT : r % NSLOTS);
 			ret = txn_vread_one(&vr, &slots[rec[0]], v);
 		}
+		for (k = 0; k < n; k++)
+			hot |= rec[k] < HOT;
+		cl[hot].calls++;
+		cl[hot].retries += vr.st.retries - retries0;
+		cl[hot].gave_up += vr.st.gave_up - gave_up0;
 		if (ret == -EBUSY)
 			continue;	/* given up: counted by txn_vread */
 		if (ret) {
@@ -696,6 +737,7 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 				break;
 			continue;
 		}
+		cl[hot].reads += n;
 		for (k = 0; k < n; k++) {
 			reads++;
 			if (!gen_is(rec[k], slots[rec[k]].cap, &v[k])) {
@@ -715,9 +757,18 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 	       (unsigned long long)vr.st.posted,
 	       (unsigned long long)vr.st.timeouts,
 	       (unsigned long long)vr.st.other_cqes);
+	for (i = 0; i < 2; i++)
+		printf("# reader: %s reads (%s): %llu calls, %llu records returned, %llu retries, %llu given up\n",
+		       i ? "hot" : "cold", i ? "a record of 0..7" : "none of 0..7",
+		       cl[i].calls, cl[i].reads, cl[i].retries, cl[i].gave_up);
 	tap(!torn, "reader: %llu torn records in %llu reads (%llu retries, %llu given up)",
 	    torn, reads, (unsigned long long)vr.st.retries,
 	    (unsigned long long)vr.st.gave_up);
+	tap(cl[1].retries > 0 || cl[1].calls < HOT_MIN_READS,
+	    "reader: hot reads raced the writer: %llu retries in %llu hot reads (cold: %llu in %llu)%s",
+	    cl[1].retries, cl[1].calls, cl[0].retries, cl[0].calls,
+	    cl[1].calls < HOT_MIN_READS ?
+	    " # SKIP too few hot reads to expect a torn copy" : "");
 	tap(reads > 0 && !errors,
 	    "reader: %llu reads in %.0f s, %llu READ errors",
 	    reads, now_s() - t0, errors);
@@ -728,9 +779,10 @@ static int reader(const char *peer, uint32_t service, unsigned int seconds)
 	    "reader: %llu multi-record reads of %u validated, %llu with conflicts (%llu records changed)",
 	    multis, MULTI, conflicts, changed_recs);
 
-	snprintf(msg, sizeof(msg), "finished %llu reads, %llu retries, %llu given up, %llu torn, %llu multi (%llu conflicts)",
-		 reads, (unsigned long long)vr.st.retries,
-		 (unsigned long long)vr.st.gave_up, torn, multis, conflicts);
+	snprintf(msg, sizeof(msg), "finished %llu reads, %llu retries (%llu hot), %llu given up (%llu hot), %llu torn, %llu multi (%llu conflicts)",
+		 reads, (unsigned long long)vr.st.retries, cl[1].retries,
+		 (unsigned long long)vr.st.gave_up, cl[1].gave_up, torn,
+		 multis, conflicts);
 	ret = conn_send(&c, &p, msg);
 	if (ret)
 		die("SEND finished", ret);

@@ -11,9 +11,10 @@
 # of 1,000 versioned records, exported READ-only to each reader, that
 # it rewrites for TXRDMA_VREAD_SECONDS (default 60) and until every
 # reader finished.  The other guests wait until it listens (job
-# directory), then run "vread_guest reader g0" for as long: random
-# records READ one-sided through lib/txn's txn_vread, one at a time and
-# 8 at once, each checked byte for byte (see vread_guest.c).  The
+# directory), then run "vread_guest reader g0" for as long: records
+# READ one-sided through lib/txn's txn_vread (half of them among the 8
+# the writer rewrites most, so that reads race writes), one at a time
+# and 8 at once, each checked byte for byte (see vread_guest.c).  The
 # program's TAP lines are passed on with the guest and role in front.
 # After it, no session may have gone Down meanwhile and the tenant must
 # hold nothing; the guests wait for each other before deleting peers.

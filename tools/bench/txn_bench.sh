@@ -14,7 +14,8 @@
 # Knobs: PARTS, WINDOWS, RUN_SECONDS (per run), DATA (payload bytes),
 # MODE (spin: one thread polls every node; wait: a thread per node
 # waiting in its transport), AHEAD (1: txrdma reads frames ahead),
-# DOORBELL (1: poll_idle_us 0 during the txrdma runs).
+# DOORBELL (1: poll_idle_us 0 during the txrdma runs), BACKENDS (both,
+# or one: its raw lines, no ratios; e.g. to profile it).
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$DIR/../.." && pwd)
@@ -34,6 +35,7 @@ DOORBELL=${DOORBELL:-0}
 IDLE_PARAM=/sys/module/txrdma/parameters/poll_idle_us
 IDLE_SAVED=$(cat "$IDLE_PARAM" 2>/dev/null || true)
 MODE=${MODE:-spin}
+BACKENDS=${BACKENDS:-"txrdma tcp"}	# a subset, e.g. to profile one
 DATA=${DATA:-64}
 PEER_ATTRS=${PEER_ATTRS:-"pool 4:16 tx 50000 rx 50000 mult 10"}
 CG_NAME=txrdma-txnbench
@@ -59,7 +61,7 @@ declare -A R
 run=0
 for p in $PARTS; do
 	for w in $WINDOWS; do
-		for b in txrdma tcp; do
+		for b in $BACKENDS; do
 			run=$((run + 1))
 			out=$LOG/$b-p$p-w$w.txt
 			# a service and port range of its own per run: the last

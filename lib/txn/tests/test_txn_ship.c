@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Log shipping over txrdma (lib/txn/txn_ship.c), the parts a host
- * without RDMA can run, under ASan and UBSan:
+ * Log shipping over txrdma, the pure parts (lib/txn/txn_ship_proto.c,
+ * with txn_log.c), which a host without RDMA runs under ASan and UBSan:
  *  - the WRITE plan: ranges merged where they touch, cut at max_write,
  *    never across the ring's end, refused past it, all or nothing;
  *  - the reader's feedback rule: a quarter ring, the idle timer;
@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../txn_ship.h"
+#include "../txn_log.h"
+#include "../txn_ship_proto.h"
 #include "tap.h"
 #include "txn_test.h"
 
