@@ -95,7 +95,7 @@
  *
  * Environment: TXRDMA_MSG_ROLE, TXRDMA_MSG_PEER (without them every test
  * skips); client only: TXRDMA_MSG_SEED, TXRDMA_MSG_COUNT (100000),
- * TXRDMA_MSG_REV_COUNT (20000); both: TXRDMA_MSG_SKIP, cases to skip
+ * TXRDMA_MSG_REV_COUNT (20000), TXRDMA_MSG_FUZZ_COUNT (100000); both: TXRDMA_MSG_SKIP, cases to skip
  * (names separated by spaces; the debug lane skips throttle, whose rates
  * a KASAN and lockdep kernel under TCG cannot reach).
  */
@@ -742,7 +742,7 @@ struct fuzz {
 	uint64_t seed;
 	uint32_t ep, own, other, rreg;	/* our endpoint and regions, the export */
 	uint64_t own_size, rsize;
-	uint32_t posted, completed;
+	uint32_t count, posted, completed;	/* count: SQEs to post */
 	uint8_t *op, *seen;		/* per SQE */
 	uint32_t *len, *epv;
 	uint32_t dup, unknown, bad_res, bad_id, other_err;
@@ -2724,18 +2724,20 @@ static void client_fuzz(struct __test_metadata *_metadata,
 	f.own_size = s.reg.size;
 	f.rreg = x.region;
 	f.rsize = x.region_size;
-	f.op = calloc(FUZZ_COUNT, 1);
-	f.seen = calloc(FUZZ_COUNT, 1);
-	f.len = calloc(FUZZ_COUNT, sizeof(*f.len));
-	f.epv = calloc(FUZZ_COUNT, sizeof(*f.epv));
+	f.count = env_u64("TXRDMA_MSG_FUZZ_COUNT", FUZZ_COUNT);
+	ASSERT_LT(0, f.count);
+	f.op = calloc(f.count, 1);
+	f.seen = calloc(f.count, 1);
+	f.len = calloc(f.count, sizeof(*f.len));
+	f.epv = calloc(f.count, sizeof(*f.epv));
 	ASSERT_TRUE(f.op && f.seen && f.len && f.epv);
 	s.fz = &f;
 	d0 = txrdma_sq_dropped(&s.sq);
 	t0 = now_s();
 	end = t0 + FUZZ_S;
-	while (f.completed < FUZZ_COUNT && now_s() < end) {
+	while (f.completed < f.count && now_s() < end) {
 		n = 0;
-		while (f.posted < FUZZ_COUNT && n < FUZZ_BATCH &&
+		while (f.posted < f.count && n < FUZZ_BATCH &&
 		       f.posted - f.completed < FUZZ_WINDOW) {
 			struct txrdma_sqe *q = txrdma_get_sqe(&s.sq);
 
@@ -2776,8 +2778,8 @@ static void client_fuzz(struct __test_metadata *_metadata,
 	       d0, d1, refused, other);
 
 	/* one CQE per SQE, none but a valid SQE's positive */
-	EXPECT_EQ(FUZZ_COUNT, f.posted);
-	EXPECT_EQ(FUZZ_COUNT, f.completed);
+	EXPECT_EQ(f.count, f.posted);
+	EXPECT_EQ(f.count, f.completed);
 	EXPECT_EQ(0, f.dup) TH_LOG("CQEs for the same SQE twice");
 	EXPECT_EQ(0, f.unknown) TH_LOG("CQEs for SQEs never posted");
 	EXPECT_EQ(0, f.bad_res + f.bad_id) TH_LOG("%s", f.err);

@@ -3,8 +3,9 @@
 """Run txrdma's kselftests in QEMU guests and print TAP lines.
 
 Suites:
-  single  - 2 guests, each runs guest_suite.sh (probe, netlink, dev show,
-            load/unload cycles) on its own host
+  single  - 2 guests, each runs half of the single-host tests
+            (guest_suite.sh: probe, netlink, tenants, endpoints, regions,
+            rings, peers, dev show, load/unload cycles) on its own host
   link    - 2 guests; the host cuts and restores the link between them
             through QEMU's monitor; each guest checks the port events
             and then RDMA traffic crosses the link (link_events_guest.sh)
@@ -167,12 +168,27 @@ def cluster(args, n, cmds, **kw):
     return txrdmavm.Cluster(n, cmds, **kw)
 
 
-def suite_single(args, name="single", tests=None):
-    """guest_suite.sh in 2 guests: every test in each, or TESTS (a list of
-    two strings, one per guest) split between them."""
-    cmd = "selftests/txrdma/guest_suite.sh"
-    if tests:
-        cmd = ["TXRDMA_TESTS='%s' %s" % (t, cmd) for t in tests]
+# The single-host tests split between the two guests of the single
+# suite: none needs the other guest, and each guest takes about half of
+# the time (peer_admin.sh and load_cycles.sh, which unload the module,
+# run last in theirs).
+SINGLE_TESTS = [
+    "probe_test netlink_test tenant_test tenant.sh region_test "
+    "lib_region_test ep_test ring_test lib_ring_test",
+    "probe_test ep_stats.sh region_dev.sh region_admin.sh region_stress "
+    "dev_show.sh peer_admin.sh load_cycles.sh",
+]
+
+
+def suite_single(args, name="single", tests=SINGLE_TESTS):
+    """guest_suite.sh in 2 guests, TESTS (a list of two strings, one per
+    guest) split between them."""
+    env = ""
+    if args.cycles is not None:
+        env = "TXRDMA_TENANT_CYCLES=%d TXRDMA_PEER_CYCLES=%d " % (
+            args.cycles, args.cycles)
+    cmd = ["%sTXRDMA_TESTS='%s' selftests/txrdma/guest_suite.sh" % (env, t)
+           for t in tests]
     with cluster(args, 2, cmd, timeout=args.timeout) as c:
         c.start()
         results = c.wait()
@@ -211,6 +227,8 @@ def suite_msg(args):
         env += "TXRDMA_MSG_SKIP='%s' " % args.msg_skip
     if args.msg_seed is not None:
         env += "TXRDMA_MSG_SEED=%d " % args.msg_seed
+    if args.msg_fuzz_count is not None:
+        env += "TXRDMA_MSG_FUZZ_COUNT=%d " % args.msg_fuzz_count
     cmds = [env + "selftests/txrdma/msg_guest.sh client 1",
             env + "selftests/txrdma/msg_guest.sh server 0"]
     # 2 vCPUs each: completions, the poller and the processes really
@@ -415,11 +433,12 @@ def suite_vread(args):
 
 
 def suite_hostile(args):
-    seeds = " ".join(str(args.seed + k) for k in range(3))
+    seeds = " ".join(str(args.seed + k) for k in range(args.hostile_seeds))
     cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
         args.hostile_ops, args.hostile_seconds,
-        min(100000, 3 * args.hostile_ops), seeds)
-    with cluster(args, 1, cmd, timeout=3 * args.hostile_seconds + 900,
+        min(100000, args.hostile_seeds * args.hostile_ops), seeds)
+    with cluster(args, 1, cmd,
+                 timeout=args.hostile_seeds * args.hostile_seconds + 900,
                  smp=2, mem=2048) as c:
         c.start()
         results = wait_watching(c)
@@ -628,13 +647,15 @@ def suite_debug(args):
     dargs.prefix = "debug-"
     dargs.msg_count = args.debug_msg_count
     dargs.msg_rev_count = max(1, args.debug_msg_count // 5)
+    dargs.msg_fuzz_count = args.debug_msg_fuzz_count
     # rate checks, not memory or locking: the debug kernel under TCG
     # carried 0.27 of the 2 MiB/s and 188 of the 1,000 ops/s limits
     dargs.msg_skip = "throttle"
-    # the hostile tenant, 3 seeds, >= 100,000 operations: more time per
-    # seed on a kernel that checks every access
+    # the hostile tenant: more time per seed on a kernel that checks
+    # every access, fewer seeds than the vm stage's
     dargs.hostile_seconds = max(args.hostile_seconds,
                                 args.debug_hostile_seconds)
+    dargs.hostile_seeds = args.debug_hostile_seeds
     failed = 0
     for name, fn in (("single", lambda: suite_single(dargs, "single",
                                                      DEBUG_TESTS)),
@@ -696,6 +717,9 @@ def main():
                     "Down (default 0: no traffic; the soak suite: 300)")
     ap.add_argument("--cuts", type=int, default=20,
                     help="peers: link cuts to time (default 20)")
+    ap.add_argument("--cycles", type=int, default=None,
+                    help="single: add/del cycles of tenant.sh and "
+                    "peer_admin.sh (default: theirs, 500)")
     ap.add_argument("--msg-count", type=int, default=100000,
                     help="msg: messages from client to server in the "
                     "stream case (default 100000)")
@@ -708,6 +732,15 @@ def main():
                     help="debug: messages in the msg suite's stream case "
                     "on the debug kernel, a fifth of them back (default "
                     "2000), and no throttle case")
+    ap.add_argument("--msg-fuzz-count", type=int, default=None,
+                    help="msg: SQEs of the fuzz case (default: "
+                    "msg_test's, 100000)")
+    ap.add_argument("--debug-msg-fuzz-count", type=int, default=20000,
+                    help="debug: SQEs of the msg suite's fuzz case on "
+                    "the debug kernel (default 20000)")
+    ap.add_argument("--debug-hostile-seeds", type=int, default=2,
+                    help="debug: seeds of the hostile suite on the debug "
+                    "kernel (default 2)")
     ap.add_argument("--debug-hostile-seconds", type=int, default=240,
                     help="debug: seconds per seed of the hostile suite on "
                     "the debug kernel (default 240)")
@@ -736,10 +769,12 @@ def main():
     ap.add_argument("--flood-seconds", type=int, default=20,
                     help="listen_flood: longest flood in seconds (20)")
     ap.add_argument("--hostile-ops", type=int, default=35000,
-                    help="hostile: operations per seed (35000; three "
-                    "seeds: --seed, --seed+1, --seed+2)")
+                    help="hostile: operations per seed (35000)")
     ap.add_argument("--hostile-seconds", type=int, default=90,
                     help="hostile: most seconds per seed (90)")
+    ap.add_argument("--hostile-seeds", type=int, default=3,
+                    help="hostile: seeds, one run each: --seed, --seed+1, "
+                    "... (3)")
     ap.add_argument("--logship-count", type=int, default=1000000,
                     help="logship: entries shipped in all, half by each "
                     "writer (default 1000000)")
