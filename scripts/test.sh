@@ -237,7 +237,10 @@ if want vm; then
 			--msg-count 25000 --msg-rev-count 5000 \
 			--txn-count 10000 --vread-seconds 30 \
 			--logship-count 200000 > "$OUT/vm.log" 2>&1
-		grep -E '^(ok|not ok)|^# (suite|both)' "$OUT/vm.log"
+		# a failing guest's kernel problems and console tail too, so
+		# that CI's log alone shows what went wrong
+		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console): ' \
+			"$OUT/vm.log"
 		count_tap "$OUT/vm.log"
 		# a guest loads what DKMS built and probes it
 		if [ -n "${DKMS_KO:-}" ]; then
@@ -266,7 +269,8 @@ if want debug; then
 		result "debug: $kver and txrdma.ko against it, no warnings (kernel make ${kt}s, $(($(date +%s) - t0))s in all)" OK
 		if [ $BUILD_OK -eq 1 ]; then
 			selftests/txrdma/run_vm_tests.py debug > "$OUT/debug.log" 2>&1
-			grep -E '^(ok|not ok)|^# (suite|both|debug-)' "$OUT/debug.log"
+			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console): ' \
+				"$OUT/debug.log"
 			count_tap "$OUT/debug.log"
 		else
 			result "debug: suites on the debug kernel (not run: the build failed)" FAIL

@@ -144,7 +144,7 @@ def report(suite, results, extra_fail=None):
                   % (tag, r.status, r.error or ""))
             print("# console tail:")
             for line in r.console_tail(60).splitlines():
-                print("#   " + line)
+                print("#   console: " + line)
             failed += 1
     if extra_fail:
         print("not ok - %s: host side: %s" % (suite, extra_fail))
