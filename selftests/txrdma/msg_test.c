@@ -553,6 +553,29 @@ static void idle(struct side *s)
 	poll(&pfd, 1, 1);
 }
 
+/*
+ * What the rings and the endpoint say, for a case that stopped short:
+ * SQEs the kernel has not taken (its head behind our tail) against
+ * SQEs it took and never completed, and the endpoint's error.
+ */
+static const char *ring_state(const struct side *s, char *buf, size_t len)
+{
+	struct txrdma_ep_info ei = { .id = s->ep.id };
+	int ret = ioctl(txrdma_fd(s->ctx), TXRDMA_IOC_EP_INFO, &ei) ? -errno : 0;
+
+	snprintf(buf, len,
+		 "SQ kernel head %u, our tail %u, flags 0x%x, dropped %u; CQ our head %u, kernel tail %u, overflow %u; endpoint %u: info %d, error %d, qp %u",
+		 __atomic_load_n(s->sq.khead, __ATOMIC_ACQUIRE),
+		 s->sq.sqe_tail,
+		 __atomic_load_n(s->sq.kflags, __ATOMIC_ACQUIRE),
+		 __atomic_load_n(s->sq.kdropped, __ATOMIC_ACQUIRE),
+		 s->cq.cqe_head,
+		 __atomic_load_n(s->cq.ktail, __ATOMIC_ACQUIRE),
+		 __atomic_load_n(s->cq.koverflow, __ATOMIC_ACQUIRE),
+		 s->ep.id, ret, ei.error, ei.qp_num);
+	return buf;
+}
+
 /* ---- payloads ------------------------------------------------------------ */
 
 #define KEY_FWD		0x636c69656e74ULL	/* client -> server */
@@ -1280,7 +1303,11 @@ static void server_case(struct __test_metadata *_metadata,
 	EXPECT_EQ(h.count + 2, s.rx_frames);
 	EXPECT_EQ(0, unexpected + extra);
 	EXPECT_LE(s.max_ready, rx_units);
-	EXPECT_EQ(tx.g.count, tx.completed);
+	EXPECT_EQ(tx.g.count, tx.completed) {
+		char st[320];
+
+		TH_LOG("%s", ring_state(&s, st, sizeof(st)));
+	}
 	EXPECT_EQ(0, tx.bad_res) TH_LOG("%s", tx.err);
 	EXPECT_EQ(0, tx.dup + tx.unknown);
 	EXPECT_EQ(0, tx.order_err);
@@ -1383,7 +1410,11 @@ static void client_run(struct __test_metadata *_metadata, struct side *s,
 	EXPECT_EQ(0, ret) TH_LOG("our ring failed: %d", ret);
 	EXPECT_TRUE(done_sent);
 	EXPECT_EQ(fwd.count, tx.posted);
-	EXPECT_EQ(fwd.count, tx.completed);
+	EXPECT_EQ(fwd.count, tx.completed) {
+		char st[320];
+
+		TH_LOG("%s", ring_state(s, st, sizeof(st)));
+	}
 	EXPECT_EQ(0, tx.bad_res) TH_LOG("%u SEND CQEs wrong; first: %s",
 					tx.bad_res, tx.err);
 	EXPECT_EQ(0, tx.dup) TH_LOG("CQEs for the same SQE twice");

@@ -15,7 +15,14 @@
 # MODE (spin: one thread polls every node; wait: a thread per node
 # waiting in its transport), AHEAD (1: txrdma reads frames ahead),
 # DOORBELL (1: poll_idle_us 0 during the txrdma runs), BACKENDS (both,
-# or one: its raw lines, no ratios; e.g. to profile it).
+# or one: its raw lines, no ratios; e.g. to profile it), FLOOR_N
+# (ib_send_lat iterations, 10000; 0: no floor).
+#
+# The floor: a commit needs at least one round trip (PREPARE out, VOTE
+# back), so with one participant no layer over this device can commit
+# faster than a raw-verbs round trip, twice perftest's one-way
+# ib_send_lat of the same size, measured in the same run.  The table's
+# last line sets that floor against TCP's window-1 commit.
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$DIR/../.." && pwd)
@@ -23,6 +30,7 @@ ADMIN=$ROOT/tools/txrdma-admin/txrdma-admin
 PP=$DIR/txn_bench
 . "$ROOT/tools/vm/guestlib.sh"
 . "$DIR/selfpeer.sh"
+. "$DIR/perftest.sh"
 
 PARTS=${PARTS:-"1 2 4"}
 WINDOWS=${WINDOWS:-"1 8 64"}
@@ -43,6 +51,15 @@ TENANT=txnbench
 LOG=${TXRDMA_OUT:-$(mktemp -d)}/txn_bench
 mkdir -p "$LOG"
 FAILED=0
+FLOOR_N=${FLOOR_N:-10000}
+PERFTEST_CM=${PERFTEST_CM--R}
+PERFTEST_PORT=18515
+RUN_LIMIT=180
+
+fail() {
+	echo "txn_bench: $*" >&2
+	FAILED=$((FAILED + 1))
+}
 
 die() {
 	echo "txn_bench: $*" >&2
@@ -50,6 +67,7 @@ die() {
 }
 
 restore() {
+	[ -z "$BG_PID" ] || kill "$BG_PID" 2>/dev/null
 	[ -z "$IDLE_SAVED" ] || echo "$IDLE_SAVED" > "$IDLE_PARAM"
 	selfpeer_down
 }
@@ -87,6 +105,20 @@ for p in $PARTS; do
 	done
 done
 
+# the floor: ib_send_lat of the participant's payload size, one way
+FLOOR=
+if [ "$FLOOR_N" -gt 0 ]; then
+	if ! command -v ib_send_lat >/dev/null; then
+		fail "ib_send_lat: not installed (perftest): no floor"
+	elif perftest ib_send_lat "$DATA" "$FLOOR_N"; then
+		row=$(perftest_row "$LOG/ib_send_lat-$DATA.log" 9)
+		echo "# ib_send_lat -s $DATA -n $FLOOR_N: $row"
+		read -r _ _ _ _ FLOOR _ <<<"$row"
+		[[ "${FLOOR:-}" =~ ^[0-9.]+$ ]] ||
+			{ fail "ib_send_lat: output not understood (see $LOG)"; FLOOR=; }
+	fi
+fi
+
 field() {	# LINE NAME
 	awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<< "$1"
 }
@@ -110,6 +142,15 @@ for p in $PARTS; do
 			"$(awk -v a="$xt" -v b="$tt" 'BEGIN { print a / b }')"
 	done
 done
+t=${R[tcp,1,1]:-}
+x=${R[txrdma,1,1]:-}
+if [ -n "$FLOOR" ] && [ -n "$t" ]; then
+	tp50=$(field "$t" p50_us)
+	awk -v f="$FLOOR" -v t="$tp50" -v x="$(field "$x" p50_us)" 'BEGIN {
+		printf "floor, 1 participant, window 1: a raw-verbs round trip (2 x ib_send_lat typical %.1f us) = %.1f us = %.2f x TCP'"'"'s commit p50 (%.1f us)", f, 2 * f, 2 * f / t, t
+		if (x != "") printf "; txrdma'"'"'s commit p50 is %.2f x the floor", x / (2 * f)
+		printf "\n" }'
+fi
 echo "(x: txrdma$([ "$AHEAD" = 1 ] && echo ", reading ahead")$([ "$DOORBELL" = 1 ] && echo ", poll_idle_us 0"), t: TCP over 127.0.0.1; logs in $LOG)"
 grep -h '^txn_bench backend' "$LOG"/*.txt
 [ "$FAILED" -eq 0 ] || die "$FAILED runs failed"
