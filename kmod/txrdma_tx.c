@@ -109,7 +109,7 @@ static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
  * A completion of the pair's QP: the signaled last WR of a chain, or a
  * WR that failed (or was flushed after one that did).  Every WR posted
  * before it completed, successfully: RC executes and completes in
- * order, and a failure stops the queue.
+ * order, and a failure stops the queue and ends the pair.
  */
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -145,6 +145,15 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		txrdma_tx_slot_done(ep, s, -ECONNRESET);
 	else
 		txrdma_tx_slot_ok(ep, s);
+	/*
+	 * On RC a failed completion leaves the QP in the error state: the
+	 * pair is over.  Fail it now, so that an SQE waiting for credits
+	 * or a slot, and every later one, completes with the error rather
+	 * than waiting for a QP that will never move again (seen on the
+	 * debug kernel: 128 SQEs of a reset stream never completed).
+	 */
+	if (failed)
+		txrdma_pair_fail_locked(ep, -ECONNRESET);
 	if (ep->blocked) {
 		ep->blocked = false;
 		if (ep->ring)
