@@ -162,8 +162,14 @@ static int client(const char *peer, __u32 service, const char *file,
 		if (failed && done == posted)
 			break;
 	}
-	/* the ring's error comes after the frames (we received none) */
-	rx_err = txrdma_rx_peek(&rx, &p, &len);
+	/*
+	 * the ring's error comes after the frames (we received none), and
+	 * only once the kernel drained the pair's QP, which may be after
+	 * the SQEs completed: a bounded wait for it
+	 */
+	t_end = now_ms() + 10000;
+	while (!(rx_err = txrdma_rx_peek(&rx, &p, &len)) && now_ms() < t_end)
+		usleep(1000);
 	printf("# client: %lu posted, %lu ok, %lu failed (first: %d, %.1f ms after the last success), %lu duplicate or unknown CQEs\n",
 	       posted, ok, failed, first_res, first_err - last_ok, bad);
 	printf("%s 1 - the SENDs in flight fail with -ENOTCONN or -ECONNRESET once the peer is killed (got %d)\n",
