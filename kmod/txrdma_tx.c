@@ -125,14 +125,6 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&ep->lock);
 		return;
 	}
-	if (failed) {
-		ep->stats.err_qp++;
-		/* the first failure says why; those flushed after it do not */
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_info_ratelimited("endpoint %u: send completion %s (vendor 0x%x): the pair is reset\n",
-					    ep->id, ib_wc_status_msg(wc->status),
-					    wc->vendor_err);
-	}
 	while (ep->tx_done != s->seq) {
 		struct txrdma_tx_slot *o =
 			&ep->slots[ep->tx_order[ep->tx_done++ &
@@ -157,9 +149,16 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * or a slot, and every later one, completes with the error rather
 	 * than waiting for a QP that will never move again (seen on the
 	 * debug kernel: 128 SQEs of a reset stream never completed).
+	 * The first failure says why; those flushed after it do not.
 	 */
-	if (failed)
+	if (failed) {
+		ep->stats.err_qp++;
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("endpoint %u: send completion %s (vendor 0x%x): the pair is reset\n",
+					    ep->id, ib_wc_status_msg(wc->status),
+					    wc->vendor_err);
 		txrdma_pair_fail_locked(ep, -ECONNRESET);
+	}
 	if (ep->blocked) {
 		ep->blocked = false;
 		if (ep->ring)
