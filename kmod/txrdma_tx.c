@@ -165,6 +165,16 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			txrdma_poller_kick(ep->ring);
 	}
 	spin_unlock_bh(&ep->lock);
+	/*
+	 * Our QP is in the error state, but the other side's is not: it
+	 * would wait for our frames or credits until its own sends time
+	 * out, or forever if it sends none (seen on the debug kernel: a
+	 * receiver stalled with half its SQEs pending).  Close the QP, so
+	 * that it sees the disconnect now.  The connection holds @ep until
+	 * its CQ is freed, so @ep outlives this callback.
+	 */
+	if (failed)
+		txrdma_pair_close_qp(ep, -ECONNRESET);
 }
 
 /* Caller holds ep->lock: the chain is posted or dropped; start anew. */
