@@ -555,7 +555,7 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 {
 	struct tcp *s = to_tcp(t);
 	struct epoll_event ev[64];
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = 0, next = UINT64_MAX;	/* read when needed */
 	unsigned int i;
 	int n, k;
 
@@ -563,6 +563,8 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 		struct peer *p = &s->peers[i];
 
 		if (s->self < p->node && !p->c) {
+			if (!now)
+				now = now_ms();
 			if (p->next_dial <= now)
 				dial(s, p);
 			if (!p->c && p->next_dial < next)
@@ -573,8 +575,11 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 		if (s->pending[i]->hello_by < next)
 			next = s->pending[i]->hello_by;
 	if (next != UINT64_MAX) {
-		uint64_t wait = next > now ? next - now : 0;
+		uint64_t wait;
 
+		if (!now)
+			now = now_ms();
+		wait = next > now ? next - now : 0;
 		if (timeout_ms < 0 || wait < (uint64_t)timeout_ms)
 			timeout_ms = (int)wait;
 	}
@@ -604,7 +609,7 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 		if (!ok)
 			conn_close(s, c);
 	}
-	now = now_ms();
+	now = s->npending ? now_ms() : 0;
 	for (i = 0; i < s->npending; )
 		if (s->pending[i]->hello_by <= now) {
 			struct conn *c = s->pending[i];

@@ -487,7 +487,7 @@ static void pend_drop(struct xr *x, unsigned int i, bool refused)
 /* accepted pairs: a hello makes one a peer's */
 static void check_pending(struct xr *x)
 {
-	uint64_t now = now_ms();
+	uint64_t now = x->npend ? now_ms() : 0;
 	unsigned int i = 0;
 
 	while (i < x->npend) {
@@ -580,7 +580,7 @@ static void receive(struct xr *x)
 
 static void dial_due(struct xr *x, uint64_t *next)
 {
-	uint64_t now = now_ms();
+	uint64_t now = 0;	/* read only for a peer to dial */
 	unsigned int i;
 
 	for (i = 0; i < x->npeers; i++) {
@@ -588,6 +588,8 @@ static void dial_due(struct xr *x, uint64_t *next)
 
 		if (x->cfg.self > p->node || p->up || p->dialing)
 			continue;
+		if (!now)
+			now = now_ms();
 		if (p->next_dial > now) {
 			if (p->next_dial < *next)
 				*next = p->next_dial;
