@@ -4,7 +4,8 @@
 #   make              module, library, admin tool
 #   make test         every test (host, KUnit, kselftests in QEMU)
 #   make run          the main job: a QEMU cluster with txrdma loaded
-#   make bench        benchmarks (QEMU: registration cost, pool take; host:
+#   make bench        benchmarks (QEMU, booted for benchmarks: registration
+#                     cost, pool take, messages, two-phase commit; host:
 #                     ring fast path instructions per message)
 #   make ring-ipm     host-only: instructions per message of the ring fast
 #                     path (callgrind; needs valgrind)
@@ -53,12 +54,16 @@ checkpatch:
 test:
 	scripts/test.sh
 
-# benchmarks run inside a QEMU guest (rxe), peers measured in the same run
+# benchmarks run inside a QEMU guest (rxe), peers measured in the same run;
+# --bench: no slub_debug (it traces every kernel allocation)
+VMBENCH = tools/vm/txrdma-vm run --bench
 bench: all
 	$(MAKE) -C tools/bench
-	tools/vm/txrdma-vm run --timeout 600 -- tools/bench/reg_cost.sh
-	tools/vm/txrdma-vm run -n 2 --timeout 900 -- tools/bench/pool_take.sh
-	tools/vm/txrdma-vm run --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
+	$(VMBENCH) --timeout 600 -- tools/bench/reg_cost.sh
+	$(VMBENCH) -n 2 --timeout 900 -- tools/bench/pool_take.sh
+	$(VMBENCH) --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
+	$(VMBENCH) --smp 2 --timeout 1800 -- 'tools/bench/txn_bench.sh && \
+		POLL_IDLE_US=1000000 tools/bench/txn_bench.sh'
 	tools/bench/ring_ipm.sh
 
 # host-side, no VM: the ring fast path of libtxrdma under callgrind

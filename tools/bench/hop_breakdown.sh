@@ -4,7 +4,7 @@
 # Where one 64-byte hop's time goes, txrdma against ib_send_lat, inside
 # ONE QEMU guest over rxe loopback (the setup of msg_bench.sh):
 #
-#   tools/vm/txrdma-vm run --smp 2 --timeout 1200 -- tools/bench/hop_breakdown.sh
+#   tools/vm/txrdma-vm run --bench --smp 2 --timeout 1200 -- tools/bench/hop_breakdown.sh
 #
 # Both ping-pongs run twice: untraced (their own one-way p50) and with
 # ftrace's function tracer on a curated list of functions (entries, raw

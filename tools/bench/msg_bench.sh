@@ -4,7 +4,7 @@
 # Message latency and rate, txrdma against its peers, inside ONE QEMU
 # guest over rxe loopback (server and client in the same guest):
 #
-#   tools/vm/txrdma-vm run --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
+#   tools/vm/txrdma-vm run --bench --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
 #   (or: make bench)
 #
 # For each message size: txrdma ping-pong latency and message rate

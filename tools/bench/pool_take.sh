@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Pool benchmark, two QEMU guests over one rxe link, one run:
-#   tools/vm/txrdma-vm run -n 2 -- tools/bench/pool_take.sh   (or make bench)
+#   tools/vm/txrdma-vm run --bench -n 2 -- tools/bench/pool_take.sh   (or make bench)
 # Guest 0 takes ready QPs from its pool to guest 1 (an endpoint create,
 # TXRDMA_IOC_EP_CREATE) and, over the same link, connects new RC QPs
 # with rdma_cm to guest 1's cmtime (rdmacm-utils), which times every

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Registration cost benchmark, inside one QEMU guest with rxe:
-#   tools/vm/txrdma-vm run -- tools/bench/reg_cost.sh
+#   tools/vm/txrdma-vm run --bench -- tools/bench/reg_cost.sh
 # (or: make bench).  Puts itself in a tenant, then runs reg_cost for
 # several message sizes, all in this one run on the same device.
 set -euo pipefail

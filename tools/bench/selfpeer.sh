@@ -30,7 +30,7 @@ selfpeer_prereqs() {
 	local script=$1 t
 
 	shift
-	[ "$(id -u)" -eq 0 ] || die "needs root (run it in a guest: tools/vm/txrdma-vm run --smp 2 -- $script)"
+	[ "$(id -u)" -eq 0 ] || die "needs root (run it in a guest: tools/vm/txrdma-vm run --bench --smp 2 -- $script)"
 	[ -d /sys/module/txrdma ] || die "txrdma.ko is not loaded"
 	[ -x "$PP" ] || die "no $PP (make -C tools/bench)"
 	[ -x "$ADMIN" ] || die "no $ADMIN (make tools)"

@@ -6,7 +6,7 @@
 # not comparable), each with its own txrdma-admin:
 #
 #   KO_A=old/txrdma.ko ADMIN_A=old/txrdma-admin \
-#   tools/vm/txrdma-vm run --smp 2 --no-module -- tools/bench/trust_cost.sh
+#   tools/vm/txrdma-vm run --bench --smp 2 --no-module -- tools/bench/trust_cost.sh
 #
 # B is this checkout's module and tool unless KO_B/ADMIN_B say
 # otherwise.  For each build: a self peer (with the cluster key when its

@@ -354,12 +354,15 @@ int main(int argc, char **argv)
 	if (!nlat)
 		die("no transaction completed", EIO);
 	qsort(lat_ns, nlat, sizeof(*lat_ns), cmp_u32);
-	printf("txn_bench backend %s mode %s parts %u window %u txns %llu tps %.0f p50_us %.1f p99_us %.1f p999_us %.1f lost %llu\n",
+	/* records per batch: what a message of the transport carries */
+	printf("txn_bench backend %s mode %s parts %u window %u txns %llu tps %.0f p50_us %.1f p99_us %.1f p999_us %.1f lost %llu recs_out %.1f recs_in %.1f\n",
 	       backend, spin ? "spin" : "wait", parts, window,
 	       (unsigned long long)done_total,
 	       done_total / ((t1 - t0) / 1e9), lat_ns[nlat / 2] / 1e3,
 	       lat_ns[nlat * 99 / 100] / 1e3, lat_ns[nlat * 999 / 1000] / 1e3,
-	       (unsigned long long)st.lost);
+	       (unsigned long long)st.lost,
+	       st.batches_out ? (double)st.records_out / st.batches_out : 0.0,
+	       st.batches_in ? (double)st.records_in / st.batches_in : 0.0);
 	for (i = 1; i <= parts + 1; i++) {
 		txn_node_close(nodes[i].n);
 		txn_transport_close(nodes[i].t);

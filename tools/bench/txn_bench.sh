@@ -3,7 +3,7 @@
 #
 # Two-phase commit through the transaction layer, txrdma against TCP
 # in the same guest and run (issue 15's benchmark):
-#   tools/vm/txrdma-vm run --smp 2 -- tools/bench/txn_bench.sh
+#   tools/vm/txrdma-vm run --bench --smp 2 -- tools/bench/txn_bench.sh
 #
 # For 1, 2 and 4 participants and windows 1, 8 and 64, txn_bench runs
 # a coordinator and its participants (a node per thread) over txrdma
@@ -14,7 +14,10 @@
 # Knobs: PARTS, WINDOWS, RUN_SECONDS (per run), DATA (payload bytes),
 # MODE (spin: one thread polls every node; wait: a thread per node
 # waiting in its transport), AHEAD (1: txrdma reads frames ahead),
-# DOORBELL (1: poll_idle_us 0 during the txrdma runs), BACKENDS (both,
+# DOORBELL (1: poll_idle_us 0 during the txrdma runs), POLL_IDLE_US
+# (the module's poll_idle_us during the txrdma runs; 1000000: the
+# poller keeps a vCPU while the run lasts, io_uring's SQPOLL with a
+# long sq_thread_idle; empty: the module's own), BACKENDS (both,
 # or one: its raw lines, no ratios; e.g. to profile it), FLOOR_N
 # (ib_send_lat iterations, 10000; 0: no floor).
 #
@@ -40,6 +43,8 @@ AHEAD=${AHEAD:-1}	# txrdma endpoints read frames ahead (-A)
 # submission is served in the process's system call and no poller
 # thread spins beside the benchmark's on the guest's two vCPUs
 DOORBELL=${DOORBELL:-0}
+POLL_IDLE_US=${POLL_IDLE_US:-}
+[ "$DOORBELL" = 1 ] && POLL_IDLE_US=0
 IDLE_PARAM=/sys/module/txrdma/parameters/poll_idle_us
 IDLE_SAVED=$(cat "$IDLE_PARAM" 2>/dev/null || true)
 MODE=${MODE:-spin}
@@ -86,8 +91,9 @@ for p in $PARTS; do
 			# run's pairs and sockets may still be closing
 			flags=()
 			[ "$b" = txrdma ] && [ "$AHEAD" = 1 ] && flags=(-A)
-			if [ "$b" = txrdma ] && [ "$DOORBELL" = 1 ]; then
-				echo 0 > "$IDLE_PARAM" || die "cannot set $IDLE_PARAM"
+			if [ "$b" = txrdma ] && [ -n "$POLL_IDLE_US" ]; then
+				echo "$POLL_IDLE_US" > "$IDLE_PARAM" ||
+					die "cannot set $IDLE_PARAM"
 			elif [ -n "$IDLE_SAVED" ]; then
 				echo "$IDLE_SAVED" > "$IDLE_PARAM"
 			fi
@@ -151,6 +157,6 @@ if [ -n "$FLOOR" ] && [ -n "$t" ]; then
 		if (x != "") printf "; txrdma'"'"'s commit p50 is %.2f x the floor", x / (2 * f)
 		printf "\n" }'
 fi
-echo "(x: txrdma$([ "$AHEAD" = 1 ] && echo ", reading ahead")$([ "$DOORBELL" = 1 ] && echo ", poll_idle_us 0"), t: TCP over 127.0.0.1; logs in $LOG)"
+echo "(x: txrdma$([ "$AHEAD" = 1 ] && echo ", reading ahead")$([ -n "$POLL_IDLE_US" ] && echo ", poll_idle_us $POLL_IDLE_US"), t: TCP over 127.0.0.1; logs in $LOG)"
 grep -h '^txn_bench backend' "$LOG"/*.txt
 [ "$FAILED" -eq 0 ] || die "$FAILED runs failed"
