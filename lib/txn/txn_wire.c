@@ -265,7 +265,11 @@ int txn_reader_next(struct txn_reader *rd, struct txn_rec *r)
 
 	if (!rd->left)
 		return 0;
-	/* checked by txn_reader_init(): cannot fail */
+	/*
+	 * Checked by txn_reader_init(), and checked again: the batch may
+	 * sit in memory a peer can still write (a txrdma receive ring), so
+	 * a record that changed since is refused, never read past its end.
+	 */
 	size = rec_decode(rd->p, (size_t)(rd->end - rd->p), r);
 	if (!size) {
 		rd->left = 0;

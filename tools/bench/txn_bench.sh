@@ -19,7 +19,8 @@
 # poller keeps a vCPU while the run lasts, io_uring's SQPOLL with a
 # long sq_thread_idle; empty: the module's own), BACKENDS (both,
 # or one: its raw lines, no ratios; e.g. to profile it), FLOOR_N
-# (ib_send_lat iterations, 10000; 0: no floor).
+# (ib_send_lat iterations, 10000; 0: no floor), TXN_BENCH (another
+# build of txn_bench, e.g. a worktree's, to compare two in one guest).
 #
 # The floor: a commit needs at least one round trip (PREPARE out, VOTE
 # back), so with one participant no layer over this device can commit
@@ -30,7 +31,7 @@ set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$DIR/../.." && pwd)
 ADMIN=$ROOT/tools/txrdma-admin/txrdma-admin
-PP=$DIR/txn_bench
+PP=${TXN_BENCH:-$DIR/txn_bench}	# another build, to compare two
 . "$ROOT/tools/vm/guestlib.sh"
 . "$DIR/selfpeer.sh"
 . "$DIR/perftest.sh"
