@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "txn_clock.h"
 #include "txn_node.h"
 
 #define MIN_BATCH	4096
@@ -78,10 +79,7 @@ struct txn_node {
  */
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return txn_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 /* ---- users ---------------------------------------------------------- */

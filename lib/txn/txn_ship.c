@@ -82,6 +82,7 @@
 
 #include <txrdma.h>
 
+#include "txn_clock.h"
 #include "txn_ship.h"
 
 #define INFLIGHT_DEFAULT	32
@@ -94,14 +95,6 @@ _Static_assert(TXRDMA_TLOG_MAX_CLOCK < 256 && FB_SLOTS <= 8,
 	       "writer and slot fit a byte each of user_data");
 
 /* ---- shared glue ------------------------------------------------------ */
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /* bytes of a module-owned region holding @n: whole 2 MiB pages */
 static uint64_t region_bytes(uint64_t n)
@@ -153,7 +146,7 @@ static int ring_msg(struct txn_ship_writer *w, uint64_t deadline,
 				return -EPROTO;
 			return 0;
 		}
-		if (now_us() >= deadline)
+		if (txn_clock_us() >= deadline)
 			return -ETIMEDOUT;
 		if (txrdma_sq_needs_wakeup(w->sq))
 			txrdma_rings_enter(w->ctx);
@@ -222,7 +215,7 @@ int txn_ship_writer_open(struct txn_ship_writer **wp, struct txrdma_ctx *ctx,
 	};
 	if (w->max_inflight > sq->ring_entries)
 		w->max_inflight = sq->ring_entries;
-	deadline = now_us() + 1000ull * (cfg->timeout_ms ? cfg->timeout_ms :
+	deadline = txn_clock_us() + 1000ull * (cfg->timeout_ms ? cfg->timeout_ms :
 					 RING_WAIT_MS_DEFAULT);
 	rc = ring_msg(w, deadline, &m);
 	if (rc)
@@ -625,7 +618,7 @@ static int tell(struct txn_ship_reader *r, unsigned int wi, uint64_t now)
 /* FEEDBACK to every writer whose rule says so */
 static void feedback_due(struct txn_ship_reader *r, bool idle)
 {
-	uint64_t now = idle ? now_us() : 0;
+	uint64_t now = idle ? txn_clock_us() : 0;
 	unsigned int i;
 
 	for (i = 0; i < r->cfg.nwriters; i++) {
@@ -634,7 +627,7 @@ static void feedback_due(struct txn_ship_reader *r, bool idle)
 		if (!s->attached || !txn_ship_fb_due(&s->fb, s->done, idle, now))
 			continue;
 		if (!idle)
-			now = now_us();
+			now = txn_clock_us();
 		tell(r, i, now);
 	}
 }
@@ -760,7 +753,7 @@ int txn_ship_reader_poll(struct txn_ship_reader *r)
  */
 int txn_ship_reader_feedback(struct txn_ship_reader *r)
 {
-	uint64_t now = now_us();
+	uint64_t now = txn_clock_us();
 	unsigned int i;
 	int n = 0, late = 0;
 

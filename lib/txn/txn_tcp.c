@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "txn_clock.h"
 #include "txn_tcp.h"
 
 #define HELLO_MAGIC	0x544e5854u	/* "TXNT", little-endian */
@@ -104,14 +105,6 @@ struct tcp {
 static struct tcp *to_tcp(const struct txn_transport *t)
 {
 	return (struct tcp *)t;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static struct peer *peer_of(struct tcp *s, uint32_t node)
@@ -250,7 +243,7 @@ static void peer_down(struct tcp *s, struct peer *p)
 	p->c = NULL;
 	conn_bury(s, c);
 	if (s->self < p->node)
-		p->next_dial = now_ms() + s->reconnect_ms;
+		p->next_dial = txn_clock_ms() + s->reconnect_ms;
 	if (was_up) {
 		s->st.downs++;
 		s->t.cb.peer(s->t.ctx, p->node, false);
@@ -480,7 +473,7 @@ static void on_accept(struct tcp *s)
 			close(fd);
 			continue;
 		}
-		c->hello_by = now_ms() + HELLO_WAIT_MS;
+		c->hello_by = txn_clock_ms() + HELLO_WAIT_MS;
 		s->pending[s->npending++] = c;
 	}
 }
@@ -491,7 +484,7 @@ static void dial(struct tcp *s, struct peer *p)
 			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct conn *c;
 
-	p->next_dial = now_ms() + s->reconnect_ms;
+	p->next_dial = txn_clock_ms() + s->reconnect_ms;
 	if (fd < 0)
 		return;
 	s->st.dials++;
@@ -564,7 +557,7 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 
 		if (s->self < p->node && !p->c) {
 			if (!now)
-				now = now_ms();
+				now = txn_clock_ms();
 			if (p->next_dial <= now)
 				dial(s, p);
 			if (!p->c && p->next_dial < next)
@@ -578,7 +571,7 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 		uint64_t wait;
 
 		if (!now)
-			now = now_ms();
+			now = txn_clock_ms();
 		wait = next > now ? next - now : 0;
 		if (timeout_ms < 0 || wait < (uint64_t)timeout_ms)
 			timeout_ms = (int)wait;
@@ -609,7 +602,7 @@ static int tcp_poll(struct txn_transport *t, int timeout_ms)
 		if (!ok)
 			conn_close(s, c);
 	}
-	now = s->npending ? now_ms() : 0;
+	now = s->npending ? txn_clock_ms() : 0;
 	for (i = 0; i < s->npending; )
 		if (s->pending[i]->hello_by <= now) {
 			struct conn *c = s->pending[i];

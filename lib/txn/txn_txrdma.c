@@ -47,6 +47,7 @@
 
 #include <txrdma.h>
 
+#include "txn_clock.h"
 #include "txn_txrdma.h"
 
 #define HELLO_MAGIC	0x52585854u	/* "TXXR", little-endian */
@@ -137,14 +138,6 @@ struct xr {
 static struct xr *to_xr(const struct txn_transport *t)
 {
 	return (struct xr *)t;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static struct txrdma_ep_params params(const struct xr *x, uint32_t service,
@@ -242,7 +235,7 @@ static void peer_down(struct xr *x, struct rpeer *p)
 	txrdma_ep_destroy(x->ctx, p->ep.id);
 	p->up = false;
 	p->bl_off = p->bl_len = 0;	/* lost with the pair, as TCP's queue */
-	p->next_dial = now_ms() + x->cfg.redial_ms;
+	p->next_dial = txn_clock_ms() + x->cfg.redial_ms;
 	x->st.downs++;
 	x->t.cb.peer(x->t.ctx, p->node, false);
 }
@@ -445,7 +438,7 @@ static void take_results(struct xr *x)
 			q = &x->pend[x->npend];
 			q->ep = r->ep;
 			q->r = r->r;
-			q->by = now_ms() + HELLO_WAIT_MS;
+			q->by = txn_clock_ms() + HELLO_WAIT_MS;
 			if (txrdma_rx_init(&q->rx, x->ctx, &x->sq, q->r.addr,
 					   q->ep.rx_units)) {
 				txrdma_ep_destroy(x->ctx, r->ep.id);
@@ -459,7 +452,7 @@ static void take_results(struct xr *x)
 			continue;
 		x->peers[r->idx].dialing = false;
 		if (r->ret) {
-			x->peers[r->idx].next_dial = now_ms() +
+			x->peers[r->idx].next_dial = txn_clock_ms() +
 						     x->cfg.redial_ms;
 			x->st.dial_errors++;
 			x->st.last_dial_error = r->ret;
@@ -487,7 +480,7 @@ static void pend_drop(struct xr *x, unsigned int i, bool refused)
 /* accepted pairs: a hello makes one a peer's */
 static void check_pending(struct xr *x)
 {
-	uint64_t now = x->npend ? now_ms() : 0;
+	uint64_t now = x->npend ? txn_clock_ms() : 0;
 	unsigned int i = 0;
 
 	while (i < x->npend) {
@@ -589,7 +582,7 @@ static void dial_due(struct xr *x, uint64_t *next)
 		if (x->cfg.self > p->node || p->up || p->dialing)
 			continue;
 		if (!now)
-			now = now_ms();
+			now = txn_clock_ms();
 		if (p->next_dial > now) {
 			if (p->next_dial < *next)
 				*next = p->next_dial;
@@ -629,7 +622,7 @@ static int xr_poll(struct txn_transport *t, int timeout_ms)
 		if (x->delivered || !timeout_ms || round)
 			break;
 		/* nothing yet: sleep until the kernel or the thread wakes us */
-		now = now_ms();
+		now = txn_clock_ms();
 		if (x->npend && timeout_ms != 0)
 			next = next < now + 10 ? next : now + 10;
 		if (next != UINT64_MAX) {

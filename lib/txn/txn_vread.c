@@ -62,6 +62,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "txn_clock.h"
 #include "txn_vread.h"
 
 #define UD_SHIFT		40
@@ -87,14 +88,6 @@ struct op {
 };
 
 enum wait_for { W_BATCH, W_IDLE, W_SQ };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static bool cap_ok(uint32_t cap)
 {
@@ -189,7 +182,7 @@ static void nap(struct txn_vread *r, uint64_t left_ns)
 /* Reap until @w holds, spinning first, then sleeping; or -ETIMEDOUT. */
 static int wait_until(struct txn_vread *r, enum wait_for w, unsigned int k)
 {
-	uint64_t start = now_ns(), t;
+	uint64_t start = txn_clock_ns(CLOCK_MONOTONIC), t;
 	uint64_t spin_end = start + (uint64_t)r->cfg.spin_us * 1000;
 	uint64_t end = start + (uint64_t)r->cfg.timeout_ms * 1000000;
 
@@ -197,7 +190,7 @@ static int wait_until(struct txn_vread *r, enum wait_for w, unsigned int k)
 		reap(r);
 		if (satisfied(r, w, k))
 			return 0;
-		t = now_ns();
+		t = txn_clock_ns(CLOCK_MONOTONIC);
 		if (t >= end) {
 			r->st.timeouts++;
 			return -ETIMEDOUT;
