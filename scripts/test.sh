@@ -19,8 +19,9 @@
 #              cached); ring/region/endpoint/smp/msg suites
 #              on it (run_vm_tests.py debug)
 #
-# TXRDMA_STAGES="build host" runs a subset (setup and build always run
-# first when named or implied).  Logs go to $TXRDMA_OUT (default
+# TXRDMA_STAGES="build host" runs a subset: build runs first whenever a
+# stage that needs it is named, setup only when named (a machine that has
+# never run it needs "setup build ...").  Logs go to $TXRDMA_OUT (default
 # out/test) in the checkout.  Exit status 0 only if nothing failed.
 set -uo pipefail
 
