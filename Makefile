@@ -31,6 +31,7 @@ modules:
 lib:
 	$(MAKE) -C lib
 	$(MAKE) -C lib/txn
+	$(MAKE) -C lib/raft
 
 tools: lib
 	$(MAKE) -C tools/txrdma-admin
@@ -41,6 +42,7 @@ selftests:
 check: lib tools
 	$(MAKE) -C lib check
 	$(MAKE) -C lib/txn check
+	$(MAKE) -C lib/raft check
 	$(MAKE) -C tools/txrdma-admin check
 
 CHECKPATCH_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/tests/*.c
@@ -90,6 +92,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C lib clean
 	$(MAKE) -C lib/txn clean
+	$(MAKE) -C lib/raft clean
 	$(MAKE) -C tools/txrdma-admin clean
 	$(MAKE) -C selftests/txrdma clean
 	$(MAKE) -C tools/bench clean

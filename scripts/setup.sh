@@ -22,6 +22,8 @@ PKGS=(
 	dkms mandoc
 	# user space
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev
+	# the database layers: Raft replication on libraft's engine (lib/raft)
+	libraft-dev
 	# guests and what runs in them
 	qemu-system-x86 busybox-static cpio iproute2 util-linux jq
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest

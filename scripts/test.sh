@@ -179,6 +179,11 @@ if want host; then
 	count_tap "$OUT/host-txn.log"
 	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-txn.log" ||
 		result "lib/txn: make check built and ran (see $OUT/host-txn.log)" FAIL
+	# Raft replication on the transport seam (lib/raft, libraft)
+	make -C lib/raft check > "$OUT/host-raft.log" 2>&1; rc=$?
+	count_tap "$OUT/host-raft.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-raft.log" ||
+		result "lib/raft: make check built and ran (see $OUT/host-raft.log)" FAIL
 	make -C tools/txrdma-admin check > "$OUT/host-admin.log" 2>&1
 	count_tap "$OUT/host-admin.log"
 	# the numbers the docs give for header constants are the headers'

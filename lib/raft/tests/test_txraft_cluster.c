@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Three libraft servers on txraft_io over the TCP transport (127.0.0.1),
+ * in one thread, under ASan and UBSan:
+ *  - they elect one leader (and never two in one term, checked at every
+ *    poll);
+ *  - 400 commands of 1 B to 4 KiB proposed on the leader, with a
+ *    transport message limit of 16 KiB (txrdma's default), so batches
+ *    of AppendEntries leave in parts: every server applies all of them,
+ *    in the order proposed, byte for byte (a hash of every command in
+ *    order, and the count);
+ *  - the leader closes: the other two elect a new leader within the
+ *    deadline, take 200 more commands, and apply the same sequence;
+ *  - every server closes cleanly (every queued request completed, no
+ *    leak under ASan).
+ * Waiting is always for a condition, with a deadline.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../txraft_io.h"
+#include "txn_tcp.h"
+#include "tap.h"
+#include "txn_test.h"
+
+#define N		3
+#define MAXMSG		16384
+#define FIRST		400
+#define SECOND		200
+
+struct server {
+	struct txraft_io *x;
+	struct txn_transport *t;
+	struct raft raft;
+	struct raft_fsm fsm;
+	char addr[32];
+	int port;
+	bool up;		/* raft started, not closed */
+	bool closed;
+	uint64_t applied;	/* commands applied */
+	uint64_t hash;		/* of every command, in order */
+};
+
+static struct server srv[N + 1];	/* [1..N] */
+static uint64_t proposed_hash[FIRST + SECOND + 1];	/* after k commands */
+static unsigned int done_ok, done_fail;
+static raft_term leader_term[N + 1];	/* a leader's term, to catch two */
+static unsigned int split_leader;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* FNV-1a over the command, chained: order and bytes both count */
+static uint64_t chain(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	h ^= n;
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
+		     void **result)
+{
+	struct server *s = fsm->data;
+
+	s->hash = chain(s->hash, buf->base, buf->len);
+	s->applied++;
+	*result = NULL;
+	return 0;
+}
+
+static size_t cmd_len(unsigned int k)
+{
+	return 1 + mix(k * 2654435761u) % 4096;
+}
+
+static void cmd_fill(unsigned int k, uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)mix(k * 65599 + (unsigned int)i);
+}
+
+/* at most one leader per term, whoever is asked */
+static bool leaders_ok(void)
+{
+	unsigned int i, j;
+
+	for (i = 1; i <= N; i++) {
+		if (!srv[i].up || raft_state(&srv[i].raft) != RAFT_LEADER)
+			continue;
+		leader_term[i] = srv[i].raft.current_term;
+		for (j = 1; j <= N; j++)
+			if (j != i && srv[j].up &&
+			    raft_state(&srv[j].raft) == RAFT_LEADER &&
+			    srv[j].raft.current_term == leader_term[i])
+				return false;
+	}
+	return true;
+}
+
+static bool two_leaders;
+
+static void poll_all(void)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++)
+		if (srv[i].x && !srv[i].closed)
+			txraft_io_poll(srv[i].x, 1);
+	if (!leaders_ok())
+		two_leaders = true;
+}
+
+static unsigned int leader(void)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++)
+		if (srv[i].up && raft_state(&srv[i].raft) == RAFT_LEADER)
+			return i;
+	return 0;
+}
+
+static bool wait_for(bool (*cond)(void), double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (!cond()) {
+		if (now_s() > end)
+			return false;
+		poll_all();
+	}
+	return true;
+}
+
+static bool have_leader(void)
+{
+	return leader() != 0;
+}
+
+static uint64_t want_applied;
+
+static bool all_applied(void)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++)
+		if (srv[i].up && srv[i].applied < want_applied)
+			return false;
+	return true;
+}
+
+static bool all_done(void)
+{
+	return done_ok + done_fail >= want_applied;
+}
+
+static void apply_cb(struct raft_apply *req, int status, void *result)
+{
+	(void)result;
+	if (status)
+		done_fail++;
+	else
+		done_ok++;
+	free(req);
+}
+
+/* propose commands [from, to) on server @l */
+static int propose(unsigned int l, unsigned int from, unsigned int to)
+{
+	unsigned int k;
+
+	for (k = from; k < to; k++) {
+		struct raft_apply *req = calloc(1, sizeof(*req));
+		struct raft_buffer b = { .len = cmd_len(k) };
+		int rv;
+
+		b.base = raft_malloc(b.len);
+		if (!req || !b.base)
+			return -ENOMEM;
+		cmd_fill(k, b.base, b.len);
+		rv = raft_apply(&srv[l].raft, req, &b, 1, apply_cb);
+		if (rv) {
+			raft_free(b.base);
+			free(req);
+			return rv;
+		}
+		/* a few per poll: batches of AppendEntries form */
+		if (k % 16 == 15)
+			poll_all();
+	}
+	return 0;
+}
+
+static void close_cb(struct raft *r)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++)
+		if (&srv[i].raft == r)
+			srv[i].closed = true;
+}
+
+static void stop(unsigned int i)
+{
+	srv[i].up = false;
+	raft_close(&srv[i].raft, close_cb);
+	/* the io completes its queue, then raft calls back */
+	while (!srv[i].closed)
+		txraft_io_poll(srv[i].x, 1);
+	txn_transport_close(srv[i].t);
+	srv[i].t = NULL;
+	txraft_io_free(srv[i].x);
+	srv[i].x = NULL;
+}
+
+static void test_cluster(void)
+{
+	struct raft_configuration conf;
+	struct txraft_io_stats st;
+	unsigned int i, j, l, k;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	double t0;
+	int rv;
+
+	/* expected state after k commands: the same chain */
+	proposed_hash[0] = h;
+	for (k = 0; k < FIRST + SECOND; k++) {
+		static uint8_t b[4096];
+		size_t n = cmd_len(k);
+
+		cmd_fill(k, b, n);
+		h = chain(h, b, n);
+		proposed_hash[k + 1] = h;
+	}
+
+	raft_configuration_init(&conf);
+	for (i = 1; i <= N; i++) {
+		struct sockaddr_in a = addr_of(0);
+		struct txn_tcp_cfg tc = {
+			.self = i, .listen = (struct sockaddr *)&a,
+			.listen_len = sizeof(a), .max_msg = MAXMSG,
+		};
+
+		TAP_CHECK_INT(txraft_io_new(&srv[i].x, i, MAXMSG), 0);
+		rv = txn_tcp_open(&srv[i].t, &tc, &txraft_io_transport_cb,
+				  srv[i].x);
+		TAP_CHECK_INT(rv, 0);
+		if (rv)
+			return;
+		txraft_io_attach(srv[i].x, srv[i].t);
+		srv[i].port = txn_tcp_port(srv[i].t);
+		snprintf(srv[i].addr, sizeof(srv[i].addr), "127.0.0.1:%d",
+			 srv[i].port);
+		TAP_CHECK_INT(raft_configuration_add(&conf, i, srv[i].addr,
+						     RAFT_VOTER), 0);
+	}
+	for (i = 1; i <= N; i++) {
+		for (j = 1; j <= N; j++) {
+			struct sockaddr_in a = addr_of(srv[j].port);
+
+			if (j == i)
+				continue;
+			TAP_CHECK_INT(txn_tcp_add_peer(srv[i].t, j,
+						       (struct sockaddr *)&a,
+						       sizeof(a)), 0);
+			TAP_CHECK_INT(txraft_io_add_peer(srv[i].x, j,
+							 srv[j].addr), 0);
+		}
+		srv[i].fsm = (struct raft_fsm) { .version = 1,
+						 .data = &srv[i],
+						 .apply = fsm_apply };
+		srv[i].hash = 0xcbf29ce484222325ULL;
+		TAP_CHECK_INT(raft_init(&srv[i].raft, txraft_io_raft(srv[i].x),
+					&srv[i].fsm, i, srv[i].addr), 0);
+		raft_set_election_timeout(&srv[i].raft, 300);
+		raft_set_heartbeat_timeout(&srv[i].raft, 50);
+		raft_set_pre_vote(&srv[i].raft, true);
+		TAP_CHECK_INT(raft_bootstrap(&srv[i].raft, &conf), 0);
+		TAP_CHECK_INT(raft_start(&srv[i].raft), 0);
+		srv[i].up = true;
+	}
+	raft_configuration_close(&conf);
+
+	t0 = now_s();
+	TAP_CHECK(wait_for(have_leader, 10));
+	l = leader();
+	tap_diag("leader %u elected in %.0f ms", l, (now_s() - t0) * 1e3);
+	if (!l)
+		return;
+
+	want_applied = FIRST;
+	TAP_CHECK_INT(propose(l, 0, FIRST), 0);
+	TAP_CHECK(wait_for(all_done, 20));
+	TAP_CHECK_INT(done_fail, 0);
+	TAP_CHECK(wait_for(all_applied, 20));
+	for (i = 1; i <= N; i++) {
+		TAP_CHECK_INT(srv[i].applied, FIRST);
+		TAP_CHECK(srv[i].hash == proposed_hash[FIRST]);
+	}
+	txraft_io_stats(srv[l].x, &st);
+	split_leader = (unsigned int)st.split;
+	tap_diag("leader: %llu messages out, %llu AppendEntries in parts, %llu bad in",
+		 (unsigned long long)st.msgs_out, (unsigned long long)st.split,
+		 (unsigned long long)st.bad_in);
+	TAP_CHECK(st.split > 0);
+	TAP_CHECK_INT(st.bad_in, 0);
+
+	/* the leader goes: the other two carry on */
+	stop(l);
+	t0 = now_s();
+	TAP_CHECK(wait_for(have_leader, 10));
+	j = leader();
+	tap_diag("after closing %u: leader %u in %.0f ms", l, j,
+		 (now_s() - t0) * 1e3);
+	if (!j)
+		return;
+	TAP_CHECK(j != l);
+	want_applied = FIRST + SECOND;
+	TAP_CHECK_INT(propose(j, FIRST, FIRST + SECOND), 0);
+	TAP_CHECK(wait_for(all_done, 20));
+	TAP_CHECK_INT(done_fail, 0);
+	TAP_CHECK(wait_for(all_applied, 20));
+	for (i = 1; i <= N; i++) {
+		if (!srv[i].up)
+			continue;
+		TAP_CHECK_INT(srv[i].applied, FIRST + SECOND);
+		TAP_CHECK(srv[i].hash == proposed_hash[FIRST + SECOND]);
+	}
+	TAP_CHECK(!two_leaders);
+
+	for (i = 1; i <= N; i++)
+		if (srv[i].x)
+			stop(i);
+}
+
+static void test_bad_args(void)
+{
+	struct txraft_io *x;
+
+	TAP_CHECK_INT(txraft_io_new(&x, 0, MAXMSG), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1ULL << 32, MAXMSG), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1, 64), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1, MAXMSG), 0);
+	TAP_CHECK_INT(txraft_io_add_peer(x, 1, "self"), -EINVAL);
+	TAP_CHECK_INT(txraft_io_add_peer(x, 0, "zero"), -EINVAL);
+	TAP_CHECK_INT(txraft_io_add_peer(x, 2, NULL), -EINVAL);
+	TAP_CHECK_INT(txraft_io_add_peer(x, 2, "b"), 0);
+	TAP_CHECK_INT(txraft_io_add_peer(x, 2, "b again"), -EEXIST);
+	txraft_io_free(x);
+}
+
+static const struct tap_test tests[] = {
+	TAP_TEST(test_bad_args, "txraft_io_new/add_peer refuse bad arguments"),
+	TAP_TEST(test_cluster, "3 libraft servers over TCP: one leader, 400 commands applied everywhere in order, leader closes, 200 more"),
+};
+
+int main(void)
+{
+	return TAP_MAIN(tests);
+}

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libraft's raft_io on the transaction layer's transport.
+ *
+ * libraft is an event-driven engine: it asks its raft_io to send,
+ * append, truncate and store snapshots, and expects each asynchronous
+ * request's callback later, from the same loop, never from inside the
+ * call (its state is mid-update then).  So every request is done or
+ * handed to the transport at once and its completion queued;
+ * txraft_io_poll() runs the transport (whose message callback decodes
+ * and delivers RPCs), then the queued completions in order, then the
+ * tick.  Closing is the same: raft_close() asks, the next poll
+ * completes what was queued with RAFT_CANCELED and only then calls
+ * libraft back, which frees its state.
+ *
+ * Sending: a message is encoded once into the transport's message (the
+ * transport copies it into its registered send buffer or socket queue);
+ * an AppendEntries longer than the transport takes leaves as several,
+ * each a valid AppendEntries of its own (prev_log_index and
+ * prev_log_term of the entry before its first), which Raft accepts in
+ * order as it would accept them from two heartbeats.  A message the
+ * transport refuses (peer down, queue full) completes with
+ * RAFT_NOCONNECTION: Raft resends what matters.
+ *
+ * Receiving: a message is taken only from a transport node that is a
+ * named peer and only with the same server id in its header, and only
+ * when every check of txraft_wire_decode() passes (entries' CRC32C
+ * included); anything else is dropped and counted, never half
+ * delivered.
+ *
+ * Log store: entries are copied into memory the store owns (libraft
+ * keeps its own references and frees its buffers when it likes), so a
+ * load hands back fresh copies in one batch, as libraft's own store
+ * does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/txrdma_raft.h>
+
+#include "txraft_io.h"
+#include "txraft_wire.h"
+
+enum pending_kind {
+	P_APPEND,
+	P_SEND,
+	P_SNAPSHOT_PUT,
+	P_SNAPSHOT_GET,
+};
+
+struct pending {
+	struct pending *next;
+	enum pending_kind kind;
+	int status;
+	union {
+		struct raft_io_append *append;
+		struct raft_io_send *send;
+		struct raft_io_snapshot_put *put;
+		struct raft_io_snapshot_get *get;
+	};
+};
+
+struct peer_name {
+	uint64_t id;
+	char *address;
+};
+
+struct txraft_io {
+	struct raft_io io;
+	struct txn_transport *t;
+	uint64_t self;
+	uint32_t max_msg;
+	void *scratch;		/* one encoded or realigned message */
+	size_t scratch_cap;
+
+	/* what a durable store would keep: term, vote, entries, snapshot */
+	raft_term term;
+	raft_id vote;
+	struct raft_entry *log;	/* log[i] is index start + i */
+	size_t n, cap;
+	raft_index start;
+	struct raft_snapshot *snap;
+
+	unsigned int tick_ms;
+	uint64_t next_tick;
+	raft_io_tick_cb tick;
+	raft_io_recv_cb recv;
+
+	struct pending *head, *tail;
+	raft_io_close_cb close_cb;
+	bool closing, closed;
+
+	struct peer_name *peers;
+	size_t npeers;
+	uint64_t rnd;
+	struct txraft_io_stats st;
+};
+
+static struct txraft_io *io_of(struct raft_io *io)
+{
+	return io->impl;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void queue(struct txraft_io *x, struct pending *p)
+{
+	p->next = NULL;
+	if (x->tail)
+		x->tail->next = p;
+	else
+		x->head = p;
+	x->tail = p;
+}
+
+static int queue_new(struct txraft_io *x, enum pending_kind kind, void *req,
+		     int status)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return RAFT_NOMEM;
+	p->kind = kind;
+	p->status = status;
+	p->append = req;	/* the union: every member a request pointer */
+	queue(x, p);
+	return 0;
+}
+
+/* a buffer of at least @len bytes, 8-byte aligned (malloc's are 16) */
+static void *scratch(struct txraft_io *x, size_t len)
+{
+	void *p;
+
+	if (len <= x->scratch_cap)
+		return x->scratch;
+	p = realloc(x->scratch, len);
+	if (!p)
+		return NULL;
+	x->scratch = p;
+	x->scratch_cap = len;
+	return p;
+}
+
+/* ---- the store ---------------------------------------------------- */
+
+static void entry_free(struct raft_entry *e)
+{
+	raft_free(e->buf.base);
+	e->buf.base = NULL;
+}
+
+static int entry_copy(const struct raft_entry *src, struct raft_entry *dst)
+{
+	dst->term = src->term;
+	dst->type = src->type;
+	dst->batch = NULL;
+	dst->buf.len = src->buf.len;
+	dst->buf.base = raft_malloc(src->buf.len ? src->buf.len : 1);
+	if (!dst->buf.base)
+		return RAFT_NOMEM;
+	memcpy(dst->buf.base, src->buf.base, src->buf.len);
+	return 0;
+}
+
+static int log_reserve(struct txraft_io *x, size_t more)
+{
+	struct raft_entry *l;
+	size_t cap = x->cap ? x->cap : 64;
+
+	while (cap < x->n + more)
+		cap *= 2;
+	if (cap == x->cap)
+		return 0;
+	l = realloc(x->log, cap * sizeof(*l));
+	if (!l)
+		return RAFT_NOMEM;
+	x->log = l;
+	x->cap = cap;
+	return 0;
+}
+
+static int log_append(struct txraft_io *x, const struct raft_entry *es,
+		      unsigned int n)
+{
+	unsigned int i;
+	int rv;
+
+	rv = log_reserve(x, n);
+	if (rv)
+		return rv;
+	for (i = 0; i < n; i++) {
+		rv = entry_copy(&es[i], &x->log[x->n + i]);
+		if (rv) {
+			while (i--)
+				entry_free(&x->log[x->n + i]);
+			return rv;
+		}
+	}
+	x->n += n;
+	x->st.appended += n;
+	return 0;
+}
+
+/* drop the entries from @index on */
+static void log_truncate(struct txraft_io *x, raft_index index)
+{
+	size_t keep = index <= x->start ? 0 : (size_t)(index - x->start);
+
+	while (x->n > keep)
+		entry_free(&x->log[--x->n]);
+}
+
+/* drop the entries up to and including @index */
+static void log_forget(struct txraft_io *x, raft_index index)
+{
+	size_t drop, i;
+
+	if (index < x->start)
+		return;
+	drop = (size_t)(index - x->start + 1);
+	if (drop > x->n)
+		drop = x->n;
+	for (i = 0; i < drop; i++)
+		entry_free(&x->log[i]);
+	memmove(x->log, x->log + drop, (x->n - drop) * sizeof(*x->log));
+	x->n -= drop;
+	x->start += drop;
+}
+
+static void snapshot_free(struct raft_snapshot *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	raft_configuration_close(&s->configuration);
+	for (i = 0; i < s->n_bufs; i++)
+		raft_free(s->bufs[i].base);
+	raft_free(s->bufs);
+	raft_free(s);
+}
+
+/* a copy of @src for libraft (its memory raft_malloc's), data in one buffer */
+static struct raft_snapshot *snapshot_copy(const struct raft_snapshot *src)
+{
+	struct raft_snapshot *s = raft_calloc(1, sizeof(*s));
+	size_t len = 0, off = 0;
+	unsigned int i;
+
+	if (!s)
+		return NULL;
+	s->index = src->index;
+	s->term = src->term;
+	s->configuration_index = src->configuration_index;
+	raft_configuration_init(&s->configuration);
+	for (i = 0; i < src->configuration.n; i++) {
+		const struct raft_server *v = &src->configuration.servers[i];
+
+		if (raft_configuration_add(&s->configuration, v->id,
+					   v->address, v->role))
+			goto fail;
+	}
+	for (i = 0; i < src->n_bufs; i++)
+		len += src->bufs[i].len;
+	s->bufs = raft_calloc(1, sizeof(*s->bufs));
+	if (!s->bufs)
+		goto fail;
+	s->n_bufs = 1;
+	s->bufs[0].len = len;
+	s->bufs[0].base = raft_malloc(len ? len : 1);
+	if (!s->bufs[0].base)
+		goto fail;
+	for (i = 0; i < src->n_bufs; i++) {
+		memcpy((char *)s->bufs[0].base + off, src->bufs[i].base,
+		       src->bufs[i].len);
+		off += src->bufs[i].len;
+	}
+	return s;
+fail:
+	snapshot_free(s);
+	return NULL;
+}
+
+/* ---- raft_io methods ---------------------------------------------- */
+
+static int m_init(struct raft_io *io, raft_id id, const char *address)
+{
+	(void)address;
+	return id == io_of(io)->self ? 0 : RAFT_BADID;
+}
+
+static void m_close(struct raft_io *io, raft_io_close_cb cb)
+{
+	struct txraft_io *x = io_of(io);
+
+	/* completed in the next poll: never inside libraft's own call */
+	x->closing = true;
+	x->close_cb = cb;
+}
+
+static int m_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
+		  struct raft_snapshot **snapshot, raft_index *start_index,
+		  struct raft_entry *entries[], size_t *n_entries)
+{
+	struct txraft_io *x = io_of(io);
+	struct raft_entry *es = NULL;
+	size_t i, total = 0, off = 0;
+	char *batch = NULL;
+
+	*snapshot = NULL;
+	if (x->snap) {
+		*snapshot = snapshot_copy(x->snap);
+		if (!*snapshot)
+			return RAFT_NOMEM;
+	}
+	if (x->n) {
+		for (i = 0; i < x->n; i++)
+			total += x->log[i].buf.len;
+		es = raft_calloc(x->n, sizeof(*es));
+		batch = raft_malloc(total ? total : 1);
+		if (!es || !batch) {
+			raft_free(es);
+			raft_free(batch);
+			snapshot_free(*snapshot);
+			*snapshot = NULL;
+			return RAFT_NOMEM;
+		}
+		for (i = 0; i < x->n; i++) {
+			es[i] = x->log[i];
+			es[i].batch = batch;
+			es[i].buf.base = batch + off;
+			memcpy(batch + off, x->log[i].buf.base,
+			       x->log[i].buf.len);
+			off += x->log[i].buf.len;
+		}
+	}
+	*term = x->term;
+	*voted_for = x->vote;
+	*start_index = x->start;
+	*entries = es;
+	*n_entries = x->n;
+	return 0;
+}
+
+static int m_start(struct raft_io *io, unsigned int msecs,
+		   raft_io_tick_cb tick, raft_io_recv_cb recv)
+{
+	struct txraft_io *x = io_of(io);
+
+	if (!msecs)
+		return RAFT_INVALID;
+	x->tick_ms = msecs;
+	x->tick = tick;
+	x->recv = recv;
+	x->next_tick = now_ms() + msecs;
+	return 0;
+}
+
+/* a configuration entry of @term at the log's end */
+static int append_conf(struct txraft_io *x, raft_term term,
+		       const struct raft_configuration *conf)
+{
+	struct raft_entry e = { .term = term, .type = RAFT_CHANGE };
+	int rv;
+
+	rv = raft_configuration_encode(conf, &e.buf);
+	if (rv)
+		return rv;
+	rv = log_append(x, &e, 1);
+	raft_free(e.buf.base);
+	return rv;
+}
+
+static int m_bootstrap(struct raft_io *io, const struct raft_configuration *conf)
+{
+	struct txraft_io *x = io_of(io);
+	int rv;
+
+	if (x->term || x->n || x->snap)
+		return RAFT_CANTBOOTSTRAP;
+	rv = append_conf(x, 1, conf);
+	if (rv)
+		return rv;
+	x->term = 1;
+	x->vote = 0;
+	return 0;
+}
+
+static int m_recover(struct raft_io *io, const struct raft_configuration *conf)
+{
+	struct txraft_io *x = io_of(io);
+
+	/* as libraft's own store: the new configuration, last in the log */
+	return append_conf(x, x->term, conf);
+}
+
+static int m_set_term(struct raft_io *io, raft_term term)
+{
+	struct txraft_io *x = io_of(io);
+
+	x->term = term;
+	x->vote = 0;
+	return 0;
+}
+
+static int m_set_vote(struct raft_io *io, raft_id server_id)
+{
+	io_of(io)->vote = server_id;
+	return 0;
+}
+
+/* encode @m and hand it to the transport: 0 or a RAFT_* status */
+static int send_one(struct txraft_io *x, const struct raft_message *m)
+{
+	size_t len = txraft_wire_size(m);
+	void *buf;
+	long n;
+	int ret;
+
+	if (!len)
+		return RAFT_INVALID;
+	if (len > x->max_msg)
+		return RAFT_TOOBIG;
+	buf = scratch(x, len);
+	if (!buf)
+		return RAFT_NOMEM;
+	n = txraft_wire_encode(m, x->self, buf, len);
+	if (n < 0)
+		return RAFT_INVALID;
+	ret = txn_transport_send(x->t, (uint32_t)m->server_id, buf, (size_t)n);
+	if (ret) {
+		x->st.send_fail++;
+		return ret == -ENOMEM ? RAFT_NOMEM : RAFT_NOCONNECTION;
+	}
+	x->st.msgs_out++;
+	return 0;
+}
+
+/*
+ * An AppendEntries in parts that each fit the transport: entries
+ * [first, first + k) with the entry before first as prev.
+ */
+static int send_entries(struct txraft_io *x, const struct raft_message *m)
+{
+	const struct raft_append_entries *ae = &m->append_entries;
+	struct raft_message part = *m;
+	unsigned int first = 0, k;
+	int rv;
+
+	rv = send_one(x, m);
+	if (rv != RAFT_TOOBIG)
+		return rv;
+	x->st.split++;
+	while (first < ae->n_entries) {
+		part.append_entries.entries = ae->entries + first;
+		part.append_entries.prev_log_index = ae->prev_log_index + first;
+		part.append_entries.prev_log_term = first ?
+			ae->entries[first - 1].term : ae->prev_log_term;
+		/* as many as fit: the size grows with every entry */
+		for (k = 1; first + k <= ae->n_entries; k++) {
+			part.append_entries.n_entries = k;
+			if (txraft_wire_size(&part) > x->max_msg)
+				break;
+		}
+		if (k == 1)
+			return RAFT_TOOBIG;	/* one entry alone is too long */
+		part.append_entries.n_entries = k - 1;
+		rv = send_one(x, &part);
+		if (rv)
+			return rv;
+		first += k - 1;
+	}
+	return 0;
+}
+
+static int m_send(struct raft_io *io, struct raft_io_send *req,
+		  const struct raft_message *message, raft_io_send_cb cb)
+{
+	struct txraft_io *x = io_of(io);
+	int status;
+
+	if (x->closing)
+		return RAFT_CANCELED;
+	if (!message->server_id || message->server_id > UINT32_MAX)
+		return RAFT_INVALID;
+	req->cb = cb;
+	if (message->type == RAFT_IO_APPEND_ENTRIES)
+		status = send_entries(x, message);
+	else
+		status = send_one(x, message);
+	return queue_new(x, P_SEND, req, status);
+}
+
+static int m_append(struct raft_io *io, struct raft_io_append *req,
+		    const struct raft_entry entries[], unsigned int n,
+		    raft_io_append_cb cb)
+{
+	struct txraft_io *x = io_of(io);
+	int rv;
+
+	if (x->closing)
+		return RAFT_CANCELED;
+	rv = log_append(x, entries, n);
+	if (rv)
+		return rv;
+	req->cb = cb;
+	rv = queue_new(x, P_APPEND, req, 0);
+	if (rv)
+		log_truncate(x, x->start + x->n - n);
+	return rv;
+}
+
+static int m_truncate(struct raft_io *io, raft_index index)
+{
+	log_truncate(io_of(io), index);
+	return 0;
+}
+
+static int m_snapshot_put(struct raft_io *io, unsigned int trailing,
+			  struct raft_io_snapshot_put *req,
+			  const struct raft_snapshot *snapshot,
+			  raft_io_snapshot_put_cb cb)
+{
+	struct txraft_io *x = io_of(io);
+	struct raft_snapshot *s;
+	int rv;
+
+	if (x->closing)
+		return RAFT_CANCELED;
+	s = snapshot_copy(snapshot);
+	if (!s)
+		return RAFT_NOMEM;
+	req->cb = cb;
+	rv = queue_new(x, P_SNAPSHOT_PUT, req, 0);
+	if (rv) {
+		snapshot_free(s);
+		return rv;
+	}
+	snapshot_free(x->snap);
+	x->snap = s;
+	if (!trailing) {
+		/* an installed snapshot: the log starts after it */
+		log_truncate(x, x->start);
+		x->start = s->index + 1;
+	} else if (s->index > trailing) {
+		log_forget(x, s->index - trailing);
+	}
+	return 0;
+}
+
+static int m_snapshot_get(struct raft_io *io, struct raft_io_snapshot_get *req,
+			  raft_io_snapshot_get_cb cb)
+{
+	struct txraft_io *x = io_of(io);
+
+	if (x->closing)
+		return RAFT_CANCELED;
+	req->cb = cb;
+	return queue_new(x, P_SNAPSHOT_GET, req, 0);
+}
+
+static raft_time m_time(struct raft_io *io)
+{
+	(void)io;
+	return now_ms();
+}
+
+static int m_random(struct raft_io *io, int min, int max)
+{
+	struct txraft_io *x = io_of(io);
+
+	/* xorshift64*: election timeouts spread per server */
+	x->rnd ^= x->rnd >> 12;
+	x->rnd ^= x->rnd << 25;
+	x->rnd ^= x->rnd >> 27;
+	if (max <= min)
+		return min;
+	return min + (int)((x->rnd * 0x2545f4914f6cdd1dULL >> 33) %
+			   (uint64_t)(max - min));
+}
+
+/* ---- the loop ----------------------------------------------------- */
+
+static void complete(struct txraft_io *x, struct pending *p, bool cancel)
+{
+	int status = cancel ? RAFT_CANCELED : p->status;
+
+	switch (p->kind) {
+	case P_APPEND:
+		if (p->append->cb)
+			p->append->cb(p->append, status);
+		break;
+	case P_SEND:
+		if (p->send->cb)
+			p->send->cb(p->send, status);
+		break;
+	case P_SNAPSHOT_PUT:
+		if (p->put->cb)
+			p->put->cb(p->put, status);
+		break;
+	case P_SNAPSHOT_GET: {
+		struct raft_snapshot *s = NULL;
+
+		if (!cancel) {
+			s = x->snap ? snapshot_copy(x->snap) : NULL;
+			if (x->snap && !s)
+				status = RAFT_NOMEM;
+			else if (!x->snap)
+				status = RAFT_NOTFOUND;
+		}
+		p->get->cb(p->get, s, status);
+		break;
+	}
+	}
+	free(p);
+}
+
+static void run_pending(struct txraft_io *x, bool cancel)
+{
+	struct pending *p;
+
+	while ((p = x->head)) {
+		x->head = p->next;
+		if (!x->head)
+			x->tail = NULL;
+		complete(x, p, cancel);
+	}
+}
+
+static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
+{
+	struct txraft_io *x = ctx;
+	struct raft_message m;
+	const char *addr = NULL;
+	size_t i;
+
+	if (!x->recv || x->closing)
+		return;
+	for (i = 0; i < x->npeers; i++)
+		if (x->peers[i].id == node)
+			addr = x->peers[i].address;
+	/* the transport's messages are ours for the call; realign if need be */
+	if ((uintptr_t)msg & 7) {
+		void *a = scratch(x, len);
+
+		if (!a) {
+			x->st.bad_in++;
+			return;
+		}
+		memcpy(a, msg, len);
+		msg = a;
+	}
+	if (!addr || txraft_wire_decode(msg, len, &m)) {
+		x->st.bad_in++;
+		return;
+	}
+	if (m.server_id != node) {
+		/* a node speaks only for itself */
+		txraft_wire_release(&m);
+		x->st.bad_in++;
+		return;
+	}
+	m.server_address = addr;
+	x->st.msgs_in++;
+	/* libraft takes the message's memory */
+	x->recv(&x->io, &m);
+}
+
+static void on_peer(void *ctx, uint32_t node, bool up)
+{
+	/* Raft's own timeouts and retries cover a peer that goes away */
+	(void)ctx;
+	(void)node;
+	(void)up;
+}
+
+const struct txn_transport_cb txraft_io_transport_cb = {
+	.msg = on_msg,
+	.peer = on_peer,
+};
+
+int txraft_io_poll(struct txraft_io *x, int timeout_ms)
+{
+	uint64_t now;
+	int n = 0, wait = timeout_ms;
+
+	if (x->closed)
+		return 0;
+	if (x->closing) {
+		run_pending(x, true);
+		x->closed = true;
+		if (x->close_cb)
+			x->close_cb(&x->io);
+		return 0;
+	}
+	if (x->head)
+		wait = 0;
+	else if (x->tick) {
+		now = now_ms();
+		if (x->next_tick <= now)
+			wait = 0;
+		else if (wait < 0 || (uint64_t)wait > x->next_tick - now)
+			wait = (int)(x->next_tick - now);
+	}
+	if (x->t) {
+		n = txn_transport_poll(x->t, wait);
+		if (n < 0)
+			return n;
+	}
+	run_pending(x, false);
+	if (x->tick && !x->closing) {
+		now = now_ms();
+		if (now >= x->next_tick) {
+			/* one tick for however long we were away */
+			x->next_tick = now + x->tick_ms;
+			x->st.ticks++;
+			x->tick(&x->io);
+		}
+	}
+	return n;
+}
+
+/* ---- set-up ------------------------------------------------------- */
+
+int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg)
+{
+	struct txraft_io *x;
+
+	if (!self || self > UINT32_MAX ||
+	    max_msg < sizeof(struct txrdma_raft_hdr) + 256)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->self = self;
+	x->max_msg = max_msg;
+	x->start = 1;
+	x->rnd = 0x9e3779b97f4a7c15ULL ^ (self * 0xbf58476d1ce4e5b9ULL) ^
+		 now_ms();
+	x->io.version = 1;
+	x->io.impl = x;
+	x->io.init = m_init;
+	x->io.close = m_close;
+	x->io.load = m_load;
+	x->io.start = m_start;
+	x->io.bootstrap = m_bootstrap;
+	x->io.recover = m_recover;
+	x->io.set_term = m_set_term;
+	x->io.set_vote = m_set_vote;
+	x->io.send = m_send;
+	x->io.append = m_append;
+	x->io.truncate = m_truncate;
+	x->io.snapshot_put = m_snapshot_put;
+	x->io.snapshot_get = m_snapshot_get;
+	x->io.time = m_time;
+	x->io.random = m_random;
+	*xp = x;
+	return 0;
+}
+
+int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address)
+{
+	struct peer_name *p;
+	size_t i;
+
+	if (!id || id > UINT32_MAX || id == x->self || !address ||
+	    strlen(address) > TXRDMA_RAFT_MAX_ADDR)
+		return -EINVAL;
+	for (i = 0; i < x->npeers; i++)
+		if (x->peers[i].id == id)
+			return -EEXIST;
+	p = realloc(x->peers, (x->npeers + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	x->peers = p;
+	p[x->npeers].address = strdup(address);
+	if (!p[x->npeers].address)
+		return -ENOMEM;
+	p[x->npeers++].id = id;
+	return 0;
+}
+
+void txraft_io_attach(struct txraft_io *x, struct txn_transport *t)
+{
+	x->t = t;
+}
+
+struct raft_io *txraft_io_raft(struct txraft_io *x)
+{
+	return &x->io;
+}
+
+bool txraft_io_closed(const struct txraft_io *x)
+{
+	return x->closed;
+}
+
+void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s)
+{
+	*s = x->st;
+}
+
+void txraft_io_free(struct txraft_io *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	run_pending(x, true);
+	log_truncate(x, x->start);
+	free(x->log);
+	snapshot_free(x->snap);
+	for (i = 0; i < x->npeers; i++)
+		free(x->peers[i].address);
+	free(x->peers);
+	free(x->scratch);
+	free(x);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A libraft struct raft_io whose RPCs travel on the transaction layer's
+ * transport (lib/txn/txn_transport.h): txrdma endpoint pairs, or TCP
+ * for comparison and for hosts without RDMA.  Raft itself (elections,
+ * replication, commitment) is libraft's; this file gives it a network,
+ * a clock and a log store.  See txraft_io.c for the design.
+ *
+ * Use, on one thread:
+ *
+ *	struct txraft_io *x;
+ *	txraft_io_new(&x, self_id, max_msg);
+ *	txn_transport_open(&t, backend, ..., &txraft_io_transport_cb, x, ...);
+ *	(add the peers to t: their transport node ids are their raft ids)
+ *	txraft_io_attach(x, t);
+ *	raft_init(&raft, txraft_io_raft(x), &fsm, self_id, address);
+ *	raft_bootstrap(&raft, &conf) (a new cluster), raft_start(&raft);
+ *	for (;;) txraft_io_poll(x, timeout_ms);
+ *
+ * Log store: in memory for now (this process's lifetime).  A server
+ * must not restart with its old id then (it would have forgotten its
+ * vote and what it acknowledged): it rejoins as a new member.
+ * Documentation/design.rst says what the durable store changes.
+ */
+#ifndef TXRAFT_IO_H
+#define TXRAFT_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <raft.h>
+
+#include "txn_transport.h"
+
+struct txraft_io;
+
+/* counters, never reset */
+struct txraft_io_stats {
+	uint64_t msgs_out, msgs_in;	/* transport messages */
+	uint64_t split;			/* AppendEntries sent in parts */
+	uint64_t bad_in;		/* received messages that failed a check */
+	uint64_t send_fail;		/* sends the transport refused */
+	uint64_t appended;		/* entries stored */
+	uint64_t ticks;
+};
+
+/* The callbacks to open the transport with, @ctx the txraft_io. */
+extern const struct txn_transport_cb txraft_io_transport_cb;
+
+/*
+ * A raft_io for server @self (not 0, at most UINT32_MAX: it is also its
+ * transport node id) on a transport whose messages take at most
+ * @max_msg bytes (the backend's limit; AppendEntries longer than that
+ * leave in parts).  Return: 0 and *@xp, -EINVAL, -ENOMEM.
+ */
+int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg);
+
+/*
+ * Name peer @id (its transport node id too) and the address libraft
+ * reports for it (raft_leader()).  Messages from transport nodes that
+ * are not named peers are dropped.  Return: 0, -EINVAL, -EEXIST,
+ * -ENOMEM.
+ */
+int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
+
+/* The transport, opened with txraft_io_transport_cb and @x as ctx. */
+void txraft_io_attach(struct txraft_io *x, struct txn_transport *t);
+
+/* What raft_init() takes. */
+struct raft_io *txraft_io_raft(struct txraft_io *x);
+
+/*
+ * Run what is due: the transport's I/O and messages (waiting up to
+ * @timeout_ms, less when a tick is due sooner), completions of
+ * appends and sends, and libraft's tick.  Return: messages delivered,
+ * or a negative errno from the transport.
+ */
+int txraft_io_poll(struct txraft_io *x, int timeout_ms);
+
+/* raft_close() has called back: the raft_io is closed. */
+bool txraft_io_closed(const struct txraft_io *x);
+
+void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s);
+
+/*
+ * Free @x after raft_close() has called back (the raft_io is closed);
+ * the transport is the caller's.
+ */
+void txraft_io_free(struct txraft_io *x);
+
+#endif /* TXRAFT_IO_H */
