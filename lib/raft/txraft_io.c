@@ -67,6 +67,17 @@ struct peer_name {
 	char *address;
 };
 
+/* what a durable store keeps: term, vote, entries, the last snapshot */
+struct txraft_store {
+	raft_term term;
+	raft_id vote;
+	struct raft_entry *log;	/* log[i] is index start + i */
+	size_t n, cap;
+	raft_index start;
+	struct raft_snapshot *snap;
+	bool in_use;		/* an io has it */
+};
+
 struct txraft_io {
 	struct raft_io io;
 	struct txn_transport *t;
@@ -74,14 +85,10 @@ struct txraft_io {
 	uint32_t max_msg;
 	void *scratch;		/* one encoded or realigned message */
 	size_t scratch_cap;
-
-	/* what a durable store would keep: term, vote, entries, snapshot */
-	raft_term term;
-	raft_id vote;
-	struct raft_entry *log;	/* log[i] is index start + i */
-	size_t n, cap;
-	raft_index start;
-	struct raft_snapshot *snap;
+	struct txraft_store *s;
+	bool own_store;
+	uint64_t (*clock)(void *ctx);
+	void *clock_ctx;
 
 	unsigned int tick_ms;
 	uint64_t next_tick;
@@ -109,6 +116,11 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t io_now(const struct txraft_io *x)
+{
+	return x->clock ? x->clock(x->clock_ctx) : now_ms();
 }
 
 static void queue(struct txraft_io *x, struct pending *p)
@@ -174,17 +186,17 @@ static int entry_copy(const struct raft_entry *src, struct raft_entry *dst)
 static int log_reserve(struct txraft_io *x, size_t more)
 {
 	struct raft_entry *l;
-	size_t cap = x->cap ? x->cap : 64;
+	size_t cap = x->s->cap ? x->s->cap : 64;
 
-	while (cap < x->n + more)
+	while (cap < x->s->n + more)
 		cap *= 2;
-	if (cap == x->cap)
+	if (cap == x->s->cap)
 		return 0;
-	l = realloc(x->log, cap * sizeof(*l));
+	l = realloc(x->s->log, cap * sizeof(*l));
 	if (!l)
 		return RAFT_NOMEM;
-	x->log = l;
-	x->cap = cap;
+	x->s->log = l;
+	x->s->cap = cap;
 	return 0;
 }
 
@@ -198,14 +210,14 @@ static int log_append(struct txraft_io *x, const struct raft_entry *es,
 	if (rv)
 		return rv;
 	for (i = 0; i < n; i++) {
-		rv = entry_copy(&es[i], &x->log[x->n + i]);
+		rv = entry_copy(&es[i], &x->s->log[x->s->n + i]);
 		if (rv) {
 			while (i--)
-				entry_free(&x->log[x->n + i]);
+				entry_free(&x->s->log[x->s->n + i]);
 			return rv;
 		}
 	}
-	x->n += n;
+	x->s->n += n;
 	x->st.appended += n;
 	return 0;
 }
@@ -213,10 +225,10 @@ static int log_append(struct txraft_io *x, const struct raft_entry *es,
 /* drop the entries from @index on */
 static void log_truncate(struct txraft_io *x, raft_index index)
 {
-	size_t keep = index <= x->start ? 0 : (size_t)(index - x->start);
+	size_t keep = index <= x->s->start ? 0 : (size_t)(index - x->s->start);
 
-	while (x->n > keep)
-		entry_free(&x->log[--x->n]);
+	while (x->s->n > keep)
+		entry_free(&x->s->log[--x->s->n]);
 }
 
 /* drop the entries up to and including @index */
@@ -224,16 +236,16 @@ static void log_forget(struct txraft_io *x, raft_index index)
 {
 	size_t drop, i;
 
-	if (index < x->start)
+	if (index < x->s->start)
 		return;
-	drop = (size_t)(index - x->start + 1);
-	if (drop > x->n)
-		drop = x->n;
+	drop = (size_t)(index - x->s->start + 1);
+	if (drop > x->s->n)
+		drop = x->s->n;
 	for (i = 0; i < drop; i++)
-		entry_free(&x->log[i]);
-	memmove(x->log, x->log + drop, (x->n - drop) * sizeof(*x->log));
-	x->n -= drop;
-	x->start += drop;
+		entry_free(&x->s->log[i]);
+	memmove(x->s->log, x->s->log + drop, (x->s->n - drop) * sizeof(*x->s->log));
+	x->s->n -= drop;
+	x->s->start += drop;
 }
 
 static void snapshot_free(struct raft_snapshot *s)
@@ -317,15 +329,15 @@ static int m_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
 	char *batch = NULL;
 
 	*snapshot = NULL;
-	if (x->snap) {
-		*snapshot = snapshot_copy(x->snap);
+	if (x->s->snap) {
+		*snapshot = snapshot_copy(x->s->snap);
 		if (!*snapshot)
 			return RAFT_NOMEM;
 	}
-	if (x->n) {
-		for (i = 0; i < x->n; i++)
-			total += x->log[i].buf.len;
-		es = raft_calloc(x->n, sizeof(*es));
+	if (x->s->n) {
+		for (i = 0; i < x->s->n; i++)
+			total += x->s->log[i].buf.len;
+		es = raft_calloc(x->s->n, sizeof(*es));
 		batch = raft_malloc(total ? total : 1);
 		if (!es || !batch) {
 			raft_free(es);
@@ -334,20 +346,20 @@ static int m_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
 			*snapshot = NULL;
 			return RAFT_NOMEM;
 		}
-		for (i = 0; i < x->n; i++) {
-			es[i] = x->log[i];
+		for (i = 0; i < x->s->n; i++) {
+			es[i] = x->s->log[i];
 			es[i].batch = batch;
 			es[i].buf.base = batch + off;
-			memcpy(batch + off, x->log[i].buf.base,
-			       x->log[i].buf.len);
-			off += x->log[i].buf.len;
+			memcpy(batch + off, x->s->log[i].buf.base,
+			       x->s->log[i].buf.len);
+			off += x->s->log[i].buf.len;
 		}
 	}
-	*term = x->term;
-	*voted_for = x->vote;
-	*start_index = x->start;
+	*term = x->s->term;
+	*voted_for = x->s->vote;
+	*start_index = x->s->start;
 	*entries = es;
-	*n_entries = x->n;
+	*n_entries = x->s->n;
 	return 0;
 }
 
@@ -361,7 +373,7 @@ static int m_start(struct raft_io *io, unsigned int msecs,
 	x->tick_ms = msecs;
 	x->tick = tick;
 	x->recv = recv;
-	x->next_tick = now_ms() + msecs;
+	x->next_tick = io_now(x) + msecs;
 	return 0;
 }
 
@@ -385,13 +397,13 @@ static int m_bootstrap(struct raft_io *io, const struct raft_configuration *conf
 	struct txraft_io *x = io_of(io);
 	int rv;
 
-	if (x->term || x->n || x->snap)
+	if (x->s->term || x->s->n || x->s->snap)
 		return RAFT_CANTBOOTSTRAP;
 	rv = append_conf(x, 1, conf);
 	if (rv)
 		return rv;
-	x->term = 1;
-	x->vote = 0;
+	x->s->term = 1;
+	x->s->vote = 0;
 	return 0;
 }
 
@@ -400,21 +412,21 @@ static int m_recover(struct raft_io *io, const struct raft_configuration *conf)
 	struct txraft_io *x = io_of(io);
 
 	/* as libraft's own store: the new configuration, last in the log */
-	return append_conf(x, x->term, conf);
+	return append_conf(x, x->s->term, conf);
 }
 
 static int m_set_term(struct raft_io *io, raft_term term)
 {
 	struct txraft_io *x = io_of(io);
 
-	x->term = term;
-	x->vote = 0;
+	x->s->term = term;
+	x->s->vote = 0;
 	return 0;
 }
 
 static int m_set_vote(struct raft_io *io, raft_id server_id)
 {
-	io_of(io)->vote = server_id;
+	io_of(io)->s->vote = server_id;
 	return 0;
 }
 
@@ -515,7 +527,7 @@ static int m_append(struct raft_io *io, struct raft_io_append *req,
 	req->cb = cb;
 	rv = queue_new(x, P_APPEND, req, 0);
 	if (rv)
-		log_truncate(x, x->start + x->n - n);
+		log_truncate(x, x->s->start + x->s->n - n);
 	return rv;
 }
 
@@ -545,12 +557,12 @@ static int m_snapshot_put(struct raft_io *io, unsigned int trailing,
 		snapshot_free(s);
 		return rv;
 	}
-	snapshot_free(x->snap);
-	x->snap = s;
+	snapshot_free(x->s->snap);
+	x->s->snap = s;
 	if (!trailing) {
 		/* an installed snapshot: the log starts after it */
-		log_truncate(x, x->start);
-		x->start = s->index + 1;
+		log_truncate(x, x->s->start);
+		x->s->start = s->index + 1;
 	} else if (s->index > trailing) {
 		log_forget(x, s->index - trailing);
 	}
@@ -570,8 +582,7 @@ static int m_snapshot_get(struct raft_io *io, struct raft_io_snapshot_get *req,
 
 static raft_time m_time(struct raft_io *io)
 {
-	(void)io;
-	return now_ms();
+	return io_now(io_of(io));
 }
 
 static int m_random(struct raft_io *io, int min, int max)
@@ -611,10 +622,10 @@ static void complete(struct txraft_io *x, struct pending *p, bool cancel)
 		struct raft_snapshot *s = NULL;
 
 		if (!cancel) {
-			s = x->snap ? snapshot_copy(x->snap) : NULL;
-			if (x->snap && !s)
+			s = x->s->snap ? snapshot_copy(x->s->snap) : NULL;
+			if (x->s->snap && !s)
 				status = RAFT_NOMEM;
-			else if (!x->snap)
+			else if (!x->s->snap)
 				status = RAFT_NOTFOUND;
 		}
 		p->get->cb(p->get, s, status);
@@ -705,7 +716,7 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 	if (x->head)
 		wait = 0;
 	else if (x->tick) {
-		now = now_ms();
+		now = io_now(x);
 		if (x->next_tick <= now)
 			wait = 0;
 		else if (wait < 0 || (uint64_t)wait > x->next_tick - now)
@@ -718,7 +729,7 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 	}
 	run_pending(x, false);
 	if (x->tick && !x->closing) {
-		now = now_ms();
+		now = io_now(x);
 		if (now >= x->next_tick) {
 			/* one tick for however long we were away */
 			x->next_tick = now + x->tick_ms;
@@ -731,19 +742,71 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 
 /* ---- set-up ------------------------------------------------------- */
 
-int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg)
+int txraft_store_new(struct txraft_store **sp)
+{
+	struct txraft_store *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->start = 1;
+	*sp = s;
+	return 0;
+}
+
+void txraft_store_free(struct txraft_store *s)
+{
+	if (!s)
+		return;
+	while (s->n)
+		entry_free(&s->log[--s->n]);
+	free(s->log);
+	snapshot_free(s->snap);
+	free(s);
+}
+
+raft_index txraft_store_start(const struct txraft_store *s)
+{
+	return s->start;
+}
+
+size_t txraft_store_count(const struct txraft_store *s)
+{
+	return s->n;
+}
+
+const struct raft_entry *txraft_store_entry(const struct txraft_store *s,
+					    raft_index index)
+{
+	if (index < s->start || index - s->start >= s->n)
+		return NULL;
+	return &s->log[index - s->start];
+}
+
+int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg,
+		  struct txraft_store *store)
 {
 	struct txraft_io *x;
+	int ret;
 
 	if (!self || self > UINT32_MAX ||
-	    max_msg < sizeof(struct txrdma_raft_hdr) + 256)
+	    max_msg < sizeof(struct txrdma_raft_hdr) + 256 ||
+	    (store && store->in_use))
 		return -EINVAL;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
+	if (!store) {
+		ret = txraft_store_new(&store);
+		if (ret) {
+			free(x);
+			return ret;
+		}
+		x->own_store = true;
+	}
+	store->in_use = true;
+	x->s = store;
 	x->self = self;
 	x->max_msg = max_msg;
-	x->start = 1;
 	x->rnd = 0x9e3779b97f4a7c15ULL ^ (self * 0xbf58476d1ce4e5b9ULL) ^
 		 now_ms();
 	x->io.version = 1;
@@ -765,6 +828,18 @@ int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg)
 	x->io.random = m_random;
 	*xp = x;
 	return 0;
+}
+
+void txraft_io_set_clock(struct txraft_io *x, uint64_t (*now)(void *ctx),
+			 void *ctx)
+{
+	x->clock = now;
+	x->clock_ctx = ctx;
+	/* a schedule that is replayed draws the same timeouts */
+	x->rnd = 0x9e3779b97f4a7c15ULL ^ (x->self * 0xbf58476d1ce4e5b9ULL) ^
+		 io_now(x);
+	if (!x->rnd)
+		x->rnd = 1;
 }
 
 int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address)
@@ -816,9 +891,9 @@ void txraft_io_free(struct txraft_io *x)
 	if (!x)
 		return;
 	run_pending(x, true);
-	log_truncate(x, x->start);
-	free(x->log);
-	snapshot_free(x->snap);
+	x->s->in_use = false;
+	if (x->own_store)
+		txraft_store_free(x->s);
 	for (i = 0; i < x->npeers; i++)
 		free(x->peers[i].address);
 	free(x->peers);

@@ -33,6 +33,7 @@
 #include "txn_transport.h"
 
 struct txraft_io;
+struct txraft_store;
 
 /* counters, never reset */
 struct txraft_io_stats {
@@ -48,12 +49,36 @@ struct txraft_io_stats {
 extern const struct txn_transport_cb txraft_io_transport_cb;
 
 /*
+ * What a server persists (term, vote, log, last snapshot), apart from
+ * its raft_io so that it outlives one: a server that restarts on the
+ * same store is a server that crashed and came back.  In memory for now.
+ */
+int txraft_store_new(struct txraft_store **sp);
+void txraft_store_free(struct txraft_store *s);	/* not while an io has it */
+/* its log: index of the first entry, the count, one entry (or NULL) */
+raft_index txraft_store_start(const struct txraft_store *s);
+size_t txraft_store_count(const struct txraft_store *s);
+const struct raft_entry *txraft_store_entry(const struct txraft_store *s,
+					    raft_index index);
+
+/*
  * A raft_io for server @self (not 0, at most UINT32_MAX: it is also its
  * transport node id) on a transport whose messages take at most
  * @max_msg bytes (the backend's limit; AppendEntries longer than that
- * leave in parts).  Return: 0 and *@xp, -EINVAL, -ENOMEM.
+ * leave in parts), keeping its state in @store (NULL: a store of its
+ * own, freed with it; else one no other io has).  Return: 0 and *@xp,
+ * -EINVAL, -ENOMEM.
  */
-int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg);
+int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg,
+		  struct txraft_store *store);
+
+/*
+ * The clock libraft's timers run on, in milliseconds (default:
+ * CLOCK_MONOTONIC): a simulation injects its own.  Also seeds the
+ * random election timeouts from @self and the clock's reading.
+ */
+void txraft_io_set_clock(struct txraft_io *x, uint64_t (*now)(void *ctx),
+			 void *ctx);
 
 /*
  * Name peer @id (its transport node id too) and the address libraft

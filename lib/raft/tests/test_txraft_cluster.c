@@ -256,7 +256,7 @@ static void test_cluster(void)
 			.listen_len = sizeof(a), .max_msg = MAXMSG,
 		};
 
-		TAP_CHECK_INT(txraft_io_new(&srv[i].x, i, MAXMSG), 0);
+		TAP_CHECK_INT(txraft_io_new(&srv[i].x, i, MAXMSG, NULL), 0);
 		rv = txn_tcp_open(&srv[i].t, &tc, &txraft_io_transport_cb,
 				  srv[i].x);
 		TAP_CHECK_INT(rv, 0);
@@ -352,10 +352,10 @@ static void test_bad_args(void)
 {
 	struct txraft_io *x;
 
-	TAP_CHECK_INT(txraft_io_new(&x, 0, MAXMSG), -EINVAL);
-	TAP_CHECK_INT(txraft_io_new(&x, 1ULL << 32, MAXMSG), -EINVAL);
-	TAP_CHECK_INT(txraft_io_new(&x, 1, 64), -EINVAL);
-	TAP_CHECK_INT(txraft_io_new(&x, 1, MAXMSG), 0);
+	TAP_CHECK_INT(txraft_io_new(&x, 0, MAXMSG, NULL), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1ULL << 32, MAXMSG, NULL), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1, 64, NULL), -EINVAL);
+	TAP_CHECK_INT(txraft_io_new(&x, 1, MAXMSG, NULL), 0);
 	TAP_CHECK_INT(txraft_io_add_peer(x, 1, "self"), -EINVAL);
 	TAP_CHECK_INT(txraft_io_add_peer(x, 0, "zero"), -EINVAL);
 	TAP_CHECK_INT(txraft_io_add_peer(x, 2, NULL), -EINVAL);
