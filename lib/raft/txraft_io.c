@@ -682,6 +682,8 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 	}
 	m.server_address = addr;
 	x->st.msgs_in++;
+	if (m.type == RAFT_IO_INSTALL_SNAPSHOT)
+		x->st.snapshots_in++;
 	/* libraft takes the message's memory */
 	x->recv(&x->io, &m);
 }

@@ -40,6 +40,7 @@ struct txraft_io_stats {
 	uint64_t msgs_out, msgs_in;	/* transport messages */
 	uint64_t split;			/* AppendEntries sent in parts */
 	uint64_t bad_in;		/* received messages that failed a check */
+	uint64_t snapshots_in;		/* InstallSnapshot messages taken */
 	uint64_t send_fail;		/* sends the transport refused */
 	uint64_t appended;		/* entries stored */
 	uint64_t ticks;

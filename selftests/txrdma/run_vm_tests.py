@@ -55,6 +55,12 @@ Suites:
             8 at once validated by their versions) for --vread-seconds,
             checking every record returned byte for byte: no torn
             record, no READ error (vread_guest.sh, vread_guest)
+  raft    - 3 guests: Raft replication (libraft on lib/raft's
+            raft_io over lib/txn's txrdma transport), a server per
+            guest: a leader is elected and --raft-count commands of
+            64 B-4 KiB are applied by all three in the same order,
+            byte for byte (one hash); every tenant ends empty
+            (raft_guest.sh, raft_guest)
   hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
             every word it shares with the module, calls every ioctl
             with bad arguments, maps, forks, closes while blocked and
@@ -432,6 +438,19 @@ def suite_vread(args):
     return report(args.prefix + "vread", results)
 
 
+def suite_raft(args):
+    """Raft replication (libraft on lib/raft's raft_io) over txrdma
+    across three guests (raft_guest.sh): a leader is elected, its
+    commands are applied by all three in the same order (guest 0
+    compares their hashes), every tenant ends empty."""
+    cmd = ("TXRDMA_RAFT_COUNT=%d selftests/txrdma/raft_guest.sh"
+           % args.raft_count)
+    with cluster(args, 3, [cmd] * 3, timeout=args.timeout) as c:
+        c.start()
+        results = c.wait()
+    return report(args.prefix + "raft", results)
+
+
 def suite_hostile(args):
     seeds = " ".join(str(args.seed + k) for k in range(args.hostile_seeds))
     cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
@@ -687,7 +706,7 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "examples": suite_examples,
           "vread": suite_vread,
           "rogue": suite_rogue, "txn": suite_txn,
-          "logship": suite_logship,
+          "logship": suite_logship, "raft": suite_raft,
           "debug": suite_debug}
 # "peers" and "soak" run by name, not by default (CI): on a 2-core host
 # with three TCG guests, sessions with the default 80 ms detection time
@@ -700,7 +719,7 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
 # smaller counts than the issue's, which are the defaults here).
 DEFAULT_SUITES = ["single", "link", "smp", "msg", "msgkill", "examples",
                   "ep_race", "pair_churn", "listen_flood", "cross_tenant",
-                  "hostile", "rogue", "txn", "vread", "logship"]
+                  "hostile", "rogue", "txn", "vread", "logship", "raft"]
 
 
 def main():
@@ -761,6 +780,9 @@ def main():
                     "on d8755f3 the oops came after 17-27 s)")
     ap.add_argument("--vread-seconds", type=int, default=60,
                     help="vread: seconds of writing and reading (default 60)")
+    ap.add_argument("--raft-count", type=int, default=2000,
+                    help="raft: commands the leader proposes and every "
+                    "server applies (default 2000)")
     ap.add_argument("--churn-seconds", type=int, default=60,
                     help="pair_churn: seconds of churn (default 60: half "
                     "at ~10 pairs/s, half as fast as possible)")

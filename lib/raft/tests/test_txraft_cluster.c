@@ -11,6 +11,8 @@
  *    order, and the count);
  *  - the leader closes: the other two elect a new leader within the
  *    deadline, take 200 more commands, and apply the same sequence;
+ *  - every server snapshots its state machine as its log grows
+ *    (threshold 128 entries, 32 kept);
  *  - every server closes cleanly (every queued request completed, no
  *    leak under ASan).
  * Waiting is always for a condition, with a deadline.
@@ -43,6 +45,7 @@ struct server {
 	bool closed;
 	uint64_t applied;	/* commands applied */
 	uint64_t hash;		/* of every command, in order */
+	unsigned int snapshots;	/* taken */
 };
 
 static struct server srv[N + 1];	/* [1..N] */
@@ -78,6 +81,40 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
 	s->hash = chain(s->hash, buf->base, buf->len);
 	s->applied++;
 	*result = NULL;
+	return 0;
+}
+
+static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
+			unsigned int *n_bufs)
+{
+	struct server *s = fsm->data;
+	uint64_t *v;
+
+	*bufs = raft_malloc(sizeof(**bufs));
+	v = raft_malloc(2 * sizeof(*v));
+	if (!*bufs || !v) {
+		raft_free(*bufs);
+		raft_free(v);
+		return RAFT_NOMEM;
+	}
+	v[0] = s->applied;
+	v[1] = s->hash;
+	(*bufs)[0] = (struct raft_buffer) { .base = v, .len = 2 * sizeof(*v) };
+	*n_bufs = 1;
+	s->snapshots++;
+	return 0;
+}
+
+static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
+{
+	struct server *s = fsm->data;
+	const uint64_t *v = buf->base;
+
+	if (buf->len != 2 * sizeof(*v))
+		return RAFT_MALFORMED;
+	s->applied = v[0];
+	s->hash = v[1];
+	raft_free(buf->base);
 	return 0;
 }
 
@@ -283,13 +320,18 @@ static void test_cluster(void)
 		}
 		srv[i].fsm = (struct raft_fsm) { .version = 1,
 						 .data = &srv[i],
-						 .apply = fsm_apply };
+						 .apply = fsm_apply,
+						 .snapshot = fsm_snapshot,
+						 .restore = fsm_restore };
 		srv[i].hash = 0xcbf29ce484222325ULL;
 		TAP_CHECK_INT(raft_init(&srv[i].raft, txraft_io_raft(srv[i].x),
 					&srv[i].fsm, i, srv[i].addr), 0);
 		raft_set_election_timeout(&srv[i].raft, 300);
 		raft_set_heartbeat_timeout(&srv[i].raft, 50);
 		raft_set_pre_vote(&srv[i].raft, true);
+		/* snapshots as the log grows: taken, and the log trimmed */
+		raft_set_snapshot_threshold(&srv[i].raft, 128);
+		raft_set_snapshot_trailing(&srv[i].raft, 32);
 		TAP_CHECK_INT(raft_bootstrap(&srv[i].raft, &conf), 0);
 		TAP_CHECK_INT(raft_start(&srv[i].raft), 0);
 		srv[i].up = true;
@@ -342,6 +384,8 @@ static void test_cluster(void)
 		TAP_CHECK(srv[i].hash == proposed_hash[FIRST + SECOND]);
 	}
 	TAP_CHECK(!two_leaders);
+	for (i = 1; i <= N; i++)
+		TAP_CHECK(srv[i].snapshots > 0);
 
 	for (i = 1; i <= N; i++)
 		if (srv[i].x)

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Raft replication across three hosts over txrdma: the program each
+ * guest of the "raft" suite runs (raft_guest.sh, run_vm_tests.py raft).
+ *
+ *   raft_guest NODE SERVICE COUNT JOB_DIR
+ *
+ * One libraft server, node NODE of 1..3 (guest NODE-1; its peers are
+ * "g0".."g2"), on lib/raft's raft_io over lib/txn's txrdma transport
+ * (node n listens on SERVICE + n).  The three bootstrap one
+ * configuration and elect a leader; whichever server leads proposes
+ * commands of 64 B to 4 KiB (at most WINDOW in flight) until COUNT are
+ * applied.  Every server applies them into a chained hash; when it
+ * has applied COUNT it writes "COUNT HASH" into JOB_DIR/raft-NODE and
+ * keeps serving until all three files exist (the others may still need
+ * it), then closes.  The script compares the three files: the same
+ * commands, in the same order, byte for byte, on every host.
+ *
+ * The state machine snapshots itself (libraft takes one every 256
+ * entries), so a follower that falls behind is sent a snapshot.
+ *
+ * Output: TAP lines for this node, and "# " lines with the leader's
+ * commit latency (proposal to its apply callback) and the raft_io's
+ * counters.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <raft.h>
+#include <txn_txrdma.h>
+#include <txraft_io.h>
+
+#define NODES		3
+#define WINDOW		32
+#define DEADLINE_S	600
+
+struct prop {
+	struct raft_apply req;	/* first: the callback gets it back */
+	uint64_t t0_ns;
+};
+
+static struct raft raft;
+static struct txraft_io *xio;
+static uint64_t applied, hash = 0xcbf29ce484222325ULL, count;
+static uint64_t in_flight, next_id, proposed, accepted, failed;
+static uint64_t *lat_ns;
+static size_t nlat;
+static unsigned int node;
+static bool wrote;
+static uint64_t restores;
+static bool closed;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("not ok - node %u: ", node);
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	exit(1);
+}
+
+static uint32_t mix(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
+		     void **result)
+{
+	const uint8_t *b = buf->base;
+	size_t i;
+
+	(void)fsm;
+	*result = NULL;
+	if (applied >= count)
+		return 0;	/* extras a leader had in flight */
+	hash ^= buf->len;
+	for (i = 0; i < buf->len; i++)
+		hash = (hash ^ b[i]) * 0x100000001b3ULL;
+	applied++;
+	return 0;
+}
+
+/* the state machine's state is (applied, hash): 16 bytes to snapshot */
+static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
+			unsigned int *n_bufs)
+{
+	uint64_t *v;
+
+	(void)fsm;
+	*bufs = raft_malloc(sizeof(**bufs));
+	v = raft_malloc(2 * sizeof(*v));
+	if (!*bufs || !v) {
+		raft_free(*bufs);
+		raft_free(v);
+		return RAFT_NOMEM;
+	}
+	v[0] = applied;
+	v[1] = hash;
+	(*bufs)[0].base = v;
+	(*bufs)[0].len = 2 * sizeof(*v);
+	*n_bufs = 1;
+	return 0;
+}
+
+/* a snapshot from the leader replaces the state (and is ours to free) */
+static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
+{
+	const uint64_t *v = buf->base;
+
+	(void)fsm;
+	if (buf->len != 2 * sizeof(*v))
+		return RAFT_MALFORMED;
+	applied = v[0];
+	hash = v[1];
+	restores++;
+	raft_free(buf->base);
+	return 0;
+}
+
+static void apply_cb(struct raft_apply *req, int status, void *result)
+{
+	struct prop *p = (struct prop *)req;
+
+	(void)result;
+	in_flight--;
+	if (status) {
+		failed++;
+	} else {
+		accepted++;
+		if (nlat < count)
+			lat_ns[nlat++] = now_ns() - p->t0_ns;
+	}
+	free(p);
+}
+
+/* the leader keeps WINDOW commands in flight until COUNT are in */
+static void propose(void)
+{
+	while (raft_state(&raft) == RAFT_LEADER && in_flight < WINDOW &&
+	       accepted + in_flight < count) {
+		uint64_t id = ((uint64_t)node << 40) | next_id++;
+		struct raft_buffer b;
+		struct prop *p;
+		size_t i;
+
+		b.len = 64 + mix((uint32_t)id * 2654435761u) % (4096 - 64 + 1);
+		b.base = raft_malloc(b.len);
+		p = calloc(1, sizeof(*p));
+		if (!b.base || !p)
+			die("out of memory");
+		memcpy(b.base, &id, sizeof(id));
+		for (i = sizeof(id); i < b.len; i++)
+			((uint8_t *)b.base)[i] = (uint8_t)mix((uint32_t)(id * 131 + i));
+		p->t0_ns = now_ns();
+		if (raft_apply(&raft, &p->req, &b, 1, apply_cb)) {
+			raft_free(b.base);
+			free(p);
+			return;
+		}
+		in_flight++;
+		proposed++;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void close_cb(struct raft *r)
+{
+	(void)r;
+	closed = true;
+}
+
+int main(int argc, char **argv)
+{
+	struct txn_txrdma_cfg xc = { 0 };
+	struct raft_configuration conf;
+	struct txraft_io_stats st;
+	struct txn_transport *t;
+	struct raft_fsm fsm = { .version = 1, .apply = fsm_apply,
+				.snapshot = fsm_snapshot,
+				.restore = fsm_restore };
+	char addr[NODES + 1][8], path[4096], mine[4096];
+	const char *job;
+	uint64_t t_start, t_led = 0, deadline, next_check = 0;
+	unsigned int j, service;
+	int ret, all;
+
+	if (argc != 5)
+		die("usage: raft_guest NODE SERVICE COUNT JOB_DIR");
+	node = (unsigned int)atoi(argv[1]);
+	service = (unsigned int)atoi(argv[2]);
+	count = strtoull(argv[3], NULL, 0);
+	job = argv[4];
+	if (node < 1 || node > NODES || !count)
+		die("bad arguments");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	lat_ns = calloc(count, sizeof(*lat_ns));
+	if (!lat_ns)
+		die("out of memory");
+	snprintf(mine, sizeof(mine), "%s/raft-%u", job, node);
+	unlink(mine);
+
+	ret = txraft_io_new(&xio, node, TXN_TXRDMA_MAX_MSG_DEFAULT, NULL);
+	if (ret)
+		die("txraft_io_new: %s", strerror(-ret));
+	xc.self = node;
+	xc.service_base = service;
+	ret = txn_txrdma_open(&t, &xc, &txraft_io_transport_cb, xio);
+	if (ret)
+		die("txn_txrdma_open: %s", strerror(-ret));
+	txraft_io_attach(xio, t);
+	raft_configuration_init(&conf);
+	for (j = 1; j <= NODES; j++) {
+		snprintf(addr[j], sizeof(addr[j]), "g%u", j - 1);
+		if (raft_configuration_add(&conf, j, addr[j], RAFT_VOTER))
+			die("raft_configuration_add");
+		if (j == node)
+			continue;
+		ret = txn_txrdma_add_peer(t, j, addr[j]);
+		if (!ret)
+			ret = txraft_io_add_peer(xio, j, addr[j]);
+		if (ret)
+			die("adding peer %s: %s", addr[j], strerror(-ret));
+	}
+	if (raft_init(&raft, txraft_io_raft(xio), &fsm, node, addr[node]))
+		die("raft_init: %s", raft_errmsg(&raft));
+	/* TCG guests stall for 100-225 ms: no elections for that */
+	raft_set_election_timeout(&raft, 1000);
+	raft_set_heartbeat_timeout(&raft, 100);
+	raft_set_pre_vote(&raft, true);
+	/* snapshots every 256 entries, 64 kept behind: both paths run */
+	raft_set_snapshot_threshold(&raft, 256);
+	raft_set_snapshot_trailing(&raft, 64);
+	if (raft_bootstrap(&raft, &conf) || raft_start(&raft))
+		die("raft_bootstrap/start: %s", raft_errmsg(&raft));
+	raft_configuration_close(&conf);
+	printf("ok - node %u: libraft started on txrdma (peers g0..g2, services %u+n)\n",
+	       node, service);
+
+	t_start = now_ns();
+	deadline = t_start + DEADLINE_S * 1000000000ull;
+	for (;;) {
+		ret = txraft_io_poll(xio, 5);
+		if (ret < 0)
+			die("txraft_io_poll: %s", strerror(-ret));
+		if (raft_state(&raft) == RAFT_LEADER && !t_led) {
+			t_led = now_ns();
+			printf("# node %u leads (term %llu) after %.0f ms\n", node,
+			       (unsigned long long)raft.current_term,
+			       (t_led - t_start) / 1e6);
+		}
+		propose();
+		if (applied == count && !wrote) {
+			FILE *f = fopen(mine, "w");
+
+			if (!f || fprintf(f, "%" PRIu64 " %016" PRIx64 "\n",
+					  count, hash) < 0 || fclose(f))
+				die("writing %s", mine);
+			wrote = true;
+			printf("# node %u applied %" PRIu64 " commands in %.2f s\n",
+			       node, count, (now_ns() - t_start) / 1e9);
+		}
+		if (now_ns() > deadline)
+			die("%" PRIu64 " of %" PRIu64 " applied after %d s",
+			    applied, count, DEADLINE_S);
+		if (!wrote || now_ns() < next_check)
+			continue;
+		/* every 100 ms: have the others applied all too? */
+		next_check = now_ns() + 100000000ull;
+		for (all = 1, j = 1; j <= NODES; j++) {
+			snprintf(path, sizeof(path), "%s/raft-%u", job, j);
+			all &= !access(path, F_OK);
+		}
+		if (all)
+			break;
+	}
+
+	printf("ok - node %u applied %" PRIu64 " commands (hash %016" PRIx64 ")\n",
+	       node, count, hash);
+	if (nlat) {
+		qsort(lat_ns, nlat, sizeof(*lat_ns), cmp_u64);
+		printf("# node %u led: %zu commands committed, p50 %.1f us, p99 %.1f us, max %.1f us (proposal to apply callback, window %d)\n",
+		       node, nlat, lat_ns[nlat / 2] / 1e3,
+		       lat_ns[nlat * 99 / 100] / 1e3, lat_ns[nlat - 1] / 1e3,
+		       WINDOW);
+	}
+	txraft_io_stats(xio, &st);
+	printf("# node %u: %" PRIu64 " snapshots restored\n", node, restores);
+	printf("# node %u raft_io: %" PRIu64 " messages out, %" PRIu64 " in, %" PRIu64 " AppendEntries in parts, %" PRIu64 " bad, %" PRIu64 " refused by the transport\n",
+	       node, st.msgs_out, st.msgs_in, st.split, st.bad_in,
+	       st.send_fail);
+	printf("%s - node %u: no received message failed a check\n",
+	       st.bad_in ? "not ok" : "ok", node);
+
+	raft_close(&raft, close_cb);
+	while (!closed)
+		txraft_io_poll(xio, 0);
+	txn_transport_close(t);
+	txraft_io_free(xio);
+	free(lat_ns);
+	return st.bad_in ? 1 : 0;
+}
