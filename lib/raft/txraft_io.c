@@ -41,6 +41,7 @@
 #include <linux/txrdma_raft.h>
 
 #include "txraft_io.h"
+#include "txraft_store.h"
 #include "txraft_wire.h"
 
 enum pending_kind {
@@ -65,17 +66,6 @@ struct pending {
 struct peer_name {
 	uint64_t id;
 	char *address;
-};
-
-/* what a durable store keeps: term, vote, entries, the last snapshot */
-struct txraft_store {
-	raft_term term;
-	raft_id vote;
-	struct raft_entry *log;	/* log[i] is index start + i */
-	size_t n, cap;
-	raft_index start;
-	struct raft_snapshot *snap;
-	bool in_use;		/* an io has it */
 };
 
 struct txraft_io {
@@ -162,146 +152,6 @@ static void *scratch(struct txraft_io *x, size_t len)
 	return p;
 }
 
-/* ---- the store ---------------------------------------------------- */
-
-static void entry_free(struct raft_entry *e)
-{
-	raft_free(e->buf.base);
-	e->buf.base = NULL;
-}
-
-static int entry_copy(const struct raft_entry *src, struct raft_entry *dst)
-{
-	dst->term = src->term;
-	dst->type = src->type;
-	dst->batch = NULL;
-	dst->buf.len = src->buf.len;
-	dst->buf.base = raft_malloc(src->buf.len ? src->buf.len : 1);
-	if (!dst->buf.base)
-		return RAFT_NOMEM;
-	memcpy(dst->buf.base, src->buf.base, src->buf.len);
-	return 0;
-}
-
-static int log_reserve(struct txraft_io *x, size_t more)
-{
-	struct raft_entry *l;
-	size_t cap = x->s->cap ? x->s->cap : 64;
-
-	while (cap < x->s->n + more)
-		cap *= 2;
-	if (cap == x->s->cap)
-		return 0;
-	l = realloc(x->s->log, cap * sizeof(*l));
-	if (!l)
-		return RAFT_NOMEM;
-	x->s->log = l;
-	x->s->cap = cap;
-	return 0;
-}
-
-static int log_append(struct txraft_io *x, const struct raft_entry *es,
-		      unsigned int n)
-{
-	unsigned int i;
-	int rv;
-
-	rv = log_reserve(x, n);
-	if (rv)
-		return rv;
-	for (i = 0; i < n; i++) {
-		rv = entry_copy(&es[i], &x->s->log[x->s->n + i]);
-		if (rv) {
-			while (i--)
-				entry_free(&x->s->log[x->s->n + i]);
-			return rv;
-		}
-	}
-	x->s->n += n;
-	x->st.appended += n;
-	return 0;
-}
-
-/* drop the entries from @index on */
-static void log_truncate(struct txraft_io *x, raft_index index)
-{
-	size_t keep = index <= x->s->start ? 0 : (size_t)(index - x->s->start);
-
-	while (x->s->n > keep)
-		entry_free(&x->s->log[--x->s->n]);
-}
-
-/* drop the entries up to and including @index */
-static void log_forget(struct txraft_io *x, raft_index index)
-{
-	size_t drop, i;
-
-	if (index < x->s->start)
-		return;
-	drop = (size_t)(index - x->s->start + 1);
-	if (drop > x->s->n)
-		drop = x->s->n;
-	for (i = 0; i < drop; i++)
-		entry_free(&x->s->log[i]);
-	memmove(x->s->log, x->s->log + drop, (x->s->n - drop) * sizeof(*x->s->log));
-	x->s->n -= drop;
-	x->s->start += drop;
-}
-
-static void snapshot_free(struct raft_snapshot *s)
-{
-	unsigned int i;
-
-	if (!s)
-		return;
-	raft_configuration_close(&s->configuration);
-	for (i = 0; i < s->n_bufs; i++)
-		raft_free(s->bufs[i].base);
-	raft_free(s->bufs);
-	raft_free(s);
-}
-
-/* a copy of @src for libraft (its memory raft_malloc's), data in one buffer */
-static struct raft_snapshot *snapshot_copy(const struct raft_snapshot *src)
-{
-	struct raft_snapshot *s = raft_calloc(1, sizeof(*s));
-	size_t len = 0, off = 0;
-	unsigned int i;
-
-	if (!s)
-		return NULL;
-	s->index = src->index;
-	s->term = src->term;
-	s->configuration_index = src->configuration_index;
-	raft_configuration_init(&s->configuration);
-	for (i = 0; i < src->configuration.n; i++) {
-		const struct raft_server *v = &src->configuration.servers[i];
-
-		if (raft_configuration_add(&s->configuration, v->id,
-					   v->address, v->role))
-			goto fail;
-	}
-	for (i = 0; i < src->n_bufs; i++)
-		len += src->bufs[i].len;
-	s->bufs = raft_calloc(1, sizeof(*s->bufs));
-	if (!s->bufs)
-		goto fail;
-	s->n_bufs = 1;
-	s->bufs[0].len = len;
-	s->bufs[0].base = raft_malloc(len ? len : 1);
-	if (!s->bufs[0].base)
-		goto fail;
-	for (i = 0; i < src->n_bufs; i++) {
-		memcpy((char *)s->bufs[0].base + off, src->bufs[i].base,
-		       src->bufs[i].len);
-		off += src->bufs[i].len;
-	}
-	return s;
-fail:
-	snapshot_free(s);
-	return NULL;
-}
-
 /* ---- raft_io methods ---------------------------------------------- */
 
 static int m_init(struct raft_io *io, raft_id id, const char *address)
@@ -330,7 +180,7 @@ static int m_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
 
 	*snapshot = NULL;
 	if (x->s->snap) {
-		*snapshot = snapshot_copy(x->s->snap);
+		*snapshot = txraft_snapshot_copy(x->s->snap);
 		if (!*snapshot)
 			return RAFT_NOMEM;
 	}
@@ -342,7 +192,7 @@ static int m_load(struct raft_io *io, raft_term *term, raft_id *voted_for,
 		if (!es || !batch) {
 			raft_free(es);
 			raft_free(batch);
-			snapshot_free(*snapshot);
+			txraft_snapshot_free(*snapshot);
 			*snapshot = NULL;
 			return RAFT_NOMEM;
 		}
@@ -387,7 +237,9 @@ static int append_conf(struct txraft_io *x, raft_term term,
 	rv = raft_configuration_encode(conf, &e.buf);
 	if (rv)
 		return rv;
-	rv = log_append(x, &e, 1);
+	rv = txraft_store_append(x->s, &e, 1);
+	if (!rv)
+		x->st.appended++;
 	raft_free(e.buf.base);
 	return rv;
 }
@@ -402,9 +254,7 @@ static int m_bootstrap(struct raft_io *io, const struct raft_configuration *conf
 	rv = append_conf(x, 1, conf);
 	if (rv)
 		return rv;
-	x->s->term = 1;
-	x->s->vote = 0;
-	return 0;
+	return txraft_store_set_term(x->s, 1);
 }
 
 static int m_recover(struct raft_io *io, const struct raft_configuration *conf)
@@ -417,17 +267,12 @@ static int m_recover(struct raft_io *io, const struct raft_configuration *conf)
 
 static int m_set_term(struct raft_io *io, raft_term term)
 {
-	struct txraft_io *x = io_of(io);
-
-	x->s->term = term;
-	x->s->vote = 0;
-	return 0;
+	return txraft_store_set_term(io_of(io)->s, term);
 }
 
 static int m_set_vote(struct raft_io *io, raft_id server_id)
 {
-	io_of(io)->s->vote = server_id;
-	return 0;
+	return txraft_store_set_vote(io_of(io)->s, server_id);
 }
 
 /* encode @m and hand it to the transport: 0 or a RAFT_* status */
@@ -517,24 +362,32 @@ static int m_append(struct raft_io *io, struct raft_io_append *req,
 		    raft_io_append_cb cb)
 {
 	struct txraft_io *x = io_of(io);
+	struct pending *p;
 	int rv;
 
 	if (x->closing)
 		return RAFT_CANCELED;
-	rv = log_append(x, entries, n);
-	if (rv)
+	/* its completion's memory first: a stored append always completes */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return RAFT_NOMEM;
+	/* in memory, and on disk (synced) when the store has a file */
+	rv = txraft_store_append(x->s, entries, n);
+	if (rv) {
+		free(p);
 		return rv;
+	}
+	x->st.appended += n;
 	req->cb = cb;
-	rv = queue_new(x, P_APPEND, req, 0);
-	if (rv)
-		log_truncate(x, x->s->start + x->s->n - n);
-	return rv;
+	p->kind = P_APPEND;
+	p->append = req;
+	queue(x, p);
+	return 0;
 }
 
 static int m_truncate(struct raft_io *io, raft_index index)
 {
-	log_truncate(io_of(io), index);
-	return 0;
+	return txraft_store_truncate(io_of(io)->s, index);
 }
 
 static int m_snapshot_put(struct raft_io *io, unsigned int trailing,
@@ -544,28 +397,28 @@ static int m_snapshot_put(struct raft_io *io, unsigned int trailing,
 {
 	struct txraft_io *x = io_of(io);
 	struct raft_snapshot *s;
+	struct pending *p;
 	int rv;
 
 	if (x->closing)
 		return RAFT_CANCELED;
-	s = snapshot_copy(snapshot);
-	if (!s)
+	p = calloc(1, sizeof(*p));
+	s = txraft_snapshot_copy(snapshot);
+	if (!p || !s) {
+		free(p);
+		txraft_snapshot_free(s);
 		return RAFT_NOMEM;
-	req->cb = cb;
-	rv = queue_new(x, P_SNAPSHOT_PUT, req, 0);
+	}
+	/* the store takes the copy (and rewrites its file) */
+	rv = txraft_store_snapshot(x->s, s, trailing);
 	if (rv) {
-		snapshot_free(s);
+		free(p);
 		return rv;
 	}
-	snapshot_free(x->s->snap);
-	x->s->snap = s;
-	if (!trailing) {
-		/* an installed snapshot: the log starts after it */
-		log_truncate(x, x->s->start);
-		x->s->start = s->index + 1;
-	} else if (s->index > trailing) {
-		log_forget(x, s->index - trailing);
-	}
+	req->cb = cb;
+	p->kind = P_SNAPSHOT_PUT;
+	p->put = req;
+	queue(x, p);
 	return 0;
 }
 
@@ -622,7 +475,7 @@ static void complete(struct txraft_io *x, struct pending *p, bool cancel)
 		struct raft_snapshot *s = NULL;
 
 		if (!cancel) {
-			s = x->s->snap ? snapshot_copy(x->s->snap) : NULL;
+			s = x->s->snap ? txraft_snapshot_copy(x->s->snap) : NULL;
 			if (x->s->snap && !s)
 				status = RAFT_NOMEM;
 			else if (!x->s->snap)
@@ -743,46 +596,6 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 }
 
 /* ---- set-up ------------------------------------------------------- */
-
-int txraft_store_new(struct txraft_store **sp)
-{
-	struct txraft_store *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	s->start = 1;
-	*sp = s;
-	return 0;
-}
-
-void txraft_store_free(struct txraft_store *s)
-{
-	if (!s)
-		return;
-	while (s->n)
-		entry_free(&s->log[--s->n]);
-	free(s->log);
-	snapshot_free(s->snap);
-	free(s);
-}
-
-raft_index txraft_store_start(const struct txraft_store *s)
-{
-	return s->start;
-}
-
-size_t txraft_store_count(const struct txraft_store *s)
-{
-	return s->n;
-}
-
-const struct raft_entry *txraft_store_entry(const struct txraft_store *s,
-					    raft_index index)
-{
-	if (index < s->start || index - s->start >= s->n)
-		return NULL;
-	return &s->log[index - s->start];
-}
 
 int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg,
 		  struct txraft_store *store)

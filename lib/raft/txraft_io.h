@@ -17,10 +17,10 @@
  *	raft_bootstrap(&raft, &conf) (a new cluster), raft_start(&raft);
  *	for (;;) txraft_io_poll(x, timeout_ms);
  *
- * Log store: in memory for now (this process's lifetime).  A server
- * must not restart with its old id then (it would have forgotten its
- * vote and what it acknowledged): it rejoins as a new member.
- * Documentation/design.rst says what the durable store changes.
+ * Log store: txraft_store below, in memory or behind a write-ahead
+ * file.  A server whose store was in memory only must not restart with
+ * its old id (it would have forgotten its vote and what it
+ * acknowledged): it rejoins as a new member.
  */
 #ifndef TXRAFT_IO_H
 #define TXRAFT_IO_H
@@ -52,9 +52,29 @@ extern const struct txn_transport_cb txraft_io_transport_cb;
 /*
  * What a server persists (term, vote, log, last snapshot), apart from
  * its raft_io so that it outlives one: a server that restarts on the
- * same store is a server that crashed and came back.  In memory for now.
+ * same store is a server that crashed and came back.
+ * txraft_store_new(): in memory only (the process's lifetime).
+ * txraft_store_open(): also in the write-ahead file @path (created if
+ * need be, replayed if not): every change is synced before libraft is
+ * told it is done (txraft_store.c); TXRAFT_STORE_NOSYNC skips the
+ * syncs (tests: a process crash loses nothing, a host crash may).
+ * Return: 0, -EINVAL, -ENOMEM, -EBADMSG (the file is damaged before
+ * its last record), -EIO or another errno of open(2).
  */
+#define TXRAFT_STORE_NOSYNC	(1U << 0)
+
+struct txraft_store_stats {
+	uint64_t records;	/* written and replayed */
+	uint64_t syncs;
+	uint64_t compactions;	/* the file rewritten after a snapshot */
+	uint64_t torn_bytes;	/* cut off a torn last record at open */
+};
+
 int txraft_store_new(struct txraft_store **sp);
+int txraft_store_open(struct txraft_store **sp, const char *path,
+		      unsigned int flags);
+void txraft_store_stats(const struct txraft_store *s,
+			struct txraft_store_stats *st);
 void txraft_store_free(struct txraft_store *s);	/* not while an io has it */
 /* its log: index of the first entry, the count, one entry (or NULL) */
 raft_index txraft_store_start(const struct txraft_store *s);

@@ -6,8 +6,8 @@
  * delivers one message in flight (any of them: reordering), possibly
  * dropping it (loss) or delivering it and keeping a copy (duplication);
  * advances the clock; proposes a command; cuts or heals links
- * (partitions); crashes a server (its raft and io go, its store stays)
- * or restarts one on its store.  After every step:
+ * (partitions); crashes a server (its raft, io and memory go; its
+ * store's write-ahead file stays) or restarts one from that file.  After every step:
  *  - election safety: at most one leader per term, ever;
  *  - state-machine safety: every server has applied the same commands
  *    in the same order, as far as both have applied (a chained hash
@@ -26,12 +26,14 @@
  * rebooted.  Checked against planted bugs (2026-12-04): a store that
  * forgets the vote gave two leaders in one term (seed 4), one that
  * forgets the term too likewise, one that ignores truncation broke log
- * matching (seed 1).
+ * matching (seed 1); a write-ahead file that does not record votes gave
+ * two leaders (seed 4), one that skips entries did not converge.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../txraft_io.h"
 #include "tap.h"
@@ -56,7 +58,8 @@ struct sim_transport {
 };
 
 struct server {
-	struct txraft_store *store;
+	struct txraft_store *store;	/* NULL while crashed: on disk only */
+	char path[96];			/* its write-ahead file */
 	struct txraft_io *x;
 	struct sim_transport *st;
 	struct raft raft;
@@ -244,6 +247,10 @@ static void start_server(unsigned int i, bool bootstrap,
 	unsigned int j;
 	int rv;
 
+	/* a restart reads what the crashed process had stored */
+	if (!s->store && txraft_store_open(&s->store, s->path,
+					   TXRAFT_STORE_NOSYNC))
+		abort();
 	rv = txraft_io_new(&s->x, i, MAXMSG, s->store);
 	if (rv)
 		abort();
@@ -298,6 +305,15 @@ static void stop_server(unsigned int i)
 	s->st = NULL;
 	txraft_io_free(s->x);
 	s->x = NULL;
+}
+
+/* the process dies: its memory goes, its file stays */
+static void crash(unsigned int i)
+{
+	stop_server(i);
+	txraft_store_free(srv[i].store);
+	srv[i].store = NULL;
+	stat.crashes++;
 }
 
 static void poll_all(void)
@@ -378,6 +394,8 @@ static void check_logs(void)
 			const struct txraft_store *b = srv[j].store;
 			raft_index lo, hi, idx, match = 0;
 
+			if (!a || !b)
+				continue;	/* crashed: on disk only */
 			lo = txraft_store_start(a) > txraft_store_start(b) ?
 			     txraft_store_start(a) : txraft_store_start(b);
 			hi = txraft_store_start(a) + txraft_store_count(a);
@@ -510,9 +528,8 @@ static unsigned int voter(void)
 
 static void reboot(unsigned int i)
 {
-	stop_server(i);
+	crash(i);
 	start_server(i, false, NULL);
-	stat.crashes++;
 	stat.restarts++;
 }
 
@@ -540,10 +557,8 @@ static void step(void)
 		if (srv[i].alive)
 			reboot(i);
 	} else if (r < 90) {
-		if (srv[i].alive) {
-			stop_server(i);
-			stat.crashes++;
-		}
+		if (srv[i].alive)
+			crash(i);
 	} else if (r < 93) {
 		if (!srv[i].alive) {
 			start_server(i, false, NULL);
@@ -595,7 +610,9 @@ static void run_seed(uint64_t seed, uint64_t *min_applied)
 		snprintf(srv[i].addr, sizeof(srv[i].addr), "sim-%u", i);
 		if (raft_configuration_add(&conf, i, srv[i].addr, RAFT_VOTER))
 			abort();
-		if (txraft_store_new(&srv[i].store))
+		unlink(srv[i].path);
+		if (txraft_store_open(&srv[i].store, srv[i].path,
+				      TXRAFT_STORE_NOSYNC))
 			abort();
 	}
 	for (i = 1; i <= N; i++)
@@ -645,6 +662,7 @@ static void run_seed(uint64_t seed, uint64_t *min_applied)
 		stop_server(i);
 		txraft_store_free(srv[i].store);
 		srv[i].store = NULL;
+		unlink(srv[i].path);
 	}
 	while (nnet)
 		drop_wire(0);
@@ -655,10 +673,16 @@ static void test_random_schedules(void)
 	uint64_t min_applied = UINT64_MAX;
 	unsigned int i, seed;
 
+	static char dir[] = "/tmp/txraft-sim-XXXXXX";
+
+	if (!mkdtemp(dir))
+		abort();
 	for (i = 1; i <= N; i++) {
 		srv[i].seen = calloc(MAX_CMDS, 1);
 		if (!srv[i].seen)
 			abort();
+		snprintf(srv[i].path, sizeof(srv[i].path), "%s/server%u.wal",
+			 dir, i);
 	}
 	for (seed = 1; seed <= SEEDS && !violation; seed++) {
 		run_seed(seed * 0x9e3779b97f4a7c15ULL, &min_applied);
@@ -689,6 +713,7 @@ static void test_random_schedules(void)
 		  stat.installs > 0);
 	for (i = 1; i <= N; i++)
 		free(srv[i].seen);
+	rmdir(dir);
 	free(leader_of);
 	free(net);
 }
