@@ -10,8 +10,9 @@
  * txraft_io_poll() runs the transport (whose message callback decodes
  * and delivers RPCs), then the queued completions in order, then the
  * tick.  Closing is the same: raft_close() asks, the next poll
- * completes what was queued with RAFT_CANCELED and only then calls
- * libraft back, which frees its state.
+ * completes what was queued (with its real status: each request was
+ * done when made) and only then calls libraft back, which frees its
+ * state.
  *
  * Sending: a message is encoded once into the transport's message (the
  * transport copies it into its registered send buffer or socket queue);
@@ -562,7 +563,13 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 	if (x->closed)
 		return 0;
 	if (x->closing) {
-		run_pending(x, true);
+		/*
+		 * Every request was done when it was made (appends stored,
+		 * sends handed over): they complete as they are, not
+		 * cancelled.  libraft 0.15 follows a leader's failed append
+		 * into request state its close has already cleared.
+		 */
+		run_pending(x, false);
 		x->closed = true;
 		if (x->close_cb)
 			x->close_cb(&x->io);

@@ -3,7 +3,7 @@
  * Raft replication across three hosts over txrdma: the program each
  * guest of the "raft" suite runs (raft_guest.sh, run_vm_tests.py raft).
  *
- *   raft_guest NODE SERVICE COUNT JOB_DIR
+ *   raft_guest NODE SERVICE COUNT JOB_DIR WAL
  *
  * One libraft server, node NODE of 1..3 (guest NODE-1; its peers are
  * "g0".."g2"), on lib/raft's raft_io over lib/txn's txrdma transport
@@ -19,6 +19,14 @@
  * The state machine snapshots itself (libraft takes one every 256
  * entries), so a follower that falls behind is sent a snapshot.
  *
+ * The server keeps its Raft state in the write-ahead file WAL
+ * (lib/raft/txraft_store.c, synced): started on a file that holds a
+ * term it does not bootstrap, it replays the file and rejoins as the
+ * same server.  With RAFT_GUEST_KILL_AT=N in its environment, the
+ * first server of the cluster to lead once N commands are applied
+ * (JOB_DIR/raft-kill is its claim) kills itself with SIGKILL; the
+ * script starts it again on its file, without N.
+ *
  * Output: TAP lines for this node, and "# " lines with the leader's
  * commit latency (proposal to its apply callback) and the raft_io's
  * counters.
@@ -31,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <raft.h>
@@ -204,7 +214,11 @@ int main(int argc, char **argv)
 	struct txn_txrdma_cfg xc = { 0 };
 	struct raft_configuration conf;
 	struct txraft_io_stats st;
+	struct txraft_store *store;
 	struct txn_transport *t;
+	const char *kill_at_env = getenv("RAFT_GUEST_KILL_AT");
+	uint64_t kill_at = kill_at_env ? strtoull(kill_at_env, NULL, 0) : 0;
+	bool rejoin;
 	struct raft_fsm fsm = { .version = 1, .apply = fsm_apply,
 				.snapshot = fsm_snapshot,
 				.restore = fsm_restore };
@@ -214,8 +228,8 @@ int main(int argc, char **argv)
 	unsigned int j, service;
 	int ret, all;
 
-	if (argc != 5)
-		die("usage: raft_guest NODE SERVICE COUNT JOB_DIR");
+	if (argc != 6)
+		die("usage: raft_guest NODE SERVICE COUNT JOB_DIR WAL");
 	node = (unsigned int)atoi(argv[1]);
 	service = (unsigned int)atoi(argv[2]);
 	count = strtoull(argv[3], NULL, 0);
@@ -229,7 +243,11 @@ int main(int argc, char **argv)
 	snprintf(mine, sizeof(mine), "%s/raft-%u", job, node);
 	unlink(mine);
 
-	ret = txraft_io_new(&xio, node, TXN_TXRDMA_MAX_MSG_DEFAULT, NULL);
+	ret = txraft_store_open(&store, argv[5], 0);
+	if (ret)
+		die("txraft_store_open %s: %s", argv[5], strerror(-ret));
+	rejoin = txraft_store_count(store) || txraft_store_start(store) > 1;
+	ret = txraft_io_new(&xio, node, TXN_TXRDMA_MAX_MSG_DEFAULT, store);
 	if (ret)
 		die("txraft_io_new: %s", strerror(-ret));
 	xc.self = node;
@@ -260,11 +278,17 @@ int main(int argc, char **argv)
 	/* snapshots every 256 entries, 64 kept behind: both paths run */
 	raft_set_snapshot_threshold(&raft, 256);
 	raft_set_snapshot_trailing(&raft, 64);
-	if (raft_bootstrap(&raft, &conf) || raft_start(&raft))
+	if ((!rejoin && raft_bootstrap(&raft, &conf)) || raft_start(&raft))
 		die("raft_bootstrap/start: %s", raft_errmsg(&raft));
 	raft_configuration_close(&conf);
-	printf("ok - node %u: libraft started on txrdma (peers g0..g2, services %u+n)\n",
-	       node, service);
+	printf("ok - node %u: libraft %s on txrdma (peers g0..g2, services %u+n)\n",
+	       node, rejoin ? "restarted from its file" : "started",
+	       service);
+	if (rejoin)
+		printf("# node %u rejoins at term %llu, %zu entries from index %llu\n",
+		       node, (unsigned long long)raft.current_term,
+		       txraft_store_count(store),
+		       (unsigned long long)txraft_store_start(store));
 
 	t_start = now_ns();
 	deadline = t_start + DEADLINE_S * 1000000000ull;
@@ -279,6 +303,20 @@ int main(int argc, char **argv)
 			       (t_led - t_start) / 1e6);
 		}
 		propose();
+		if (kill_at && applied >= kill_at &&
+		    raft_state(&raft) == RAFT_LEADER) {
+			snprintf(path, sizeof(path), "%s/raft-kill", job);
+			/* one kill in the cluster: whoever claims it */
+			if (open(path, O_CREAT | O_EXCL | O_WRONLY, 0644) >= 0) {
+				printf("# node %u (leader, term %llu) kills itself at %" PRIu64 " applied\n",
+				       node,
+				       (unsigned long long)raft.current_term,
+				       applied);
+				fflush(stdout);
+				raise(SIGKILL);
+			}
+			kill_at = 0;
+		}
 		if (applied == count && !wrote) {
 			FILE *f = fopen(mine, "w");
 
@@ -326,6 +364,7 @@ int main(int argc, char **argv)
 		txraft_io_poll(xio, 0);
 	txn_transport_close(t);
 	txraft_io_free(xio);
+	txraft_store_free(store);
 	free(lat_ns);
 	return st.bad_in ? 1 : 0;
 }

@@ -8,9 +8,13 @@
 # guest+1 (raft_guest.c): they elect a leader, which proposes
 # TXRDMA_RAFT_COUNT commands (default 2000) of 64 B to 4 KiB, and every
 # server applies them into a chained hash it writes to the job
-# directory.  Guest 0 then checks that the three hashes are one: the
-# same commands in the same order, byte for byte, on every host; every
-# guest checks that its tenant holds nothing afterwards.
+# directory.  Halfway, the leader of the moment kills itself (SIGKILL)
+# and is started again on its write-ahead file (synced; /tmp): it
+# rejoins as the same server and catches up while the other two go
+# on.  Guest 0 then checks that the three hashes are one: the same
+# commands in the same order, byte for byte, on every host, the
+# killed server included; every guest checks that its tenant holds
+# nothing afterwards.
 #
 # Liveness detection is 5 s (25 x 200 ms): three TCG guests on two
 # cores stall for whole seconds under load; Raft's own timeouts
@@ -32,15 +36,31 @@ check "$g: raft_guest is built" test -x "$PROG"
 mesh_up 2:8 tx 200000 rx 200000 mult 25
 mesh_tenant "$TENANT"
 
-shopt -s lastpipe
-TAP_RELAYED_FAILS=0
-timeout -k 10 900 "$PROG" "$node" "$SERVICE" "$COUNT" "$TXRDMA_JOB" 2>&1 |
-	tap_relay "$g raft"
-rc=${PIPESTATUS[0]}
+WAL=/tmp/raft-node$node.wal
+rm -f "$WAL"
+
+# run_server [KILL_AT]: raft_guest on its file; its TAP lines as ours.
+# Sets rc: its exit status.
+run_server() {
+	TAP_RELAYED_FAILS=0
+	shopt -s lastpipe
+	RAFT_GUEST_KILL_AT=${1:-} timeout -k 10 900 "$PROG" "$node" \
+		"$SERVICE" "$COUNT" "$TXRDMA_JOB" "$WAL" 2>&1 |
+		tap_relay "$g raft"
+	rc=${PIPESTATUS[0]}
+	shopt -u lastpipe
+}
+
+# halfway, the leader of the moment kills itself (SIGKILL): it is
+# started again on its write-ahead file and must catch up
+run_server $((COUNT / 2))
+if [ "$rc" -eq 137 ]; then
+	ok "$g raft: node $node, the leader, was killed (SIGKILL) halfway"
+	run_server
+fi
 if [ "$rc" -ne 0 ] && [ "$TAP_RELAYED_FAILS" -eq 0 ]; then
 	not_ok "$g raft: raft_guest exited $rc"
 fi
-shopt -u lastpipe
 
 if [ "$me" = 0 ]; then
 	for n in 1 2 3; do
@@ -53,6 +73,8 @@ if [ "$me" = 0 ]; then
 	echo "# applied (count hash): node 1 '$h1', node 2 '$h2', node 3 '$h3'"
 	check "$g: the three servers applied the same $COUNT commands in the same order" \
 		test -n "$h1" -a "$h1" = "$h2" -a "$h1" = "$h3" -a "${h1%% *}" = "$COUNT"
+	check "$g: one leader was killed halfway and rejoined from its file" \
+		test -e "$TXRDMA_JOB/raft-kill"
 fi
 
 tenant_idle() {

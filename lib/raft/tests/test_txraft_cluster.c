@@ -13,6 +13,8 @@
  *    deadline, take 200 more commands, and apply the same sequence;
  *  - every server snapshots its state machine as its log grows
  *    (threshold 128 entries, 32 kept);
+ *  - a leader closes with 50 commands in flight: every apply
+ *    completes (with an error), nothing crashes;
  *  - every server closes cleanly (every queued request completed, no
  *    leak under ASan).
  * Waiting is always for a condition, with a deadline.
@@ -49,7 +51,7 @@ struct server {
 };
 
 static struct server srv[N + 1];	/* [1..N] */
-static uint64_t proposed_hash[FIRST + SECOND + 1];	/* after k commands */
+static uint64_t proposed_hash[FIRST + SECOND + 51];	/* after k commands */
 static unsigned int done_ok, done_fail;
 static raft_term leader_term[N + 1];	/* a leader's term, to catch two */
 static unsigned int split_leader;
@@ -276,7 +278,7 @@ static void test_cluster(void)
 
 	/* expected state after k commands: the same chain */
 	proposed_hash[0] = h;
-	for (k = 0; k < FIRST + SECOND; k++) {
+	for (k = 0; k < FIRST + SECOND + 50; k++) {
 		static uint8_t b[4096];
 		size_t n = cmd_len(k);
 
@@ -387,6 +389,21 @@ static void test_cluster(void)
 	for (i = 1; i <= N; i++)
 		TAP_CHECK(srv[i].snapshots > 0);
 
+	/*
+	 * The leader closes with commands in flight: its queued appends
+	 * complete before libraft's close (a cancelled one crashed
+	 * libraft 0.15); the applies end with an error, none is lost
+	 * silently
+	 */
+	j = leader();
+	TAP_CHECK(j != 0);
+	if (j) {
+		unsigned int before = done_ok + done_fail;
+
+		TAP_CHECK_INT(propose(j, FIRST + SECOND, FIRST + SECOND + 50), 0);
+		stop(j);
+		TAP_CHECK_INT(done_ok + done_fail, before + 50);
+	}
 	for (i = 1; i <= N; i++)
 		if (srv[i].x)
 			stop(i);
