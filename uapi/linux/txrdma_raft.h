@@ -32,6 +32,7 @@
 #ifndef _UAPI_LINUX_TXRDMA_RAFT_H
 #define _UAPI_LINUX_TXRDMA_RAFT_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 #define TXRDMA_RAFT_MAGIC	0x5446	/* "TF" */
@@ -54,15 +55,15 @@ enum txrdma_raft_entry_type {
 };
 
 /* RequestVote flags */
-#define TXRDMA_RAFT_VOTE_F_DISRUPT	(1U << 0)	/* discard the leader */
-#define TXRDMA_RAFT_VOTE_F_PRE		(1U << 1)	/* a pre-vote */
+#define TXRDMA_RAFT_VOTE_F_DISRUPT	_BITUL(0)	/* discard the leader */
+#define TXRDMA_RAFT_VOTE_F_PRE		_BITUL(1)	/* a pre-vote */
 #define TXRDMA_RAFT_VOTE_FLAGS		(TXRDMA_RAFT_VOTE_F_DISRUPT | \
 					 TXRDMA_RAFT_VOTE_F_PRE)
 
 /* RequestVoteResult flags */
-#define TXRDMA_RAFT_RESULT_F_GRANTED	(1U << 0)
-#define TXRDMA_RAFT_RESULT_F_PRE_KNOWN	(1U << 1)	/* F_PRE is meaningful */
-#define TXRDMA_RAFT_RESULT_F_PRE	(1U << 2)	/* answers a pre-vote */
+#define TXRDMA_RAFT_RESULT_F_GRANTED	_BITUL(0)
+#define TXRDMA_RAFT_RESULT_F_PRE_KNOWN	_BITUL(1)	/* F_PRE is meaningful */
+#define TXRDMA_RAFT_RESULT_F_PRE	_BITUL(2)	/* answers a pre-vote */
 #define TXRDMA_RAFT_RESULT_FLAGS	(TXRDMA_RAFT_RESULT_F_GRANTED | \
 					 TXRDMA_RAFT_RESULT_F_PRE_KNOWN | \
 					 TXRDMA_RAFT_RESULT_F_PRE)
