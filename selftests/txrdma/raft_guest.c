@@ -47,6 +47,8 @@
 #include <txn_txrdma.h>
 #include <txraft_io.h>
 
+#include "msg_pattern.h"
+
 #define NODES		3
 #define WINDOW		32
 #define DEADLINE_S	600
@@ -85,16 +87,6 @@ static void die(const char *fmt, ...)
 	printf("\n");
 	va_end(ap);
 	exit(1);
-}
-
-static uint32_t mix(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
 }
 
 static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
@@ -177,14 +169,14 @@ static void propose(void)
 		struct prop *p;
 		size_t i;
 
-		b.len = 64 + mix((uint32_t)id * 2654435761u) % (4096 - 64 + 1);
+		b.len = 64 + (uint32_t)mix64((uint32_t)id * 2654435761u) % (4096 - 64 + 1);
 		b.base = raft_malloc(b.len);
 		p = calloc(1, sizeof(*p));
 		if (!b.base || !p)
 			die("out of memory");
 		memcpy(b.base, &id, sizeof(id));
 		for (i = sizeof(id); i < b.len; i++)
-			((uint8_t *)b.base)[i] = (uint8_t)mix((uint32_t)(id * 131 + i));
+			((uint8_t *)b.base)[i] = (uint8_t)(uint32_t)mix64((uint32_t)(id * 131 + i));
 		p->t0_ns = now_ns();
 		if (raft_apply(&raft, &p->req, &b, 1, apply_cb)) {
 			raft_free(b.base);
