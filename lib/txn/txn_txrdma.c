@@ -698,7 +698,7 @@ int txn_txrdma_open(struct txn_transport **tp, const struct txn_txrdma_cfg *cfg,
 	int ret;
 
 	if (!tp || !cfg || !cb || !cb->msg || !cb->peer || !cfg->self ||
-	    !cfg->service_base || cfg->max_msg > 65536 ||
+	    !cfg->service_base || cfg->max_msg > TXN_TXRDMA_MAX_MSG_MAX ||
 	    cfg->service_base + (uint64_t)cfg->self > UINT32_MAX)
 		return -EINVAL;
 	x = calloc(1, sizeof(*x));

@@ -12,6 +12,8 @@
 #include "txn_transport.h"
 
 #define TXN_TXRDMA_MAX_MSG_DEFAULT	16384
+/* the largest: a receive ring for it must fit half of its 2 MiB page */
+#define TXN_TXRDMA_MAX_MSG_MAX		65472
 #define TXN_TXRDMA_DEPTH_DEFAULT	32
 #define TXN_TXRDMA_REDIAL_MS_DEFAULT	100
 
@@ -22,7 +24,7 @@ struct txn_txrdma_cfg {
 	 * nodes may share a host (and a peer name, e.g. "self").
 	 */
 	uint32_t service_base;
-	uint32_t max_msg;	/* 0: the default; at most 65536 */
+	uint32_t max_msg;	/* 0: the default; at most _MAX_MSG_MAX */
 	uint32_t depth;		/* SENDs in flight per peer, 0: default */
 	uint32_t ep_flags;	/* TXRDMA_EP_F_RX_AHEAD, TXRDMA_EP_F_DATA_CRC */
 	uint32_t redial_ms;	/* between dials of a down peer, 0: default */
