@@ -32,7 +32,9 @@
  * Log store: entries are copied into memory the store owns (libraft
  * keeps its own references and frees its buffers when it likes), so a
  * load hands back fresh copies in one batch, as libraft's own store
- * does.
+ * does.  Appends are gathered and written to the store's file by one
+ * flush per poll before any of them completes (txraft_store.c: group
+ * commit, and a leader's write in parallel with its sends).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -372,7 +374,12 @@ static int m_append(struct raft_io *io, struct raft_io_append *req,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return RAFT_NOMEM;
-	/* in memory, and on disk (synced) when the store has a file */
+	/*
+	 * In memory now; into the file (synced) by the flush before its
+	 * completion, together with every other append of this poll.
+	 * libraft sends a leader's new entries to the followers after
+	 * this returns, so they travel while the leader writes its own.
+	 */
 	rv = txraft_store_append(x->s, entries, n);
 	if (rv) {
 		free(p);
@@ -489,15 +496,34 @@ static void complete(struct txraft_io *x, struct pending *p, bool cancel)
 	free(p);
 }
 
+/*
+ * Complete what is queued, in order.  Appends were only gathered in
+ * the store: one flush makes all of them durable first (group
+ * commit), and they complete with its status.  Completions may queue
+ * more (libraft answers a stored AppendEntries from its callback):
+ * those are taken in a round of their own, flushed before they
+ * complete.
+ */
 static void run_pending(struct txraft_io *x, bool cancel)
 {
-	struct pending *p;
+	struct pending *p, *list;
+	int flushed;
 
-	while ((p = x->head)) {
-		x->head = p->next;
-		if (!x->head)
-			x->tail = NULL;
-		complete(x, p, cancel);
+	while ((list = x->head)) {
+		x->head = x->tail = NULL;
+		flushed = 0;
+		for (p = list; p && !cancel; p = p->next) {
+			if (p->kind == P_APPEND) {
+				flushed = txraft_store_flush(x->s);
+				break;
+			}
+		}
+		while ((p = list)) {
+			list = p->next;
+			if (p->kind == P_APPEND)
+				p->status = flushed;
+			complete(x, p, cancel);
+		}
 	}
 }
 
@@ -564,10 +590,11 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 		return 0;
 	if (x->closing) {
 		/*
-		 * Every request was done when it was made (appends stored,
-		 * sends handed over): they complete as they are, not
-		 * cancelled.  libraft 0.15 follows a leader's failed append
-		 * into request state its close has already cleared.
+		 * Every request was done when it was made (appends gathered,
+		 * flushed here; sends handed over): they complete as they
+		 * are, not cancelled.  libraft 0.15 follows a leader's
+		 * failed append into request state its close has already
+		 * cleared.
 		 */
 		run_pending(x, false);
 		x->closed = true;

@@ -65,7 +65,8 @@ extern const struct txn_transport_cb txraft_io_transport_cb;
 
 struct txraft_store_stats {
 	uint64_t records;	/* written and replayed */
-	uint64_t syncs;
+	uint64_t syncs;		/* write+fdatasync, or pwritev2(RWF_DSYNC) */
+	uint64_t flushes;	/* group commits of gathered records */
 	uint64_t compactions;	/* the file rewritten after a snapshot */
 	uint64_t torn_bytes;	/* cut off a torn last record at open */
 };

@@ -4,29 +4,44 @@
  *
  * In memory always (libraft loads from it, the tests read it), and
  * optionally behind a write-ahead file (txraft_store_open()): every
- * change is appended to the file as one record, and made durable
- * (fdatasync) before the call that made it returns, so:
- *  - a term or vote is on disk before libraft acts on it (a server
- *    never votes twice in a term, even across a crash);
- *  - entries are on disk before their append completes, which is when
- *    libraft counts them towards a commit (a majority's acknowledgement
- *    means a majority's disks);
- *  - a truncation is on disk before entries after it are appended.
+ * change is one record in the file.  Records are gathered in memory
+ * and written with one pwritev2(RWF_DSYNC) (a write and fdatasync in
+ * one system call) by txraft_store_flush(), a group commit:
+ *  - a term or vote is flushed before its call returns: a server
+ *    never acts on a term or vote that is not on disk, so it never
+ *    votes twice in a term, even across a crash;
+ *  - appends and truncations are gathered; txraft_io.c flushes once
+ *    per poll before it completes any append, and an append's
+ *    completion is when libraft counts it towards a commit (a
+ *    majority's acknowledgement means a majority's disks).  A leader
+ *    sends its entries to the followers first and writes its own copy
+ *    meanwhile (Raft allows it: Ongaro's thesis, 10.2.1); every entry
+ *    that arrived in one poll costs one flush together;
+ *  - records reach the file in the order the changes were made, so a
+ *    truncation is in the file before the entries that replace it.
+ * A flush that fails leaves the store failed: every later change and
+ * flush fails with RAFT_IOERR (memory is ahead of the file, and only
+ * a restart, which replays the file, makes them agree again; the
+ * lesson of PostgreSQL's fsync failures: never retry a failed sync).
+ *
  * A record is a header (magic, type, payload length, CRC32C of header
  * and payload, two numbers) and its payload.  Opening replays the
  * records in order.  A record that does not check out at the end of
  * the file is a write a crash cut short: it and what follows are
- * dropped (the change never returned, so nobody relied on it).  One
- * that does not check out before further records is damage, and the
- * open fails with RAFT_CORRUPT rather than forget a committed entry.
+ * dropped (the change never completed, so nobody relied on it).  One
+ * that does not check out before further whole records is damage, and
+ * the open fails with RAFT_CORRUPT rather than forget a committed
+ * entry.  (A host crash in the middle of a flush of several records
+ * may also persist a later page of it without an earlier one: that
+ * reads as damage, a refusal to start, never as a silent loss.)
  * After a snapshot the file is rewritten (the term, the snapshot, the
  * entries kept after it) into a new file, synced, and renamed over the
  * old one, and the directory synced: the file does not grow forever.
  *
  * "Durable" here is what fdatasync promises on the file system the
  * file is on; TXRAFT_STORE_NOSYNC drops the syncs (tests, and
- * throwaway clusters): a process crash loses nothing then (the page
- * cache has it), a host crash may.
+ * throwaway clusters): a process crash loses nothing that was flushed
+ * then (the page cache has it), a host crash may.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -247,48 +262,105 @@ static int sync_fd(struct txraft_store *s, int fd)
 	return fdatasync(fd) ? RAFT_IOERR : 0;
 }
 
-/* write one record to @fd: the header, then @n payload pieces */
-static int rec_write(struct txraft_store *s, int fd, uint8_t type,
-		     uint8_t etype, uint64_t a, uint64_t b,
+/* grow @w to take @more bytes */
+static int wbuf_reserve(struct txraft_wbuf *w, size_t more)
+{
+	size_t cap = w->cap ? w->cap : 4096;
+	uint8_t *p;
+
+	while (cap < w->len + more)
+		cap *= 2;
+	if (cap == w->cap)
+		return 0;
+	p = realloc(w->p, cap);
+	if (!p)
+		return RAFT_NOMEM;
+	w->p = p;
+	w->cap = cap;
+	return 0;
+}
+
+/*
+ * Write @w to the end of @fd and make it durable: one pwritev2 with
+ * RWF_DSYNC, or a write and an fdatasync where the kernel or file
+ * system does not take RWF_DSYNC.  Empties @w when it succeeds.
+ */
+static int wbuf_write(struct txraft_store *s, int fd, struct txraft_wbuf *w)
+{
+	size_t off = 0;
+	bool dsync = !s->nosync && !s->no_rwf_dsync;
+
+	while (off < w->len) {
+		struct iovec iov = { .iov_base = w->p + off,
+				     .iov_len = w->len - off };
+		ssize_t n = pwritev2(fd, &iov, 1, -1, dsync ? RWF_DSYNC : 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && dsync && (errno == EOPNOTSUPP || errno == EINVAL)) {
+			s->no_rwf_dsync = true;
+			dsync = false;
+			continue;
+		}
+		if (n <= 0)
+			return RAFT_IOERR;	/* the tail is torn */
+		off += (size_t)n;
+	}
+	if (!s->nosync && !dsync && fdatasync(fd))
+		return RAFT_IOERR;
+	if (!s->nosync)
+		s->st.syncs++;
+	w->len = 0;
+	return 0;
+}
+
+/* one record at the end of @w: the header, then @n payload pieces */
+static int rec_write(struct txraft_store *s, struct txraft_wbuf *w,
+		     uint8_t type, uint8_t etype, uint64_t a, uint64_t b,
 		     const struct iovec *payload, int n)
 {
-	struct iovec iov[8];
 	struct wal_hdr h = { .magic = WAL_MAGIC, .type = type, .etype = etype,
 			     .a = a, .b = b };
-	size_t total = sizeof(h);
-	ssize_t w;
-	int i;
+	size_t total = 0;
+	uint8_t *dst;
+	int i, rv;
 
 	for (i = 0; i < n; i++)
-		h.len += (uint32_t)payload[i].iov_len;
-	h.crc = rec_crc(&h, payload, n);
-	iov[0] = (struct iovec) { .iov_base = &h, .iov_len = sizeof(h) };
-	for (i = 0; i < n; i++) {
-		iov[i + 1] = payload[i];
 		total += payload[i].iov_len;
+	if (total > UINT32_MAX)
+		return RAFT_TOOBIG;
+	h.len = (uint32_t)total;
+	h.crc = rec_crc(&h, payload, n);
+	rv = wbuf_reserve(w, sizeof(h) + total);
+	if (rv)
+		return rv;
+	dst = w->p + w->len;
+	memcpy(dst, &h, sizeof(h));
+	dst += sizeof(h);
+	for (i = 0; i < n; i++) {
+		memcpy(dst, payload[i].iov_base, payload[i].iov_len);
+		dst += payload[i].iov_len;
 	}
-	w = writev(fd, iov, n + 1);
-	if (w < 0 || (size_t)w != total)
-		return RAFT_IOERR;	/* a short write: the tail is torn */
+	w->len += sizeof(h) + total;
 	s->st.records++;
 	return 0;
 }
 
-static int rec_term(struct txraft_store *s, int fd)
+static int rec_term(struct txraft_store *s, struct txraft_wbuf *w)
 {
-	return rec_write(s, fd, WAL_TERM, 0, s->term, s->vote, NULL, 0);
+	return rec_write(s, w, WAL_TERM, 0, s->term, s->vote, NULL, 0);
 }
 
-static int rec_entry(struct txraft_store *s, int fd, raft_index index,
-		     const struct raft_entry *e)
+static int rec_entry(struct txraft_store *s, struct txraft_wbuf *w,
+		     raft_index index, const struct raft_entry *e)
 {
 	struct iovec d = { .iov_base = e->buf.base, .iov_len = e->buf.len };
 
-	return rec_write(s, fd, WAL_ENTRY, (uint8_t)e->type, index, e->term,
+	return rec_write(s, w, WAL_ENTRY, (uint8_t)e->type, index, e->term,
 			 &d, 1);
 }
 
-static int rec_snapshot(struct txraft_store *s, int fd,
+static int rec_snapshot(struct txraft_store *s, struct txraft_wbuf *w,
 			const struct raft_snapshot *snap, unsigned int trailing)
 {
 	struct wal_snap ws = {
@@ -328,32 +400,7 @@ static int rec_snapshot(struct txraft_store *s, int fd,
 	for (i = 0; i < snap->n_bufs; i++)
 		iov[n++] = (struct iovec) { .iov_base = snap->bufs[i].base,
 					    .iov_len = snap->bufs[i].len };
-	/* rec_write takes at most 7 pieces: join the rest into one */
-	if (n > 7) {
-		size_t total = 0, off = 0;
-		char *flat;
-		int k;
-
-		for (k = 0; k < n; k++)
-			total += iov[k].iov_len;
-		flat = malloc(total ? total : 1);
-		if (!flat) {
-			free(sv);
-			free(iov);
-			return RAFT_NOMEM;
-		}
-		for (k = 0; k < n; k++) {
-			memcpy(flat + off, iov[k].iov_base, iov[k].iov_len);
-			off += iov[k].iov_len;
-		}
-		iov[0] = (struct iovec) { .iov_base = flat, .iov_len = total };
-		rv = rec_write(s, fd, WAL_SNAPSHOT, 0, snap->index, snap->term,
-			       iov, 1);
-		free(flat);
-	} else {
-		rv = rec_write(s, fd, WAL_SNAPSHOT, 0, snap->index, snap->term,
-			       iov, n);
-	}
+	rv = rec_write(s, w, WAL_SNAPSHOT, 0, snap->index, snap->term, iov, n);
 	free(sv);
 	free(iov);
 	return rv;
@@ -550,19 +597,53 @@ static int load_file(struct txraft_store *s, int fd)
 
 /* ---- changes ------------------------------------------------------- */
 
+int txraft_store_flush(struct txraft_store *s)
+{
+	int rv;
+
+	if (s->failed)
+		return RAFT_IOERR;
+	if (s->fd < 0 || !s->pend.len)
+		return 0;
+	if (s->crashed) {	/* txraft_store_crash(): the writes are lost */
+		s->pend.len = 0;
+		return 0;
+	}
+	rv = wbuf_write(s, s->fd, &s->pend);
+	if (rv)
+		s->failed = true;
+	else
+		s->st.flushes++;
+	return rv;
+}
+
+/* the term and vote as they are now: recorded and flushed */
+static int term_changed(struct txraft_store *s)
+{
+	size_t len = s->pend.len;
+	int rv;
+
+	if (s->fd < 0)
+		return 0;
+	rv = rec_term(s, &s->pend);
+	if (rv) {
+		s->pend.len = len;
+		return rv;
+	}
+	return txraft_store_flush(s);
+}
+
 int txraft_store_set_term(struct txraft_store *s, raft_term term)
 {
 	raft_term old_term = s->term;
 	raft_id old_vote = s->vote;
 	int rv;
 
+	if (s->failed)
+		return RAFT_IOERR;
 	s->term = term;
 	s->vote = 0;
-	if (s->fd < 0)
-		return 0;
-	rv = rec_term(s, s->fd);
-	if (!rv)
-		rv = sync_fd(s, s->fd);
+	rv = term_changed(s);
 	if (rv) {
 		s->term = old_term;
 		s->vote = old_vote;
@@ -575,12 +656,10 @@ int txraft_store_set_vote(struct txraft_store *s, raft_id vote)
 	raft_id old = s->vote;
 	int rv;
 
+	if (s->failed)
+		return RAFT_IOERR;
 	s->vote = vote;
-	if (s->fd < 0)
-		return 0;
-	rv = rec_term(s, s->fd);
-	if (!rv)
-		rv = sync_fd(s, s->fd);
+	rv = term_changed(s);
 	if (rv)
 		s->vote = old;
 	return rv;
@@ -589,21 +668,23 @@ int txraft_store_set_vote(struct txraft_store *s, raft_id vote)
 int txraft_store_append(struct txraft_store *s, const struct raft_entry *es,
 			unsigned int n)
 {
-	size_t n0 = s->n;
+	size_t n0 = s->n, len = s->pend.len;
 	unsigned int i;
 	int rv = 0;
 
+	if (s->failed)
+		return RAFT_IOERR;
 	for (i = 0; i < n && !rv; i++) {
 		rv = log_push(s, es[i].term, es[i].type, es[i].buf.base,
 			      es[i].buf.len);
 		if (!rv && s->fd >= 0)
-			rv = rec_entry(s, s->fd, s->start + s->n - 1,
+			rv = rec_entry(s, &s->pend, s->start + s->n - 1,
 				       &s->log[s->n - 1]);
 	}
-	if (!rv && s->fd >= 0)
-		rv = sync_fd(s, s->fd);
-	if (rv)
+	if (rv) {	/* out of memory: as if never asked */
 		log_truncate(s, s->start + n0);
+		s->pend.len = len;
+	}
 	return rv;
 }
 
@@ -611,15 +692,21 @@ int txraft_store_truncate(struct txraft_store *s, raft_index index)
 {
 	int rv;
 
+	if (s->failed)
+		return RAFT_IOERR;
 	if (s->fd >= 0) {
-		rv = rec_write(s, s->fd, WAL_TRUNCATE, 0, index, 0, NULL, 0);
-		if (!rv)
-			rv = sync_fd(s, s->fd);
+		rv = rec_write(s, &s->pend, WAL_TRUNCATE, 0, index, 0, NULL, 0);
 		if (rv)
 			return rv;
 	}
 	log_truncate(s, index);
 	return 0;
+}
+
+void txraft_store_crash(struct txraft_store *s)
+{
+	s->pend.len = 0;
+	s->crashed = true;
 }
 
 /* directory of @path, synced: a rename in it is durable */
@@ -640,10 +727,16 @@ static int sync_dir(struct txraft_store *s)
 	return rv;
 }
 
-/* the file rewritten from memory: term, snapshot, the entries kept */
+/*
+ * The file rewritten from memory (term, snapshot, the entries kept)
+ * into a new file, synced, renamed over the old one.  Memory already
+ * holds every change gathered for the old file, so those are dropped:
+ * the new file has them.
+ */
 static int compact(struct txraft_store *s)
 {
 	size_t len = strlen(s->path) + 5, i;
+	struct txraft_wbuf w = { 0 };
 	char *tmp = malloc(len);
 	int fd, rv;
 
@@ -656,15 +749,17 @@ static int compact(struct txraft_store *s)
 		free(tmp);
 		return RAFT_IOERR;
 	}
-	rv = rec_term(s, fd);
+	rv = rec_term(s, &w);
 	/* the entries kept before the snapshot's end, for the replay */
 	if (!rv && s->snap)
-		rv = rec_snapshot(s, fd, s->snap,
+		rv = rec_snapshot(s, &w, s->snap,
 				  (unsigned int)(s->snap->index + 1 - s->start));
 	for (i = 0; !rv && i < s->n; i++)
-		rv = rec_entry(s, fd, s->start + i, &s->log[i]);
+		rv = rec_entry(s, &w, s->start + i, &s->log[i]);
+	if (!rv && s->crashed)
+		rv = RAFT_IOERR;	/* nothing reaches the disk any more */
 	if (!rv)
-		rv = sync_fd(s, fd);
+		rv = wbuf_write(s, fd, &w);
 	if (!rv && rename(tmp, s->path))
 		rv = RAFT_IOERR;
 	if (!rv)
@@ -675,8 +770,10 @@ static int compact(struct txraft_store *s)
 	} else {
 		close(s->fd);
 		s->fd = fd;
+		s->pend.len = 0;
 		s->st.compactions++;
 	}
+	free(w.p);
 	free(tmp);
 	return rv;
 }
@@ -684,6 +781,10 @@ static int compact(struct txraft_store *s)
 int txraft_store_snapshot(struct txraft_store *s, struct raft_snapshot *snap,
 			  unsigned int trailing)
 {
+	if (s->failed) {
+		txraft_snapshot_free(snap);
+		return RAFT_IOERR;
+	}
 	apply_snapshot(s, snap, trailing);
 	return s->fd >= 0 ? compact(s) : 0;
 }
@@ -739,6 +840,8 @@ void txraft_store_free(struct txraft_store *s)
 {
 	if (!s)
 		return;
+	/* what was gathered and not flushed is as lost as in a crash */
+	free(s->pend.p);
 	while (s->n)
 		entry_free(&s->log[--s->n]);
 	free(s->log);

@@ -46,6 +46,7 @@
 #include <raft.h>
 #include <txn_txrdma.h>
 #include <txraft_io.h>
+#include <txraft_snap2.h>
 
 #include "msg_pattern.h"
 
@@ -110,37 +111,19 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 			unsigned int *n_bufs)
 {
-	uint64_t *v;
-
 	(void)fsm;
-	*bufs = raft_malloc(sizeof(**bufs));
-	v = raft_malloc(2 * sizeof(*v));
-	if (!*bufs || !v) {
-		raft_free(*bufs);
-		raft_free(v);
-		return RAFT_NOMEM;
-	}
-	v[0] = applied;
-	v[1] = hash;
-	(*bufs)[0].base = v;
-	(*bufs)[0].len = 2 * sizeof(*v);
-	*n_bufs = 1;
-	return 0;
+	return txraft_snap2_make(applied, hash, bufs, n_bufs);
 }
 
-/* a snapshot from the leader replaces the state (and is ours to free) */
+/* a snapshot from the leader replaces the state */
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
-	const uint64_t *v = buf->base;
+	int rv = txraft_snap2_take(buf, &applied, &hash);
 
 	(void)fsm;
-	if (buf->len != 2 * sizeof(*v))
-		return RAFT_MALFORMED;
-	applied = v[0];
-	hash = v[1];
-	restores++;
-	raft_free(buf->base);
-	return 0;
+	if (!rv)
+		restores++;
+	return rv;
 }
 
 static void apply_cb(struct raft_apply *req, int status, void *result)

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "../txraft_io.h"
+#include "../txraft_snap2.h"
 #include "txn_tcp.h"
 #include "tap.h"
 #include "txn_test.h"
@@ -90,34 +91,18 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 			unsigned int *n_bufs)
 {
 	struct server *s = fsm->data;
-	uint64_t *v;
+	int rv = txraft_snap2_make(s->applied, s->hash, bufs, n_bufs);
 
-	*bufs = raft_malloc(sizeof(**bufs));
-	v = raft_malloc(2 * sizeof(*v));
-	if (!*bufs || !v) {
-		raft_free(*bufs);
-		raft_free(v);
-		return RAFT_NOMEM;
-	}
-	v[0] = s->applied;
-	v[1] = s->hash;
-	(*bufs)[0] = (struct raft_buffer) { .base = v, .len = 2 * sizeof(*v) };
-	*n_bufs = 1;
-	s->snapshots++;
-	return 0;
+	if (!rv)
+		s->snapshots++;
+	return rv;
 }
 
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
 	struct server *s = fsm->data;
-	const uint64_t *v = buf->base;
 
-	if (buf->len != 2 * sizeof(*v))
-		return RAFT_MALFORMED;
-	s->applied = v[0];
-	s->hash = v[1];
-	raft_free(buf->base);
-	return 0;
+	return txraft_snap2_take(buf, &s->applied, &s->hash);
 }
 
 static size_t cmd_len(unsigned int k)

@@ -36,6 +36,8 @@
 #include <unistd.h>
 
 #include "../txraft_io.h"
+#include "../txraft_snap2.h"
+#include "../txraft_store.h"
 #include "tap.h"
 #include "txn_test.h"
 
@@ -197,16 +199,9 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 			unsigned int *n_bufs)
 {
 	struct server *s = fsm->data;
-	uint64_t *v;
 
-	*bufs = raft_malloc(sizeof(**bufs));
-	v = raft_malloc(2 * sizeof(*v));
-	if (!*bufs || !v)
+	if (txraft_snap2_make(s->applied, s->hash[s->applied], bufs, n_bufs))
 		abort();
-	v[0] = s->applied;
-	v[1] = s->hash[s->applied];
-	(*bufs)[0] = (struct raft_buffer) { .base = v, .len = 2 * sizeof(*v) };
-	*n_bufs = 1;
 	stat.snapshots++;
 	return 0;
 }
@@ -215,19 +210,17 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
 	struct server *s = fsm->data;
-	const uint64_t *v = buf->base;
+	uint64_t applied, hash;
 
-	if (buf->len != 2 * sizeof(*v) || v[0] > MAX_APPLIED) {
+	if (txraft_snap2_take(buf, &applied, &hash) || applied > MAX_APPLIED) {
 		violation = true;
 		what = "a malformed snapshot";
-		raft_free(buf->base);
 		return RAFT_MALFORMED;
 	}
-	s->applied = v[0];
-	s->base = v[0];
-	s->hash[s->applied] = v[1];
+	s->applied = applied;
+	s->base = applied;
+	s->hash[s->applied] = hash;
 	memset(s->seen, 0, MAX_CMDS);
-	raft_free(buf->base);
 	stat.restores++;
 	return 0;
 }
@@ -307,9 +300,14 @@ static void stop_server(unsigned int i)
 	s->x = NULL;
 }
 
-/* the process dies: its memory goes, its file stays */
+/*
+ * The process dies: its memory goes, its file stays, without the
+ * appends it had gathered and not flushed (their completions had not
+ * run: nobody was told they were stored).
+ */
 static void crash(unsigned int i)
 {
+	txraft_store_crash(srv[i].store);
 	stop_server(i);
 	txraft_store_free(srv[i].store);
 	srv[i].store = NULL;

@@ -111,6 +111,7 @@ static void test_reopen(void)
 
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 	}
+	/* a term change flushes what was gathered before it */
 	TAP_CHECK_INT(txraft_store_set_term(a, 4), 0);
 	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), 0);
 	check_same(a, b);
@@ -126,6 +127,7 @@ static void test_reopen(void)
 
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 	}
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
 	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), 0);
 	check_same(a, b);
 	txraft_store_free(b);
@@ -164,12 +166,14 @@ static void test_torn_tail(void)
 
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 	}
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
 	before = file_size();
 	{
 		struct raft_entry e = entry(7, 5, 300);
 
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 	}
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
 	full = file_size();
 	txraft_store_free(a);
 	/* the whole file, to write back cut short */
@@ -207,6 +211,7 @@ static void test_torn_tail(void)
 
 		TAP_CHECK_INT(txraft_store_append(b, &e, 1), 0);
 	}
+	TAP_CHECK_INT(txraft_store_flush(b), 0);
 	txraft_store_free(b);
 	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), 0);
 	TAP_CHECK_INT(b->n, 6);
@@ -227,6 +232,7 @@ static void test_damage(void)
 
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 	}
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
 	txraft_store_free(a);
 	/* a byte of the first record's payload: three good records follow */
 	fd = open(path, O_RDWR);
@@ -236,6 +242,138 @@ static void test_damage(void)
 	TAP_CHECK(pwrite(fd, &c, 1, 40) == 1);
 	close(fd);
 	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), -EBADMSG);
+}
+
+/*
+ * Group commit: appends and truncations reach the file only with a
+ * flush, all of them in one write; what was not flushed is lost as
+ * in a crash; a failed flush fails everything after it.
+ */
+static void test_group_commit(void)
+{
+	struct txraft_store *a, *b;
+	struct txraft_store_stats st;
+	off_t size;
+	unsigned int k;
+	int full;
+
+	unlink(path);
+	TAP_CHECK_INT(txraft_store_open(&a, path, 0), 0);	/* synced */
+	TAP_CHECK_INT(txraft_store_set_term(a, 2), 0);
+	size = file_size();
+	for (k = 0; k < 10; k++) {
+		struct raft_entry e = entry(2, k, 1000);
+
+		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
+	}
+	TAP_CHECK_INT(txraft_store_truncate(a, 9), 0);	/* 1..8 left */
+	TAP_CHECK(file_size() == size);		/* gathered only */
+	txraft_store_stats(a, &st);
+	TAP_CHECK_INT(st.flushes, 1);		/* the term's */
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
+	TAP_CHECK_INT(txraft_store_flush(a), 0);	/* nothing to do */
+	txraft_store_stats(a, &st);
+	TAP_CHECK_INT(st.flushes, 2);		/* 11 records, one write */
+	TAP_CHECK_INT(st.syncs, 2);
+	TAP_CHECK(file_size() > size + 10 * 1000);
+	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), 0);
+	check_same(a, b);
+	TAP_CHECK_INT(b->n, 8);
+	txraft_store_free(b);
+
+	/* gathered, then the process dies: the file has what was flushed */
+	for (k = 10; k < 15; k++) {
+		struct raft_entry e = entry(2, k, 100);
+
+		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
+	}
+	txraft_store_crash(a);
+	TAP_CHECK_INT(txraft_store_flush(a), 0);
+	TAP_CHECK_INT(a->n, 13);
+	txraft_store_free(a);
+	TAP_CHECK_INT(txraft_store_open(&a, path, 0), 0);
+	TAP_CHECK_INT(a->n, 8);
+	TAP_CHECK_INT(a->term, 2);
+
+	/* a flush that fails (the disk is full) fails all that follows */
+	full = open("/dev/full", O_WRONLY);
+	TAP_CHECK(full >= 0);
+	if (full >= 0) {
+		struct raft_entry e = entry(2, 20, 100);
+
+		TAP_CHECK(dup2(full, a->fd) == a->fd);
+		close(full);
+		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
+		TAP_CHECK_INT(txraft_store_flush(a), RAFT_IOERR);
+		TAP_CHECK_INT(txraft_store_flush(a), RAFT_IOERR);
+		TAP_CHECK_INT(txraft_store_append(a, &e, 1), RAFT_IOERR);
+		TAP_CHECK_INT(txraft_store_set_term(a, 3), RAFT_IOERR);
+		TAP_CHECK_INT(txraft_store_set_vote(a, 1), RAFT_IOERR);
+		TAP_CHECK_INT(txraft_store_truncate(a, 2), RAFT_IOERR);
+		TAP_CHECK_INT(a->term, 2);
+	}
+	txraft_store_free(a);
+	/* the file holds what the last good flush wrote */
+	TAP_CHECK_INT(txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC), 0);
+	TAP_CHECK_INT(b->n, 8);
+	TAP_CHECK_INT(b->term, 2);
+	txraft_store_free(b);
+}
+
+/*
+ * Through the raft_io: an append completes only once its entries are
+ * in the file (a second store opened on it from the callback finds
+ * them), and the appends of one poll share one flush.
+ */
+static size_t file_entries_at_cb[4];
+static unsigned int n_cbs;
+
+static void append_cb(struct raft_io_append *req, int status)
+{
+	struct txraft_store *b;
+
+	(void)req;
+	TAP_CHECK_INT(status, 0);
+	if (n_cbs < 4 && !txraft_store_open(&b, path, TXRAFT_STORE_NOSYNC)) {
+		file_entries_at_cb[n_cbs] = b->n;
+		txraft_store_free(b);
+	}
+	n_cbs++;
+}
+
+static void test_io_durable_first(void)
+{
+	struct raft_io_append req[3];
+	struct txraft_store_stats st;
+	struct txraft_store *a;
+	struct txraft_io *x;
+	struct raft_io *io;
+	struct raft_entry e[3];
+	unsigned int k;
+
+	unlink(path);
+	TAP_CHECK_INT(txraft_store_open(&a, path, TXRAFT_STORE_NOSYNC), 0);
+	TAP_CHECK_INT(txraft_io_new(&x, 1, 65536, a), 0);
+	io = txraft_io_raft(x);
+	TAP_CHECK_INT(io->init(io, 1, "one"), 0);
+	for (k = 0; k < 3; k++)
+		e[k] = entry(1, k, 500);
+	TAP_CHECK_INT(io->append(io, &req[0], e, 2, append_cb), 0);
+	TAP_CHECK_INT(io->append(io, &req[1], &e[2], 1, append_cb), 0);
+	TAP_CHECK_INT(n_cbs, 0);		/* never inside the call */
+	TAP_CHECK_INT(txraft_io_poll(x, 0), 0);
+	TAP_CHECK_INT(n_cbs, 2);
+	TAP_CHECK_INT(file_entries_at_cb[0], 3);	/* all three, flushed */
+	TAP_CHECK_INT(file_entries_at_cb[1], 3);
+	txraft_store_stats(a, &st);
+	TAP_CHECK_INT(st.flushes, 1);
+	TAP_CHECK_INT(io->append(io, &req[2], e, 1, append_cb), 0);
+	TAP_CHECK_INT(txraft_io_poll(x, 0), 0);
+	TAP_CHECK_INT(file_entries_at_cb[2], 4);
+	txraft_store_stats(a, &st);
+	TAP_CHECK_INT(st.flushes, 2);
+	txraft_io_free(x);
+	txraft_store_free(a);
 }
 
 static void test_bad_args(void)
@@ -252,6 +390,8 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_reopen, "term, vote, entries, truncation and snapshots survive a reopen"),
 	TAP_TEST(test_torn_tail, "a last record cut at every byte is dropped, the rest kept, and the file goes on"),
 	TAP_TEST(test_damage, "a damaged record before others fails the open (-EBADMSG)"),
+	TAP_TEST(test_group_commit, "appends reach the file with one flush, unflushed ones die with the process, a failed flush fails all after it"),
+	TAP_TEST(test_io_durable_first, "an append completes only once its entries are in the file; one flush per poll"),
 	TAP_TEST(test_bad_args, "bad arguments are refused"),
 };
 
