@@ -66,6 +66,7 @@ bench: all
 	$(VMBENCH) --smp 2 --timeout 900 -- tools/bench/msg_bench.sh
 	$(VMBENCH) --smp 2 --timeout 1800 -- 'tools/bench/txn_bench.sh && \
 		POLL_IDLE_US=1000000 tools/bench/txn_bench.sh'
+	$(VMBENCH) --smp 2 --timeout 1200 -- tools/bench/raft_bench.sh
 	tools/bench/ring_ipm.sh
 
 # host-side, no VM: the ring fast path of libtxrdma under callgrind

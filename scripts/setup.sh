@@ -22,8 +22,10 @@ PKGS=(
 	dkms mandoc
 	# user space
 	libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev
-	# the database layers: Raft replication on libraft's engine (lib/raft)
-	libraft-dev
+	# the database layers: Raft replication on libraft's engine (lib/raft);
+	# libuv's headers for libraft's own TCP backend, raft_uv, the
+	# baseline raft_bench measures against
+	libraft-dev libuv1-dev
 	# guests and what runs in them
 	qemu-system-x86 busybox-static cpio iproute2 util-linux jq
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
