@@ -95,6 +95,8 @@ struct txraft_io {
 	struct peer_name *peers;
 	size_t npeers;
 	uint64_t rnd;
+	struct raft *watch;		/* txraft_io_watch_leader() */
+	unsigned int stagger_ms;
 	struct txraft_io_stats st;
 };
 
@@ -568,12 +570,68 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 	x->recv(&x->io, &m);
 }
 
+/*
+ * The transport says the leader this follower knows went down (txrdma:
+ * the module's liveness Down, about 80 ms after the last probe; TCP:
+ * its connection closed).  Without this, libraft waits out its
+ * election timeout, 1-2 times election_timeout since the leader's last
+ * message, and another follower that still remembers the leader
+ * refuses to vote until its own timeout has passed too (leader
+ * stickiness).  So: forget the leader, as libraft's own conversion to
+ * candidate does, and let the election timer expire after a stagger
+ * that grows with this server's rank among the other voters (lowest id
+ * first), so that two followers of a dead leader do not split the vote
+ * by starting together.
+ *
+ * Safety does not depend on it: Raft's terms and votes decide, and a
+ * timeout or a forgotten leader is something any follower may see.  A
+ * wrong Down (a leader that only stalled) makes this follower ask for
+ * pre-votes; the other followers, which still hear the leader, refuse
+ * them (they know a leader), and its term does not change.  Only when
+ * most of the cluster lost the leader does a new one take over, which
+ * is what a Down of a live leader on every side should mean.
+ *
+ * This reads and writes struct raft fields that raft.h makes public
+ * (follower_state, election_timer_start) the way libraft 0.15's
+ * convert.c and election.c use them.
+ */
+static void leader_down(struct txraft_io *x, uint32_t node)
+{
+	struct raft *r = x->watch;
+	unsigned int i, rank = 0;
+	uint64_t now, due;
+
+	if (raft_state(r) != RAFT_FOLLOWER ||
+	    r->follower_state.current_leader.id != node)
+		return;
+	for (i = 0; i < r->configuration.n; i++) {
+		const struct raft_server *v = &r->configuration.servers[i];
+
+		if (v->role == RAFT_VOTER && v->id != node && v->id < x->self)
+			rank++;
+	}
+	now = io_now(x);
+	due = now + (uint64_t)rank * x->stagger_ms;
+	r->follower_state.current_leader.id = 0;
+	raft_free(r->follower_state.current_leader.address);
+	r->follower_state.current_leader.address = NULL;
+	if (due - r->election_timer_start <
+	    r->follower_state.randomized_election_timeout)
+		r->follower_state.randomized_election_timeout =
+			(unsigned int)(due - r->election_timer_start);
+	/* libraft checks its timer on a tick: make one due then */
+	if (x->tick && x->next_tick > due)
+		x->next_tick = due;
+	x->st.leader_downs++;
+}
+
 static void on_peer(void *ctx, uint32_t node, bool up)
 {
-	/* Raft's own timeouts and retries cover a peer that goes away */
-	(void)ctx;
-	(void)node;
-	(void)up;
+	struct txraft_io *x = ctx;
+
+	/* otherwise Raft's own timeouts and retries cover a lost peer */
+	if (!up && x->watch && !x->closing)
+		leader_down(x, node);
 }
 
 const struct txn_transport_cb txraft_io_transport_cb = {
@@ -677,6 +735,13 @@ int txraft_io_new(struct txraft_io **xp, uint64_t self, uint32_t max_msg,
 	x->io.random = m_random;
 	*xp = x;
 	return 0;
+}
+
+void txraft_io_watch_leader(struct txraft_io *x, struct raft *r,
+			    unsigned int stagger_ms)
+{
+	x->watch = r;
+	x->stagger_ms = stagger_ms;
 }
 
 void txraft_io_set_clock(struct txraft_io *x, uint64_t (*now)(void *ctx),

@@ -43,6 +43,7 @@ struct txraft_io_stats {
 	uint64_t snapshots_in;		/* InstallSnapshot messages taken */
 	uint64_t send_fail;		/* sends the transport refused */
 	uint64_t appended;		/* entries stored */
+	uint64_t leader_downs;		/* the leader's Downs acted on */
 	uint64_t ticks;
 };
 
@@ -109,6 +110,18 @@ void txraft_io_set_clock(struct txraft_io *x, uint64_t (*now)(void *ctx),
  * -ENOMEM.
  */
 int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
+
+/*
+ * Let the transport's peer Down events cut the wait for an election:
+ * when the leader that @r (raft_init()'d on this io) follows goes down,
+ * @r forgets it and its election timer expires after @stagger_ms times
+ * its rank among the other voters (0 for the lowest id), not after
+ * 1-2 election timeouts.  Safety stays Raft's (terms and votes): a
+ * wrong Down only makes this follower ask for pre-votes that followers
+ * still hearing the leader refuse.  See txraft_io.c.  NULL: off.
+ */
+void txraft_io_watch_leader(struct txraft_io *x, struct raft *r,
+			    unsigned int stagger_ms);
 
 /* The transport, opened with txraft_io_transport_cb and @x as ctx. */
 void txraft_io_attach(struct txraft_io *x, struct txn_transport *t);

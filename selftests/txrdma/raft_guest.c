@@ -200,6 +200,7 @@ int main(int argc, char **argv)
 	char addr[NODES + 1][8], path[4096], mine[4096];
 	const char *job;
 	uint64_t t_start, t_led = 0, deadline, next_check = 0;
+	uint64_t t_down = 0, downs_seen = 0;
 	unsigned int j, service;
 	int ret, all;
 
@@ -246,6 +247,8 @@ int main(int argc, char **argv)
 	}
 	if (raft_init(&raft, txraft_io_raft(xio), &fsm, node, addr[node]))
 		die("raft_init: %s", raft_errmsg(&raft));
+	/* a pair to the leader that breaks starts an election at once */
+	txraft_io_watch_leader(xio, &raft, 50);
 	/* TCG guests stall for 100-225 ms: no elections for that */
 	raft_set_election_timeout(&raft, 1000);
 	raft_set_heartbeat_timeout(&raft, 100);
@@ -271,11 +274,19 @@ int main(int argc, char **argv)
 		ret = txraft_io_poll(xio, 5);
 		if (ret < 0)
 			die("txraft_io_poll: %s", strerror(-ret));
+		txraft_io_stats(xio, &st);
+		if (st.leader_downs > downs_seen) {
+			downs_seen = st.leader_downs;
+			t_down = now_ns();
+		}
 		if (raft_state(&raft) == RAFT_LEADER && !t_led) {
 			t_led = now_ns();
 			printf("# node %u leads (term %llu) after %.0f ms\n", node,
 			       (unsigned long long)raft.current_term,
 			       (t_led - t_start) / 1e6);
+			if (t_down)
+				printf("# node %u: leader %.0f ms after its old leader's pair went down\n",
+				       node, (t_led - t_down) / 1e6);
 		}
 		propose();
 		if (kill_at && applied >= kill_at &&

@@ -252,26 +252,30 @@ static void stop(unsigned int i)
 	srv[i].x = NULL;
 }
 
-static void test_cluster(void)
+/*
+ * Three servers on TCP, bootstrapped and started.  @vclock: their
+ * clock is vclock_ms, moved by the test; @stagger: they watch their
+ * leader's Downs (txraft_io_watch_leader()) with that stagger, 0: not.
+ * Return: 0, or -1 (checks failed).
+ */
+static uint64_t vclock_ms;
+
+static uint64_t vclock(void *ctx)
+{
+	(void)ctx;
+	return vclock_ms;
+}
+
+static int start_all(bool virtual_clock, unsigned int stagger)
 {
 	struct raft_configuration conf;
-	struct txraft_io_stats st;
-	unsigned int i, j, l, k;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	double t0;
+	unsigned int i, j;
 	int rv;
 
-	/* expected state after k commands: the same chain */
-	proposed_hash[0] = h;
-	for (k = 0; k < FIRST + SECOND + 50; k++) {
-		static uint8_t b[4096];
-		size_t n = cmd_len(k);
-
-		cmd_fill(k, b, n);
-		h = chain(h, b, n);
-		proposed_hash[k + 1] = h;
-	}
-
+	memset(srv, 0, sizeof(srv));
+	memset(leader_term, 0, sizeof(leader_term));
+	two_leaders = false;
+	done_ok = done_fail = 0;
 	raft_configuration_init(&conf);
 	for (i = 1; i <= N; i++) {
 		struct sockaddr_in a = addr_of(0);
@@ -281,11 +285,13 @@ static void test_cluster(void)
 		};
 
 		TAP_CHECK_INT(txraft_io_new(&srv[i].x, i, MAXMSG, NULL), 0);
+		if (virtual_clock)
+			txraft_io_set_clock(srv[i].x, vclock, NULL);
 		rv = txn_tcp_open(&srv[i].t, &tc, &txraft_io_transport_cb,
 				  srv[i].x);
 		TAP_CHECK_INT(rv, 0);
 		if (rv)
-			return;
+			return -1;
 		txraft_io_attach(srv[i].x, srv[i].t);
 		srv[i].port = txn_tcp_port(srv[i].t);
 		snprintf(srv[i].addr, sizeof(srv[i].addr), "127.0.0.1:%d",
@@ -313,6 +319,8 @@ static void test_cluster(void)
 		srv[i].hash = 0xcbf29ce484222325ULL;
 		TAP_CHECK_INT(raft_init(&srv[i].raft, txraft_io_raft(srv[i].x),
 					&srv[i].fsm, i, srv[i].addr), 0);
+		if (stagger)
+			txraft_io_watch_leader(srv[i].x, &srv[i].raft, stagger);
 		raft_set_election_timeout(&srv[i].raft, 300);
 		raft_set_heartbeat_timeout(&srv[i].raft, 50);
 		raft_set_pre_vote(&srv[i].raft, true);
@@ -324,6 +332,36 @@ static void test_cluster(void)
 		srv[i].up = true;
 	}
 	raft_configuration_close(&conf);
+
+	return 0;
+}
+
+/* expected state after k commands: the same chain */
+static void init_hashes(void)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned int k;
+
+	proposed_hash[0] = h;
+	for (k = 0; k < FIRST + SECOND + 50; k++) {
+		static uint8_t b[4096];
+		size_t n = cmd_len(k);
+
+		cmd_fill(k, b, n);
+		h = chain(h, b, n);
+		proposed_hash[k + 1] = h;
+	}
+}
+
+static void test_cluster(void)
+{
+	struct txraft_io_stats st;
+	unsigned int i, j, l;
+	double t0;
+
+	init_hashes();
+	if (start_all(false, 0))
+		return;
 
 	t0 = now_s();
 	TAP_CHECK(wait_for(have_leader, 10));
@@ -394,6 +432,106 @@ static void test_cluster(void)
 			stop(i);
 }
 
+/* poll everyone, the virtual clock one ms on each round */
+static bool vwait_for(bool (*cond)(void), unsigned int ms)
+{
+	uint64_t end = vclock_ms + ms;
+
+	while (!cond()) {
+		if (vclock_ms >= end)
+			return false;
+		vclock_ms++;
+		poll_all();
+	}
+	return true;
+}
+
+static unsigned int old_leader;
+
+static bool new_leader(void)
+{
+	unsigned int l = leader();
+
+	return l && l != old_leader;
+}
+
+/*
+ * Followers watching their leader's Downs (txraft_io_watch_leader):
+ * on a virtual clock, so that what happens before any election timeout
+ * could fire is told apart from what the timeouts do.  Election
+ * timeout 300 ms: without the watch no follower starts an election
+ * before 300 ms after the leader's last heartbeat.
+ *  - a wrong Down (the leader is alive) on one follower: no new leader,
+ *    no new term (the other follower refuses the pre-votes);
+ *  - the leader closes (its TCP connections drop: a Down on both
+ *    followers): a new leader within 100 ms, 200 more commands applied
+ *    in order.
+ */
+static void test_leader_down(void)
+{
+	struct txraft_io_stats st;
+	unsigned int i, f, l;
+	raft_term term;
+	uint64_t t0;
+
+	init_hashes();
+	vclock_ms = 1000000;
+	if (start_all(true, 50))
+		return;
+	TAP_CHECK(vwait_for(have_leader, 10000));
+	l = leader();
+	if (!l)
+		return;
+	want_applied = 100;
+	TAP_CHECK_INT(propose(l, 0, 100), 0);
+	TAP_CHECK(vwait_for(all_applied, 10000));
+	term = srv[l].raft.current_term;
+
+	/* a wrong Down: the leader is alive and heard by the other */
+	f = l == 1 ? 2 : 1;
+	txraft_io_transport_cb.peer(srv[f].x, l, false);
+	txraft_io_stats(srv[f].x, &st);
+	TAP_CHECK_INT(st.leader_downs, 1);
+	t0 = vclock_ms;
+	while (vclock_ms < t0 + 200) {
+		vclock_ms++;
+		poll_all();
+	}
+	TAP_CHECK_INT(leader(), l);
+	for (i = 1; i <= N; i++)
+		TAP_CHECK_INT(srv[i].raft.current_term, term);
+	/* it follows the leader again (its next heartbeat told it) */
+	TAP_CHECK(raft_state(&srv[f].raft) == RAFT_FOLLOWER &&
+		  srv[f].raft.follower_state.current_leader.id == l);
+
+	/* the leader goes: its connections close, both followers see it */
+	old_leader = l;
+	stop(l);
+	t0 = vclock_ms;
+	TAP_CHECK(vwait_for(new_leader, 100));
+	tap_diag("leader %u closed: leader %u after %llu virtual ms (election timeout 300)",
+		 l, leader(), (unsigned long long)(vclock_ms - t0));
+	for (i = 1; i <= N; i++) {
+		if (!srv[i].up)
+			continue;
+		txraft_io_stats(srv[i].x, &st);
+		TAP_CHECK(st.leader_downs >= 1);
+	}
+	l = leader();
+	if (l) {
+		want_applied = 300;
+		TAP_CHECK_INT(propose(l, 100, 300), 0);
+		TAP_CHECK(vwait_for(all_applied, 10000));
+		for (i = 1; i <= N; i++)
+			if (srv[i].up)
+				TAP_CHECK(srv[i].hash == proposed_hash[300]);
+	}
+	TAP_CHECK(!two_leaders);
+	for (i = 1; i <= N; i++)
+		if (srv[i].x)
+			stop(i);
+}
+
 static void test_bad_args(void)
 {
 	struct txraft_io *x;
@@ -413,6 +551,7 @@ static void test_bad_args(void)
 static const struct tap_test tests[] = {
 	TAP_TEST(test_bad_args, "txraft_io_new/add_peer refuse bad arguments"),
 	TAP_TEST(test_cluster, "3 libraft servers over TCP: one leader, 400 commands applied everywhere in order, leader closes, 200 more"),
+	TAP_TEST(test_leader_down, "followers watching Downs: a wrong one changes no leader or term; the leader's close gives a new one in < 100 ms, not the 300 ms timeout"),
 };
 
 int main(void)

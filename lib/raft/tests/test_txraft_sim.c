@@ -7,7 +7,10 @@
  * dropping it (loss) or delivering it and keeping a copy (duplication);
  * advances the clock; proposes a command; cuts or heals links
  * (partitions); crashes a server (its raft, io and memory go; its
- * store's write-ahead file stays) or restarts one from that file.  After every step:
+ * store's write-ahead file stays, without what it had not flushed) or
+ * restarts one from that file; or tells a server that a peer is Down,
+ * rightly or not (servers watch their leader's Downs:
+ * txraft_io_watch_leader()).  After every step:
  *  - election safety: at most one leader per term, ever;
  *  - state-machine safety: every server has applied the same commands
  *    in the same order, as far as both have applied (a chained hash
@@ -90,6 +93,7 @@ static struct {
 	uint64_t delivered, dropped, duplicated, proposed, accepted;
 	uint64_t crashes, restarts, cuts, heals, leaders, max_applied;
 	uint64_t snapshots, restores, installs;
+	uint64_t downs, leader_downs;	/* Down events given, acted on */
 } stat;
 
 static uint64_t rnd(uint64_t n)
@@ -271,6 +275,8 @@ static void start_server(unsigned int i, bool bootstrap,
 	s->closed = false;
 	if (raft_init(&s->raft, txraft_io_raft(s->x), &s->fsm, i, s->addr))
 		abort();
+	/* liveness Downs cut the wait for an election (see step()) */
+	txraft_io_watch_leader(s->x, &s->raft, 10);
 	raft_set_election_timeout(&s->raft, 100);
 	raft_set_heartbeat_timeout(&s->raft, 20);
 	/* snapshots all the time: taken, installed, restored on restart */
@@ -291,6 +297,7 @@ static void stop_server(unsigned int i)
 	s->alive = false;
 	txraft_io_stats(s->x, &st);
 	stat.installs += st.snapshots_in;
+	stat.leader_downs += st.leader_downs;
 	raft_close(&s->raft, close_cb);
 	while (!s->closed)
 		txraft_io_poll(s->x, 0);
@@ -562,6 +569,17 @@ static void step(void)
 			start_server(i, false, NULL);
 			stat.restarts++;
 		}
+	} else if (r < 96) {
+		/*
+		 * A liveness Down about a peer: right (it crashed, or the
+		 * link is cut) or wrong (it only stalled) alike
+		 */
+		unsigned int j = 1 + (unsigned int)rnd(N);
+
+		if (srv[i].alive && j != i) {
+			txraft_io_transport_cb.peer(srv[i].x, j, false);
+			stat.downs++;
+		}
 	}
 	poll_all();
 	check_leaders();
@@ -698,6 +716,9 @@ static void test_random_schedules(void)
 		 (unsigned long long)stat.snapshots,
 		 (unsigned long long)stat.restores,
 		 (unsigned long long)stat.installs);
+	tap_diag("%llu liveness Downs given (right or wrong), %llu about the leader a follower knew",
+		 (unsigned long long)stat.downs,
+		 (unsigned long long)stat.leader_downs);
 	tap_diag("%llu leaders (terms with one), %llu commands proposed, %llu acknowledged; every seed ended with all servers at >= %llu applied",
 		 (unsigned long long)stat.leaders,
 		 (unsigned long long)stat.proposed,
@@ -709,6 +730,7 @@ static void test_random_schedules(void)
 	TAP_CHECK(min_applied >= 10);
 	TAP_CHECK(stat.snapshots > 0 && stat.restores > 0 &&
 		  stat.installs > 0);
+	TAP_CHECK(stat.leader_downs > 0);
 	for (i = 1; i <= N; i++)
 		free(srv[i].seen);
 	rmdir(dir);
@@ -717,7 +739,7 @@ static void test_random_schedules(void)
 }
 
 static const struct tap_test tests[] = {
-	TAP_TEST(test_random_schedules, "100,000 randomized steps (loss, duplication, reordering, partitions, crashes): one leader per term, same commands applied in the same order, log matching, convergence"),
+	TAP_TEST(test_random_schedules, "100,000 randomized steps (loss, duplication, reordering, partitions, crashes, right and wrong Downs): one leader per term, same commands applied in the same order, log matching, convergence"),
 };
 
 int main(void)
