@@ -34,6 +34,7 @@
 
 #include <linux/const.h>
 #include <linux/types.h>
+#include <linux/txrdma_txn.h>
 
 #define TXRDMA_RAFT_MAGIC	0x5446	/* "TF" */
 #define TXRDMA_RAFT_VERSION	1
@@ -137,6 +138,31 @@ struct txrdma_raft_server {
 struct txrdma_raft_timeout_now {
 	__le64	last_log_index;
 	__le64	last_log_term;
+};
+
+/*
+ * The transaction layer's decision log on Raft (lib/raft/txraft_dlog.c):
+ * each Raft command is one record.  COMMIT: a coordinator decided to
+ * commit transaction @id over the @nnodes participants whose node ids
+ * follow (__le32 each); no COMMIT record of the transaction protocol
+ * leaves before this command is committed.  FORGET: every participant
+ * ACKed @id; the log holds it no more (@nnodes 0).  A snapshot of the
+ * log is the COMMIT records it holds, one after another.
+ */
+enum txrdma_dlog_type {
+	TXRDMA_DLOG_COMMIT = 1,
+	TXRDMA_DLOG_FORGET = 2,
+};
+
+#define TXRDMA_DLOG_MAX_NODES	256	/* participants of one COMMIT */
+
+struct txrdma_dlog_rec {
+	__u8	type;		/* enum txrdma_dlog_type */
+	__u8	resv0;		/* 0 */
+	__le16	nnodes;
+	__le32	resv1;		/* 0 */
+	struct txrdma_txn_id id;
+	/* __le32 nodes[nnodes] */
 };
 
 #endif /* _UAPI_LINUX_TXRDMA_RAFT_H */

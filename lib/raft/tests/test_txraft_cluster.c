@@ -28,7 +28,7 @@
 
 #include "../txraft_io.h"
 #include "../txraft_snap2.h"
-#include "txn_tcp.h"
+#include "raft_tcp_net.h"
 #include "tap.h"
 #include "txn_test.h"
 
@@ -38,14 +38,10 @@
 #define SECOND		200
 
 struct server {
-	struct txraft_io *x;
-	struct txn_transport *t;
+	struct raft_tcp_node net;
 	struct raft raft;
 	struct raft_fsm fsm;
-	char addr[32];
-	int port;
 	bool up;		/* raft started, not closed */
-	bool closed;
 	uint64_t applied;	/* commands applied */
 	uint64_t hash;		/* of every command, in order */
 	unsigned int snapshots;	/* taken */
@@ -143,8 +139,8 @@ static void poll_all(void)
 	unsigned int i;
 
 	for (i = 1; i <= N; i++)
-		if (srv[i].x && !srv[i].closed)
-			txraft_io_poll(srv[i].x, 1);
+		if (srv[i].net.x)
+			txraft_io_poll(srv[i].net.x, 1);
 	if (!leaders_ok())
 		two_leaders = true;
 }
@@ -230,26 +226,10 @@ static int propose(unsigned int l, unsigned int from, unsigned int to)
 	return 0;
 }
 
-static void close_cb(struct raft *r)
-{
-	unsigned int i;
-
-	for (i = 1; i <= N; i++)
-		if (&srv[i].raft == r)
-			srv[i].closed = true;
-}
-
 static void stop(unsigned int i)
 {
 	srv[i].up = false;
-	raft_close(&srv[i].raft, close_cb);
-	/* the io completes its queue, then raft calls back */
-	while (!srv[i].closed)
-		txraft_io_poll(srv[i].x, 1);
-	txn_transport_close(srv[i].t);
-	srv[i].t = NULL;
-	txraft_io_free(srv[i].x);
-	srv[i].x = NULL;
+	raft_tcp_node_stop(&srv[i].net, &srv[i].raft);
 }
 
 /*
@@ -268,8 +248,9 @@ static uint64_t vclock(void *ctx)
 
 static int start_all(bool virtual_clock, unsigned int stagger)
 {
+	struct raft_tcp_node *nets[N + 1] = { NULL };
 	struct raft_configuration conf;
-	unsigned int i, j;
+	unsigned int i;
 	int rv;
 
 	memset(srv, 0, sizeof(srv));
@@ -277,50 +258,27 @@ static int start_all(bool virtual_clock, unsigned int stagger)
 	two_leaders = false;
 	done_ok = done_fail = 0;
 	raft_configuration_init(&conf);
-	for (i = 1; i <= N; i++) {
-		struct sockaddr_in a = addr_of(0);
-		struct txn_tcp_cfg tc = {
-			.self = i, .listen = (struct sockaddr *)&a,
-			.listen_len = sizeof(a), .max_msg = MAXMSG,
-		};
-
-		TAP_CHECK_INT(txraft_io_new(&srv[i].x, i, MAXMSG, NULL), 0);
-		if (virtual_clock)
-			txraft_io_set_clock(srv[i].x, vclock, NULL);
-		rv = txn_tcp_open(&srv[i].t, &tc, &txraft_io_transport_cb,
-				  srv[i].x);
-		TAP_CHECK_INT(rv, 0);
-		if (rv)
-			return -1;
-		txraft_io_attach(srv[i].x, srv[i].t);
-		srv[i].port = txn_tcp_port(srv[i].t);
-		snprintf(srv[i].addr, sizeof(srv[i].addr), "127.0.0.1:%d",
-			 srv[i].port);
-		TAP_CHECK_INT(raft_configuration_add(&conf, i, srv[i].addr,
-						     RAFT_VOTER), 0);
+	for (i = 1; i <= N; i++)
+		nets[i] = &srv[i].net;
+	rv = raft_tcp_net_open(nets, N, MAXMSG, &conf);
+	TAP_CHECK_INT(rv, 0);
+	if (rv) {
+		raft_configuration_close(&conf);
+		return -1;
 	}
 	for (i = 1; i <= N; i++) {
-		for (j = 1; j <= N; j++) {
-			struct sockaddr_in a = addr_of(srv[j].port);
-
-			if (j == i)
-				continue;
-			TAP_CHECK_INT(txn_tcp_add_peer(srv[i].t, j,
-						       (struct sockaddr *)&a,
-						       sizeof(a)), 0);
-			TAP_CHECK_INT(txraft_io_add_peer(srv[i].x, j,
-							 srv[j].addr), 0);
-		}
+		if (virtual_clock)
+			txraft_io_set_clock(srv[i].net.x, vclock, NULL);
 		srv[i].fsm = (struct raft_fsm) { .version = 1,
 						 .data = &srv[i],
 						 .apply = fsm_apply,
 						 .snapshot = fsm_snapshot,
 						 .restore = fsm_restore };
 		srv[i].hash = 0xcbf29ce484222325ULL;
-		TAP_CHECK_INT(raft_init(&srv[i].raft, txraft_io_raft(srv[i].x),
-					&srv[i].fsm, i, srv[i].addr), 0);
+		TAP_CHECK_INT(raft_init(&srv[i].raft, txraft_io_raft(srv[i].net.x),
+					&srv[i].fsm, i, srv[i].net.addr), 0);
 		if (stagger)
-			txraft_io_watch_leader(srv[i].x, &srv[i].raft, stagger);
+			txraft_io_watch_leader(srv[i].net.x, &srv[i].raft, stagger);
 		raft_set_election_timeout(&srv[i].raft, 300);
 		raft_set_heartbeat_timeout(&srv[i].raft, 50);
 		raft_set_pre_vote(&srv[i].raft, true);
@@ -379,7 +337,7 @@ static void test_cluster(void)
 		TAP_CHECK_INT(srv[i].applied, FIRST);
 		TAP_CHECK(srv[i].hash == proposed_hash[FIRST]);
 	}
-	txraft_io_stats(srv[l].x, &st);
+	txraft_io_stats(srv[l].net.x, &st);
 	split_leader = (unsigned int)st.split;
 	tap_diag("leader: %llu messages out, %llu AppendEntries in parts, %llu bad in",
 		 (unsigned long long)st.msgs_out, (unsigned long long)st.split,
@@ -428,7 +386,7 @@ static void test_cluster(void)
 		TAP_CHECK_INT(done_ok + done_fail, before + 50);
 	}
 	for (i = 1; i <= N; i++)
-		if (srv[i].x)
+		if (srv[i].net.x)
 			stop(i);
 }
 
@@ -489,8 +447,8 @@ static void test_leader_down(void)
 
 	/* a wrong Down: the leader is alive and heard by the other */
 	f = l == 1 ? 2 : 1;
-	txraft_io_transport_cb.peer(srv[f].x, l, false);
-	txraft_io_stats(srv[f].x, &st);
+	txraft_io_transport_cb.peer(srv[f].net.x, l, false);
+	txraft_io_stats(srv[f].net.x, &st);
 	TAP_CHECK_INT(st.leader_downs, 1);
 	t0 = vclock_ms;
 	while (vclock_ms < t0 + 200) {
@@ -514,7 +472,7 @@ static void test_leader_down(void)
 	for (i = 1; i <= N; i++) {
 		if (!srv[i].up)
 			continue;
-		txraft_io_stats(srv[i].x, &st);
+		txraft_io_stats(srv[i].net.x, &st);
 		TAP_CHECK(st.leader_downs >= 1);
 	}
 	l = leader();
@@ -528,7 +486,7 @@ static void test_leader_down(void)
 	}
 	TAP_CHECK(!two_leaders);
 	for (i = 1; i <= N; i++)
-		if (srv[i].x)
+		if (srv[i].net.x)
 			stop(i);
 }
 
