@@ -27,6 +27,14 @@
  * (JOB_DIR/raft-kill is its claim) kills itself with SIGKILL; the
  * script starts it again on its file, without N.
  *
+ * With RAFT_GUEST_CUT_AT=M, the leader once M commands are applied
+ * asks the host (JOB_DIR/raft-cut-req: its node) to cut its link to one
+ * follower for 2 s (run_vm_tests.py raft does, then writes
+ * JOB_DIR/raft-cut-done: "LEADER FOLLOWER"); commands go on through the
+ * other follower meanwhile (checked: some were applied during the cut)
+ * and the cut-off follower catches up (the hashes at the end).  The
+ * kill waits until the cut is over.
+ *
  * Output: TAP lines for this node, and "# " lines with the leader's
  * commit latency (proposal to its apply callback) and the raft_io's
  * counters.
@@ -192,7 +200,12 @@ int main(int argc, char **argv)
 	struct txraft_store *store;
 	struct txn_transport *t;
 	const char *kill_at_env = getenv("RAFT_GUEST_KILL_AT");
+	const char *cut_at_env = getenv("RAFT_GUEST_CUT_AT");
 	uint64_t kill_at = kill_at_env ? strtoull(kill_at_env, NULL, 0) : 0;
+	uint64_t cut_at = cut_at_env ? strtoull(cut_at_env, NULL, 0) : 0;
+	uint64_t cut_applied = 0, t_cut = 0;
+	bool cut_asked = false, cut_over = !cut_at;
+	char cut_done[4096];
 	bool rejoin;
 	struct raft_fsm fsm = { .version = 1, .apply = fsm_apply,
 				.snapshot = fsm_snapshot,
@@ -202,7 +215,7 @@ int main(int argc, char **argv)
 	uint64_t t_start, t_led = 0, deadline, next_check = 0;
 	uint64_t t_down = 0, downs_seen = 0;
 	unsigned int j, service;
-	int ret, all;
+	int ret, all, fd;
 
 	if (argc != 6)
 		die("usage: raft_guest NODE SERVICE COUNT JOB_DIR WAL");
@@ -217,6 +230,7 @@ int main(int argc, char **argv)
 	if (!lat_ns)
 		die("out of memory");
 	snprintf(mine, sizeof(mine), "%s/raft-%u", job, node);
+	snprintf(cut_done, sizeof(cut_done), "%s/raft-cut-done", job);
 	unlink(mine);
 
 	ret = txraft_store_open(&store, argv[5], 0);
@@ -289,7 +303,31 @@ int main(int argc, char **argv)
 				       node, (t_led - t_down) / 1e6);
 		}
 		propose();
-		if (kill_at && applied >= kill_at &&
+		if (cut_at && !cut_asked && applied >= cut_at &&
+		    raft_state(&raft) == RAFT_LEADER) {
+			snprintf(path, sizeof(path), "%s/raft-cut-req", job);
+			/* one cut in the cluster: whoever claims it */
+			fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			if (fd >= 0) {
+				dprintf(fd, "%u\n", node);
+				close(fd);
+				cut_asked = true;
+				cut_applied = applied;
+				t_cut = now_ns();
+				printf("# node %u (leader) asks for its link to a follower to be cut at %" PRIu64 " applied\n",
+				       node, applied);
+			} else {
+				cut_at = 0;	/* another leader had it */
+				cut_over = true;
+			}
+		}
+		if (cut_asked && !cut_over && !access(cut_done, F_OK)) {
+			cut_over = true;
+			printf("%s - node %u: %" PRIu64 " commands committed while its link to a follower was cut (%.1f s from the request to the link's return)\n",
+			       applied > cut_applied ? "ok" : "not ok", node,
+			       applied - cut_applied, (now_ns() - t_cut) / 1e9);
+		}
+		if (kill_at && applied >= kill_at && cut_over &&
 		    raft_state(&raft) == RAFT_LEADER) {
 			snprintf(path, sizeof(path), "%s/raft-kill", job);
 			/* one kill in the cluster: whoever claims it */
@@ -324,7 +362,8 @@ int main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s/raft-%u", job, j);
 			all &= !access(path, F_OK);
 		}
-		if (all)
+		/* an asker of a cut stays until it has seen the link back */
+		if (all && (!cut_asked || cut_over))
 			break;
 	}
 

@@ -6,12 +6,15 @@
 # endpoint pairs between three hosts.  Every guest adds the others as
 # peers "g<N>" (mesh.sh), makes a tenant and runs one server, node
 # guest+1 (raft_guest.c): they elect a leader, which proposes
-# TXRDMA_RAFT_COUNT commands (default 2000) of 64 B to 4 KiB, and every
+# TXRDMA_RAFT_COUNT commands (default 5000) of 64 B to 4 KiB, and every
 # server applies them into a chained hash it writes to the job
 # directory.  Halfway, the leader of the moment kills itself (SIGKILL)
 # and is started again on its write-ahead file (synced; /tmp): it
 # rejoins as the same server and catches up while the other two go
-# on.  Guest 0 then checks that the three hashes are one: the same
+# on.  A quarter of the way in, the leader of the moment asks the host
+# to cut its link to one follower for 2 s (run_vm_tests.py): commands
+# go on through the other follower, and the cut-off one catches up.
+# Guest 0 then checks that the three hashes are one: the same
 # commands in the same order, byte for byte, on every host, the
 # killed server included; every guest checks that its tenant holds
 # nothing afterwards.
@@ -24,7 +27,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 . "$TXRDMA_ROOT/tools/vm/guestlib.sh"
 ADMIN=${TXRDMA_ADMIN:-$TXRDMA_ROOT/tools/txrdma-admin/txrdma-admin}
 . "$DIR/mesh.sh"
-COUNT=${TXRDMA_RAFT_COUNT:-2000}
+COUNT=${TXRDMA_RAFT_COUNT:-5000}
 SERVICE=${TXRDMA_RAFT_SERVICE:-7300}
 PROG=$DIR/raft_guest
 TENANT=raft
@@ -44,7 +47,8 @@ rm -f "$WAL"
 run_server() {
 	TAP_RELAYED_FAILS=0
 	shopt -s lastpipe
-	RAFT_GUEST_KILL_AT=${1:-} timeout -k 10 900 "$PROG" "$node" \
+	RAFT_GUEST_KILL_AT=${1:-} RAFT_GUEST_CUT_AT=$((COUNT / 4)) \
+		timeout -k 10 900 "$PROG" "$node" \
 		"$SERVICE" "$COUNT" "$TXRDMA_JOB" "$WAL" 2>&1 |
 		tap_relay "$g raft"
 	rc=${PIPESTATUS[0]}
@@ -75,6 +79,8 @@ if [ "$me" = 0 ]; then
 		test -n "$h1" -a "$h1" = "$h2" -a "$h1" = "$h3" -a "${h1%% *}" = "$COUNT"
 	check "$g: one leader was killed halfway and rejoined from its file" \
 		test -e "$TXRDMA_JOB/raft-kill"
+	check "$g: the leader's link to a follower was cut for 2 s and came back ($(cat "$TXRDMA_JOB/raft-cut-done" 2>/dev/null))" \
+		test -e "$TXRDMA_JOB/raft-cut-done"
 fi
 
 tenant_idle() {

@@ -59,8 +59,10 @@ Suites:
             raft_io over lib/txn's txrdma transport), a server per
             guest: a leader is elected and --raft-count commands of
             64 B-4 KiB are applied by all three in the same order,
-            byte for byte (one hash); every tenant ends empty
-            (raft_guest.sh, raft_guest)
+            byte for byte (one hash), through a 2 s cut of the
+            leader's link to one follower and a SIGKILL of the
+            leader, which rejoins from its file; every tenant ends
+            empty (raft_guest.sh, raft_guest)
   hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
             every word it shares with the module, calls every ioctl
             with bad arguments, maps, forks, closes while blocked and
@@ -442,13 +444,33 @@ def suite_raft(args):
     """Raft replication (libraft on lib/raft's raft_io) over txrdma
     across three guests (raft_guest.sh): a leader is elected, its
     commands are applied by all three in the same order (guest 0
-    compares their hashes), every tenant ends empty."""
+    compares their hashes), every tenant ends empty.  A quarter in, the
+    leader's link to one follower is cut for 2 s (QMP set_link): the
+    leader commits on through the other; halfway, the leader kills
+    itself and rejoins from its file."""
     cmd = ("TXRDMA_RAFT_COUNT=%d selftests/txrdma/raft_guest.sh"
            % args.raft_count)
+    err = None
     with cluster(args, 3, [cmd] * 3, timeout=args.timeout) as c:
         c.start()
+        try:
+            # the leader a quarter in asks: its link to one follower is
+            # cut for 2 s (the phase's length, not a wait for anything)
+            leader = int(c.wait_file(None, "raft-cut-req", 600).split()[0])
+            follower = min(n for n in (1, 2, 3) if n != leader)
+            t0 = time.monotonic()
+            c.cut(leader - 1, follower - 1)
+            time.sleep(2.0)
+            c.restore(leader - 1, follower - 1)
+            c.write_file("raft-cut-done", "%d %d\n" % (leader, follower))
+            print("# raft: link between node %d (leader, g%d) and node %d "
+                  "(g%d) cut for %.2f s" % (leader, leader - 1, follower,
+                                           follower - 1,
+                                           time.monotonic() - t0))
+        except (TimeoutError, RuntimeError, OSError, ValueError) as e:
+            err = "the cut phase: %s" % e
         results = c.wait()
-    return report(args.prefix + "raft", results)
+    return report(args.prefix + "raft", results, err)
 
 
 def suite_hostile(args):
@@ -780,9 +802,9 @@ def main():
                     "on d8755f3 the oops came after 17-27 s)")
     ap.add_argument("--vread-seconds", type=int, default=60,
                     help="vread: seconds of writing and reading (default 60)")
-    ap.add_argument("--raft-count", type=int, default=2000,
+    ap.add_argument("--raft-count", type=int, default=5000,
                     help="raft: commands the leader proposes and every "
-                    "server applies (default 2000)")
+                    "server applies (default 5000)")
     ap.add_argument("--churn-seconds", type=int, default=60,
                     help="pair_churn: seconds of churn (default 60: half "
                     "at ~10 pairs/s, half as fast as possible)")
