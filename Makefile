@@ -80,6 +80,7 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C lib install
 	$(MAKE) -C lib/txn install
+	$(MAKE) -C lib/raft install
 	$(MAKE) -C tools/txrdma-admin install
 	$(MAKE) install-man
 
