@@ -45,7 +45,7 @@ struct server {
 };
 
 static struct server srv[N + 1];
-static unsigned long proposed, acked;
+static unsigned long proposed, acked, failed;
 
 /* the state machine: "add k" to the total */
 static int apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
@@ -83,6 +83,8 @@ static void applied_cb(struct raft_apply *req, int status, void *result)
 	(void)result;
 	if (!status)
 		acked++;
+	else
+		failed++;	/* leadership lost: it may or may not apply */
 	free(req);
 }
 
@@ -209,6 +211,12 @@ int main(int argc, char **argv)
 					break;
 				}
 			}
+		}
+		if (failed) {
+			/* a real client retries with an id it can dedupe */
+			fprintf(stderr, "raft_counter: %lu proposals failed (leadership lost)\n",
+				failed);
+			return 1;
 		}
 		if (time(NULL) > deadline) {
 			fprintf(stderr, "raft_counter: not done in 60 s\n");

@@ -17,7 +17,9 @@
  * are idempotent (a COMMIT of one held, a FORGET of one not held change
  * nothing and are counted), so a record applied twice, a FORGET
  * proposed by two coordinators, or a COMMIT retried after a lost
- * leadership leave the same state.  A snapshot is the held COMMITs as
+ * leadership leave the same state.  A COMMIT retried after its FORGET
+ * holds the decision again: harmless (the next coordinator resends it,
+ * the participants ACK what they applied, it is forgotten again).  A snapshot is the held COMMITs as
  * records, one after another (uapi/linux/txrdma_raft.h), read back by
  * the same checks as a command.
  *
@@ -44,6 +46,9 @@
 #include <linux/txrdma_raft.h>
 
 #include "txraft_dlog.h"
+
+_Static_assert(sizeof(struct txrdma_dlog_rec) == 24,
+	       "struct txrdma_dlog_rec is 24 bytes on the wire");
 
 struct held {
 	struct txn_id id;
@@ -213,9 +218,11 @@ static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
 	struct txn_id id;
 	uint8_t type;
 	uint16_t n;
+	size_t k;
 
 	*result = NULL;
-	if (rec_get(buf->base, buf->len, &type, &id, &nodes, &n) != buf->len) {
+	k = rec_get(buf->base, buf->len, &type, &id, &nodes, &n);
+	if (!k || k != buf->len) {
 		d->st.bad++;
 		return 0;
 	}
@@ -250,10 +257,18 @@ static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[],
 	return 0;
 }
 
-/* a snapshot replaces the state; the buffer is ours to free */
+/*
+ * A snapshot replaces the state.  The buffer is freed here whatever
+ * the outcome, and its pointer cleared: on success it is ours, on
+ * failure libraft frees it too (libraft 0.15, installSnapshotCb and
+ * snapshotDestroy), so a freed pointer must not be left for it.  The
+ * new set is built apart and swapped in whole: a snapshot that fails
+ * (malformed, out of memory) leaves the old state as it was.
+ */
 static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 {
 	struct txraft_dlog *d = fsm->data;
+	struct txraft_dlog fresh = { .fsm = d->fsm };
 	const uint8_t *p = buf->base, *nodes;
 	size_t off = 0, k;
 	struct txn_id id;
@@ -261,22 +276,27 @@ static int fsm_restore(struct raft_fsm *fsm, struct raft_buffer *buf)
 	uint16_t n;
 	int rv = 0;
 
-	/* all of it checked before anything changes */
-	while (off < buf->len) {
+	while (off < buf->len && !rv) {
 		k = rec_get(p + off, buf->len - off, &type, &id, &nodes, &n);
-		if (!k || type != TXRDMA_DLOG_COMMIT) {
-			raft_free(buf->base);
-			return RAFT_MALFORMED;
-		}
+		if (!k || type != TXRDMA_DLOG_COMMIT)
+			rv = RAFT_MALFORMED;
+		else
+			rv = rec_apply(&fresh, type, &id, nodes, n);
 		off += k;
 	}
-	clear(d);
-	for (off = 0; off < buf->len && !rv; off += k) {
-		k = rec_get(p + off, buf->len - off, &type, &id, &nodes, &n);
-		rv = rec_apply(d, type, &id, nodes, n);
-	}
 	raft_free(buf->base);
-	return rv;
+	buf->base = NULL;
+	if (rv || fresh.st.duplicates) {
+		clear(&fresh);
+		free(fresh.h);
+		return rv ? rv : RAFT_MALFORMED;
+	}
+	clear(d);
+	free(d->h);
+	d->h = fresh.h;
+	d->n = fresh.n;
+	d->cap = fresh.cap;
+	return 0;
 }
 
 /* ---- proposing ------------------------------------------------------ */
@@ -320,7 +340,7 @@ static int propose(struct raft *r, uint8_t type, const struct txn_id *id,
 	if (rv) {
 		raft_free(b.base);
 		free(p);
-		return -rv;
+		return rv;	/* RAFT_*, positive */
 	}
 	return 0;
 }

@@ -53,9 +53,8 @@ struct raft_fsm *txraft_dlog_fsm(struct txraft_dlog *d);
  * RAFT_* error, e.g. RAFT_LEADERSHIPLOST: nothing may be sent; the
  * coordinator must step down, and whoever leads next finds the COMMIT
  * if it was committed after all).  Return: 0 (@done will be called),
- * -EINVAL (bad @id or @nodes), -ENOMEM, or raft_apply()'s RAFT_* error
- * as a negative number (e.g. -RAFT_NOTLEADER); @done is not called
- * then.
+ * -EINVAL (bad @id or @nodes), -ENOMEM, or raft_apply()'s RAFT_* code,
+ * positive (e.g. RAFT_NOTLEADER); @done is not called then.
  */
 int txraft_dlog_commit(struct txraft_dlog *d, struct raft *r,
 		       const struct txn_id *id, const uint32_t *nodes,

@@ -37,6 +37,7 @@
  * commit, and a leader's write in parallel with its sends).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -499,6 +500,23 @@ static void complete(struct txraft_io *x, struct pending *p, bool cancel)
 }
 
 /*
+ * The write-ahead file could not be written: stop the process.  Its
+ * memory is ahead of its file, which only a restart (a replay of the
+ * file) puts right, and a sync that failed is not retried (PostgreSQL's
+ * lesson: the kernel may have dropped the pages it failed to write).
+ * Nor can libraft be told: it handles one failed append of a leader,
+ * but a second one in the same group (window 32 gives dozens) trips its
+ * own assertion in logTruncate (libraft 0.15, appendLeaderCb), so a
+ * failed group commit would abort there anyway, later and less clearly.
+ */
+static void flush_failed(struct txraft_io *x)
+{
+	fprintf(stderr, "txraft: server %llu: its write-ahead file could not be written (%s); stopping, as after a failed fsync: restart it on its file\n",
+		(unsigned long long)x->self, strerror(errno));
+	abort();
+}
+
+/*
  * Complete what is queued, in order.  Appends were only gathered in
  * the store: one flush makes all of them durable first (group
  * commit), and they complete with its status.  Completions may queue
@@ -517,6 +535,8 @@ static void run_pending(struct txraft_io *x, bool cancel)
 		for (p = list; p && !cancel; p = p->next) {
 			if (p->kind == P_APPEND) {
 				flushed = txraft_store_flush(x->s);
+				if (flushed)
+					flush_failed(x);
 				break;
 			}
 		}
@@ -587,7 +607,10 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
  * timeout or a forgotten leader is something any follower may see.  A
  * wrong Down (a leader that only stalled) makes this follower ask for
  * pre-votes; the other followers, which still hear the leader, refuse
- * them (they know a leader), and its term does not change.  Only when
+ * them (they know a leader), and its term does not change.  That needs
+ * pre-vote (raft_set_pre_vote()): without it the follower would stand
+ * for a new term at once, and its RequestVote would depose the live
+ * leader, so then a Down is left to the election timeout.  Only when
  * most of the cluster lost the leader does a new one take over, which
  * is what a Down of a live leader on every side should mean.
  *
@@ -601,7 +624,8 @@ static void leader_down(struct txraft_io *x, uint32_t node)
 	unsigned int i, rank = 0;
 	uint64_t now, due;
 
-	if (raft_state(r) != RAFT_FOLLOWER ||
+	/* without pre-vote a wrong Down would depose a live leader */
+	if (!r->pre_vote || raft_state(r) != RAFT_FOLLOWER ||
 	    r->follower_state.current_leader.id != node)
 		return;
 	for (i = 0; i < r->configuration.n; i++) {

@@ -118,7 +118,8 @@ int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
  * its rank among the other voters (0 for the lowest id), not after
  * 1-2 election timeouts.  Safety stays Raft's (terms and votes): a
  * wrong Down only makes this follower ask for pre-votes that followers
- * still hearing the leader refuse.  See txraft_io.c.  NULL: off.
+ * still hearing the leader refuse.  Acts only while @r has pre-vote on
+ * (raft_set_pre_vote()).  See txraft_io.c.  NULL: off.
  */
 void txraft_io_watch_leader(struct txraft_io *x, struct raft *r,
 			    unsigned int stagger_ms);

@@ -19,10 +19,13 @@
  *    that arrived in one poll costs one flush together;
  *  - records reach the file in the order the changes were made, so a
  *    truncation is in the file before the entries that replace it.
- * A flush that fails leaves the store failed: every later change and
- * flush fails with RAFT_IOERR (memory is ahead of the file, and only
- * a restart, which replays the file, makes them agree again; the
- * lesson of PostgreSQL's fsync failures: never retry a failed sync).
+ * A flush that fails, or a rewrite after a snapshot that fails, leaves
+ * the store failed: every later change and flush fails with RAFT_IOERR
+ * (memory is ahead of the file, and only a restart, which replays the
+ * file, makes them agree again; the lesson of PostgreSQL's fsync
+ * failures: never retry a failed sync).  txraft_io.c stops the process
+ * when a group commit fails (libraft cannot take a group of failed
+ * appends).
  *
  * A record is a header (magic, type, payload length, CRC32C of header
  * and payload, two numbers) and its payload.  Opening replays the
@@ -510,8 +513,10 @@ static int replay(struct txraft_store *s, const struct wal_hdr *h,
 
 /*
  * Does a record that checks out start anywhere after @off?  Then the
- * bad one at @off is damage, not a write a crash cut short (each
- * record is synced before the next is written).
+ * bad one at @off is damage, not a write a crash cut short (a flush's
+ * records are written in one system call, and synced before the next
+ * flush is written; a host crash in the middle of one may still leave
+ * a later page without an earlier one: damage too, see the top).
  */
 static bool whole_records_after(const uint8_t *buf, size_t off, size_t size)
 {
@@ -762,16 +767,21 @@ static int compact(struct txraft_store *s)
 		rv = wbuf_write(s, fd, &w);
 	if (!rv && rename(tmp, s->path))
 		rv = RAFT_IOERR;
-	if (!rv)
-		rv = sync_dir(s);
 	if (rv) {
+		/* the old file stands, as it was */
 		close(fd);
 		unlink(tmp);
 	} else {
+		/*
+		 * Renamed: the new file is the store's now, whatever the
+		 * directory's sync says (the old one is unlinked, writing
+		 * on would go nowhere a restart reads).
+		 */
 		close(s->fd);
 		s->fd = fd;
 		s->pend.len = 0;
 		s->st.compactions++;
+		rv = sync_dir(s);
 	}
 	free(w.p);
 	free(tmp);
@@ -781,12 +791,24 @@ static int compact(struct txraft_store *s)
 int txraft_store_snapshot(struct txraft_store *s, struct raft_snapshot *snap,
 			  unsigned int trailing)
 {
+	int rv;
+
 	if (s->failed) {
 		txraft_snapshot_free(snap);
 		return RAFT_IOERR;
 	}
 	apply_snapshot(s, snap, trailing);
-	return s->fd >= 0 ? compact(s) : 0;
+	if (s->fd < 0)
+		return 0;
+	rv = compact(s);
+	/*
+	 * Memory has moved to the snapshot and the file may not say so:
+	 * appends after it would leave a gap a replay refuses.  Failed,
+	 * as after a failed flush.
+	 */
+	if (rv)
+		s->failed = true;
+	return rv;
 }
 
 /* ---- set-up ---------------------------------------------------------- */

@@ -142,13 +142,30 @@ static void test_fsm(void)
 	id.seq = 3;
 	TAP_CHECK(txraft_dlog_holds(b, &id));
 	raft_free(bufs);
-	/* a malformed snapshot (cut short) is refused and changes nothing */
+	/*
+	 * A malformed snapshot (its first record whole, the second cut
+	 * short) is refused and changes nothing: b keeps the COMMIT the
+	 * snapshot does not have; the buffer is freed and its pointer
+	 * cleared (libraft frees a refused one again)
+	 */
+	TAP_CHECK_INT(apply(b, rec(TXRDMA_DLOG_COMMIT, 2, 9, 1)), 0);
 	bufs = calloc(1, sizeof(*bufs));
 	bufs[0].base = copy;
-	bufs[0].len = sizeof(struct txrdma_dlog_rec) + 4 + 3;
+	bufs[0].len = sizeof(struct txrdma_dlog_rec) + 3 * 4 + 10;
 	TAP_CHECK_INT(f->restore(f, &bufs[0]), RAFT_MALFORMED);
-	TAP_CHECK_INT(txraft_dlog_count(b), 2);
+	TAP_CHECK(bufs[0].base == NULL);
+	TAP_CHECK_INT(txraft_dlog_count(b), 3);
+	id.coord = 2;
+	id.seq = 9;
+	TAP_CHECK(txraft_dlog_holds(b, &id));
+	id.coord = 1;
 	free(bufs);
+	/* an empty command is not a record either */
+	bad.len = 0;
+	TAP_CHECK_INT(apply(a, bad), 0);
+	txraft_dlog_stats(a, &st);
+	TAP_CHECK_INT(st.bad, 7);
+	TAP_CHECK_INT(txraft_dlog_count(a), 2);
 	/* proposing needs a raft and a valid id */
 	TAP_CHECK_INT(txraft_dlog_forget(a, NULL, &id), -EINVAL);
 	txraft_dlog_free(a);

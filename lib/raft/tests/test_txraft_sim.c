@@ -275,8 +275,10 @@ static void start_server(unsigned int i, bool bootstrap,
 	s->closed = false;
 	if (raft_init(&s->raft, txraft_io_raft(s->x), &s->fsm, i, s->addr))
 		abort();
-	/* liveness Downs cut the wait for an election (see step()) */
+	/* liveness Downs cut the wait for an election (see step()); they
+	 * need pre-vote */
 	txraft_io_watch_leader(s->x, &s->raft, 10);
+	raft_set_pre_vote(&s->raft, true);
 	raft_set_election_timeout(&s->raft, 100);
 	raft_set_heartbeat_timeout(&s->raft, 20);
 	/* snapshots all the time: taken, installed, restored on restart */

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../txraft_io.h"
@@ -376,6 +378,47 @@ static void test_io_durable_first(void)
 	txraft_store_free(a);
 }
 
+/*
+ * Through the raft_io: a group commit that fails stops the process
+ * (abort, saying why) rather than report failed appends that libraft
+ * 0.15 cannot take as a group.  In a child: two appends, the file
+ * replaced by /dev/full, a poll.
+ */
+static void test_io_flush_fails(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	TAP_CHECK(pid >= 0);
+	if (!pid) {
+		struct raft_io_append req[2];
+		struct txraft_store *a;
+		struct txraft_io *x;
+		struct raft_io *io;
+		struct raft_entry e[2] = { entry(1, 0, 100), entry(1, 1, 100) };
+		int full = open("/dev/full", O_WRONLY);
+
+		unlink(path);
+		if (full < 0 || txraft_store_open(&a, path, 0) ||
+		    txraft_io_new(&x, 1, 65536, a))
+			_exit(10);
+		io = txraft_io_raft(x);
+		if (io->init(io, 1, "one") ||
+		    io->append(io, &req[0], &e[0], 1, append_cb) ||
+		    io->append(io, &req[1], &e[1], 1, append_cb) ||
+		    dup2(full, a->fd) != a->fd)
+			_exit(11);
+		txraft_io_poll(x, 0);
+		_exit(12);	/* went on after a failed group commit */
+	}
+	TAP_CHECK(waitpid(pid, &status, 0) == pid);
+	TAP_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	if (!WIFSIGNALED(status))
+		tap_diag("child exited %d", WEXITSTATUS(status));
+}
+
 static void test_bad_args(void)
 {
 	struct txraft_store *s;
@@ -392,6 +435,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_damage, "a damaged record before others fails the open (-EBADMSG)"),
 	TAP_TEST(test_group_commit, "appends reach the file with one flush, unflushed ones die with the process, a failed flush fails all after it"),
 	TAP_TEST(test_io_durable_first, "an append completes only once its entries are in the file; one flush per poll"),
+	TAP_TEST(test_io_flush_fails, "a group commit that fails stops the process (SIGABRT), never a group of failed appends"),
 	TAP_TEST(test_bad_args, "bad arguments are refused"),
 };
 
