@@ -41,6 +41,17 @@ SKIPPED=0
 TIMES=()
 
 # count TAP lines of a log: top-level "ok"/"not ok" (skips count apart)
+# runner_ok STAGE LOG RC: run_vm_tests.py must not have crashed (a
+# traceback ends the suites after it unseen: their tests are neither
+# passed nor failed), nor failed without saying which test did
+runner_ok() {
+	if grep -q '^Traceback ' "$2"; then
+		result "$1: run_vm_tests.py crashed, the suites after it did not run: $(grep -A 40 '^Traceback ' "$2" | grep -E '^[A-Za-z]+(Error|Exception)' | head -1) (see $2)" FAIL
+	elif [ "$3" -ne 0 ] && ! grep -q '^not ok' "$2"; then
+		result "$1: run_vm_tests.py exited $3 with no failing test named (see $2)" FAIL
+	fi
+}
+
 count_tap() {
 	local p f s
 	p=$(grep -E '^ok\b' "$1" | grep -vc '# SKIP')
@@ -259,12 +270,13 @@ if want vm; then
 		selftests/txrdma/run_vm_tests.py --cycles 100 \
 			--msg-count 25000 --msg-rev-count 5000 \
 			--txn-count 10000 --vread-seconds 30 \
-			--logship-count 200000 > "$OUT/vm.log" 2>&1
+			--logship-count 200000 > "$OUT/vm.log" 2>&1; rc=$?
 		# a failing guest's kernel problems and console tail too, so
 		# that CI's log alone shows what went wrong
 		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console): ' \
 			"$OUT/vm.log"
 		count_tap "$OUT/vm.log"
+		runner_ok vm "$OUT/vm.log" $rc
 		# a guest loads what DKMS built and probes it
 		if [ -n "${DKMS_KO:-}" ]; then
 			tools/vm/txrdma-vm run --module "$DKMS_KO" -- \
@@ -291,10 +303,11 @@ if want debug; then
 		kt=$(sed -n 's/^TXRDMA_DEBUG_KERNEL_SECONDS=//p' "$OUT/debug-kernel.log")
 		result "debug: $kver and txrdma.ko against it, no warnings (kernel make ${kt}s, $(($(date +%s) - t0))s in all)" OK
 		if [ $BUILD_OK -eq 1 ]; then
-			selftests/txrdma/run_vm_tests.py debug > "$OUT/debug.log" 2>&1
+			selftests/txrdma/run_vm_tests.py debug > "$OUT/debug.log" 2>&1; rc=$?
 			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console): ' \
 				"$OUT/debug.log"
 			count_tap "$OUT/debug.log"
+			runner_ok debug "$OUT/debug.log" $rc
 		else
 			result "debug: suites on the debug kernel (not run: the build failed)" FAIL
 		fi

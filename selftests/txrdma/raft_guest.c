@@ -205,7 +205,8 @@ int main(int argc, char **argv)
 	uint64_t cut_at = cut_at_env ? strtoull(cut_at_env, NULL, 0) : 0;
 	uint64_t cut_applied = 0, t_cut = 0;
 	bool cut_asked = false, cut_over = !cut_at;
-	char cut_done[4096];
+	char cut_done[4096], mine2[4096];
+	FILE *req_f;
 	bool rejoin;
 	struct raft_fsm fsm = { .version = 1, .apply = fsm_apply,
 				.snapshot = fsm_snapshot,
@@ -305,12 +306,20 @@ int main(int argc, char **argv)
 		propose();
 		if (cut_at && !cut_asked && applied >= cut_at &&
 		    raft_state(&raft) == RAFT_LEADER) {
-			snprintf(path, sizeof(path), "%s/raft-cut-req", job);
+			snprintf(path, sizeof(path), "%s/raft-cut-claim", job);
 			/* one cut in the cluster: whoever claims it */
 			fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
 			if (fd >= 0) {
-				dprintf(fd, "%u\n", node);
 				close(fd);
+				/* the host reads the request whole: renamed in */
+				snprintf(path, sizeof(path), "%s/raft-cut-req.%u",
+					 job, node);
+				snprintf(mine2, sizeof(mine2), "%s/raft-cut-req",
+					 job);
+				req_f = fopen(path, "w");
+				if (!req_f || fprintf(req_f, "%u\n", node) < 0 ||
+				    fclose(req_f) || rename(path, mine2))
+					die("writing %s", mine2);
 				cut_asked = true;
 				cut_applied = applied;
 				t_cut = now_ns();

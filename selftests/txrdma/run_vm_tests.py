@@ -467,8 +467,9 @@ def suite_raft(args):
                   "(g%d) cut for %.2f s" % (leader, leader - 1, follower,
                                            follower - 1,
                                            time.monotonic() - t0))
-        except (TimeoutError, RuntimeError, OSError, ValueError) as e:
-            err = "the cut phase: %s" % e
+        except (TimeoutError, RuntimeError, OSError, ValueError,
+                IndexError) as e:
+            err = "the cut phase: %r" % e
         results = c.wait()
     return report(args.prefix + "raft", results, err)
 
