@@ -8,7 +8,9 @@
 #ifndef RAFT_TCP_NET_H
 #define RAFT_TCP_NET_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../txraft_io.h"
 #include "txn_tcp.h"
@@ -85,6 +87,28 @@ static inline void raft_tcp_node_stop(struct raft_tcp_node *nd, struct raft *r)
 	txraft_io_free(nd->x);
 	nd->t = NULL;
 	nd->x = NULL;
+}
+
+static inline double raft_tcp_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* poll until @cond holds, at most @seconds: whether it held */
+static inline bool raft_tcp_wait(bool (*cond)(void), void (*poll)(void),
+				 double seconds)
+{
+	double end = raft_tcp_now_s() + seconds;
+
+	while (!cond()) {
+		if (raft_tcp_now_s() > end)
+			return false;
+		poll();
+	}
+	return true;
 }
 
 #endif /* RAFT_TCP_NET_H */

@@ -198,14 +198,6 @@ static unsigned int cl;		/* the Raft server the coordinator is on */
 static unsigned long done_commit, done_other, logged, log_failed;
 static unsigned long not_durable, violations, restored;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void poll_all(void)
 {
 	unsigned int i;
@@ -220,14 +212,7 @@ static void poll_all(void)
 
 static bool wait_for(bool (*cond)(void), double seconds)
 {
-	double end = now_s() + seconds;
-
-	while (!cond()) {
-		if (now_s() > end)
-			return false;
-		poll_all();
-	}
-	return true;
+	return raft_tcp_wait(cond, poll_all, seconds);
 }
 
 static unsigned int group_leader(void)
@@ -455,12 +440,12 @@ static void run_txns(unsigned int count, double seconds)
 		{ .node = 2, .len = sizeof(data), .data = data },
 		{ .node = 3, .len = sizeof(data), .data = data },
 	};
-	double end = now_s() + seconds;
+	double end = raft_tcp_now_s() + seconds;
 	unsigned long begun = 0, base = done_commit + done_other;
 	struct txn_id id;
 
 	want_done = base + count;
-	while (!all_done() && now_s() < end) {
+	while (!all_done() && raft_tcp_now_s() < end) {
 		while (begun < count &&
 		       begun - (done_commit + done_other - base) < 16 &&
 		       !txn_node_begin(tn[1].n, br, 2, NULL, &id))
@@ -513,11 +498,11 @@ static void test_two_phase_commit(void)
 	old_leader = cl;
 	tnode_close(1);
 	raft_stop(cl);
-	t0 = now_s();
+	t0 = raft_tcp_now_s();
 	TAP_CHECK(wait_for(new_leader, 10));
 	cl = group_leader();
 	tap_diag("Raft leader %u gone with the coordinator: leader %u in %.1f ms",
-		 old_leader, cl, (now_s() - t0) * 1e3);
+		 old_leader, cl, (raft_tcp_now_s() - t0) * 1e3);
 	if (!cl)
 		return;
 	/* a coordinator with a new epoch takes back the held decisions */
