@@ -35,6 +35,7 @@ lib:
 
 tools: lib
 	$(MAKE) -C tools/txrdma-admin
+	$(MAKE) -C tools/txkv
 
 selftests:
 	$(MAKE) -C selftests/txrdma
@@ -44,6 +45,7 @@ check: lib tools
 	$(MAKE) -C lib/txn check
 	$(MAKE) -C lib/raft check
 	$(MAKE) -C tools/txrdma-admin check
+	$(MAKE) -C tools/txkv check
 
 CHECKPATCH_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/tests/*.c
 
@@ -96,6 +98,7 @@ clean:
 	$(MAKE) -C lib/txn clean
 	$(MAKE) -C lib/raft clean
 	$(MAKE) -C tools/txrdma-admin clean
+	$(MAKE) -C tools/txkv clean
 	$(MAKE) -C selftests/txrdma clean
 	$(MAKE) -C tools/bench clean
 

@@ -214,6 +214,11 @@ if want host; then
 		result "lib/raft: make check built and ran (see $OUT/host-raft.log)" FAIL
 	make -C tools/txrdma-admin check > "$OUT/host-admin.log" 2>&1
 	count_tap "$OUT/host-admin.log"
+	# txkv, the main job's database: its shard and workload logic
+	make -C tools/txkv check > "$OUT/host-txkv.log" 2>&1; rc=$?
+	count_tap "$OUT/host-txkv.log"
+	[ $rc -eq 0 ] || grep -q '^not ok' "$OUT/host-txkv.log" ||
+		result "tools/txkv: make check built and ran (see $OUT/host-txkv.log)" FAIL
 	# the numbers the docs give for header constants are the headers'
 	scripts/check_doc_numbers.py > "$OUT/host-docs.log" 2>&1; rc=$?
 	count_tap "$OUT/host-docs.log"
