@@ -360,10 +360,11 @@ static void recent_add(struct kv_shard *s, const struct txn_id *id,
 		s->recent_n++;
 }
 
-/* may the writes of @cmd go ahead: KV_YES or why not */
+/* may the writes of @cmd go ahead: KV_YES or why not (a lock first) */
 static int writes_ok(const struct kv_shard *s, const void *cmd,
 		     const struct kv_cmd_hdr *h)
 {
+	int res = KV_YES;
 	unsigned int i;
 
 	for (i = 0; i < h->nw; i++) {
@@ -373,16 +374,11 @@ static int writes_ok(const struct kv_shard *s, const void *cmd,
 		kv_cmd_write_at(cmd, i, &w, &v);
 		if (s->lock[w.index])
 			return KV_NO_LOCKED;
+		if (w.expect &&
+		    txn_vrec_version(slot_of(s, w.index)) != w.expect)
+			res = KV_NO_STALE;
 	}
-	for (i = 0; i < h->nw; i++) {
-		struct kv_cmd_write w;
-		const void *v;
-
-		kv_cmd_write_at(cmd, i, &w, &v);
-		if (w.expect && txn_vrec_version(slot_of(s, w.index)) != w.expect)
-			return KV_NO_STALE;
-	}
-	return KV_YES;
+	return res;
 }
 
 /* every write of @cmd (checked) into the table, as one change */
