@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A txkv node: one database process of the cluster, on the public API
+ * only.  Every node holds a replica of every shard and of the
+ * coordinators' decision log, each a Raft group of its own (libraft on
+ * libtxrdma_raft's raft_io), and runs a transaction-layer node (two-
+ * phase commit) and a read service.  The node that leads a shard's
+ * group is that shard's participant; the node that leads the decision
+ * log may run the client (the coordinator of new orders).  See
+ * kv_node.c for the design.
+ *
+ * Transports, one per group (txrdma endpoint pairs, or TCP to compare):
+ * shard s is group s, the decision log group nshard, two-phase commit
+ * nshard + 1, reads nshard + 2.  On txrdma node n of group g listens on
+ * service base + 16 g + n; on TCP at port base + 16 g + n, or on a port
+ * of the system's choosing when base is 0 (kv_node_port() tells which).
+ *
+ * One thread drives a node: kv_node_poll().
+ */
+#ifndef KV_NODE_H
+#define KV_NODE_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <txn_transport.h>
+
+#include "kv_neworder.h"
+#include "kv_shard.h"
+
+#define KV_MAX_NODES	7
+#define KV_MAX_SHARDS	8
+#define KV_GROUPS(nshard)	((nshard) + 3)
+
+struct kv_node_cfg {
+	uint32_t self;		/* 1..nnodes */
+	uint32_t nnodes;	/* 3..KV_MAX_NODES */
+	struct kv_no_cfg no;	/* the schema; no.nshard shards */
+	enum txn_backend backend;	/* TXRDMA or TCP */
+	uint32_t base;		/* service or port base (see above) */
+	uint32_t epoch;		/* this incarnation, for transaction ids */
+	/*
+	 * The node that should lead group g first (its election timer is
+	 * short): prefer[g], 0 for none.  Raft decides; this only places
+	 * the first leaders apart.
+	 */
+	uint32_t prefer[KV_GROUPS(KV_MAX_SHARDS)];
+	uint32_t max_msg;	/* transport messages, 0: 16 KiB */
+};
+
+/* counters, never reset */
+struct kv_node_stats {
+	uint64_t prepares, votes_yes, votes_no, decides;
+	uint64_t reads_served, reads_refused;	/* refused: not the leader */
+	uint64_t apply_failed;	/* raft_apply() refused or failed */
+};
+
+/* the client's (coordinator's) view */
+struct kv_client_stats {
+	uint64_t started, committed, aborted;
+	uint64_t abort_stale, abort_locked, abort_leader, abort_other;
+	uint64_t read_retries;		/* a read refused or timed out */
+	uint64_t lat_ns_sum;
+};
+
+struct kv_node;
+
+/* open the transports and the machines; nothing is connected yet */
+int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg);
+
+/* the TCP port of group @g (after a base of 0), or -1 */
+int kv_node_port(const struct kv_node *n, unsigned int g);
+
+/*
+ * Name node @node: through the txrdma peer @peer_name, or on TCP at
+ * @addr with @ports[g] the port of each group.  Return: 0 or -errno.
+ */
+int kv_node_add_peer(struct kv_node *n, uint32_t node, const char *peer_name,
+		     const struct in_addr *addr, const int *ports);
+
+/* start every Raft group (all nodes bootstrap the same configuration) */
+int kv_node_start(struct kv_node *n);
+
+/* run what is ready, waiting up to @timeout_ms; 0 or -errno */
+int kv_node_poll(struct kv_node *n, int timeout_ms);
+
+/* close the groups (polling until libraft let go) and free @n */
+void kv_node_close(struct kv_node *n);
+
+/* the leader of group @g as this node sees it, 0 when none is known */
+uint32_t kv_node_leader(const struct kv_node *n, unsigned int g);
+
+/*
+ * The client: keep @window new orders in flight until @orders are
+ * done (0: until kv_node_client_stop()), from seed @seed.  This node
+ * must lead the decision log.  Return: 0, -EINVAL, -EBUSY (running),
+ * -EAGAIN (not the decision log's leader), -ENOMEM.
+ */
+int kv_node_client_start(struct kv_node *n, uint32_t window, uint64_t seed,
+			 uint64_t orders);
+void kv_node_client_stop(struct kv_node *n);
+/* started and every order finished */
+bool kv_node_client_done(const struct kv_node *n);
+void kv_node_client_stats(const struct kv_node *n, struct kv_client_stats *s);
+/* latency of committed orders, nanoseconds, in commit order */
+const uint64_t *kv_node_client_lat(const struct kv_node *n, size_t *count);
+const struct kv_no_tally *kv_node_tally(const struct kv_node *n);
+
+/* this node's replica of shard @s, as applied so far */
+const struct kv_shard *kv_node_shard(const struct kv_node *n, unsigned int s);
+/* the last index applied by group @g here */
+uint64_t kv_node_applied(const struct kv_node *n, unsigned int g);
+void kv_node_stats(const struct kv_node *n, struct kv_node_stats *s);
+
+#endif /* KV_NODE_H */
