@@ -817,6 +817,20 @@ bool txraft_io_closed(const struct txraft_io *x)
 	return x->closed;
 }
 
+int txraft_io_timeout_ms(const struct txraft_io *x)
+{
+	uint64_t now;
+
+	if (x->closed)
+		return -1;
+	if (x->head || x->closing)
+		return 0;
+	if (!x->tick)
+		return -1;
+	now = io_now(x);
+	return x->next_tick <= now ? 0 : (int)(x->next_tick - now);
+}
+
 void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s)
 {
 	*s = x->st;

@@ -138,6 +138,15 @@ struct raft_io *txraft_io_raft(struct txraft_io *x);
  */
 int txraft_io_poll(struct txraft_io *x, int timeout_ms);
 
+/*
+ * For a caller's own event loop over several raft_ios (and other
+ * work): how long it may sleep on the transport's fd before
+ * txraft_io_poll(x, 0) is due for libraft's tick or for work already
+ * queued, in milliseconds; 0: now; -1: no deadline (closed, or not
+ * started).
+ */
+int txraft_io_timeout_ms(const struct txraft_io *x);
+
 /* raft_close() has called back: the raft_io is closed. */
 bool txraft_io_closed(const struct txraft_io *x);
 
