@@ -32,6 +32,8 @@ PKGS=(
 	# benchmarks: instructions per message of the ring fast path; TCP
 	# ping-pong beside txrdma (msg_bench.sh)
 	valgrind sockperf
+	# the main job's latency chart (scripts/run.sh)
+	gnuplot-nox
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The main job: install what is missing, build, boot a 2-guest QEMU
+# A tour of the kernel module (the main job before the database came):
+# install what is missing, build, boot a 2-guest QEMU
 # cluster wired with Soft-RoCE, load txrdma.ko in each guest and show
 # what txrdma does there:
 #   - the RDMA devices it tracks (txrdma-admin dev show)

@@ -90,7 +90,22 @@ struct kv_br_ent {
 /* the read service's messages, little-endian */
 #define KV_RD_REQ	0x5152564bU	/* "KVRQ" */
 #define KV_RD_RESP	0x5352564bU	/* "KVRS" */
+#define KV_RD_SYNC	0x5953564bU	/* "KVSY": a barrier's index */
+#define KV_RD_SYNCED	0x4453564bU	/* "KVSD": its answer */
 #define KV_RD_MAX	16		/* records per request */
+
+/* sync: the leader's applied index once a barrier went through */
+struct kv_rd_sync {
+	uint32_t magic;
+	uint32_t shard;
+	uint64_t index;		/* answer: applied there; 0: not the leader */
+};
+
+struct kv_barrier {
+	struct raft_barrier req;
+	struct kv_node *n;
+	uint32_t shard;
+};
 
 struct kv_rd_req {
 	uint32_t magic;
@@ -128,7 +143,8 @@ struct kv_group {
 	struct raft raft;
 	struct raft_fsm fsm;		/* shards: ours */
 	struct txraft_dlog *dlog;	/* the decision log's group */
-	bool inited, closed;
+	struct raft_transfer xfer;
+	bool inited, closed, xfer_busy;
 };
 
 struct kv_apply {
@@ -137,7 +153,7 @@ struct kv_apply {
 	uint8_t si;
 };
 
-enum { P_PREPARING = 1, P_VOTED, P_DECIDING, P_ABORTING };
+enum { P_PREPARING = 1, P_VOTED, P_DECIDING, P_ABORTING, P_STUCK };
 
 /* a transaction this node takes part in */
 struct kv_pend {
@@ -148,6 +164,7 @@ struct kv_pend {
 	uint8_t res[KV_MAX_SHARDS];
 	uint32_t reason;
 	bool aborted;		/* ABORT decided while preparing */
+	uint8_t decision;	/* DECIDING: KV_OP_COMMIT or KV_OP_ABORT */
 	struct kv_apply ap[KV_MAX_SHARDS];
 };
 
@@ -158,7 +175,7 @@ struct kv_order {
 	uint8_t phase;
 	uint32_t gen;
 	uint32_t need;			/* shards whose reads are awaited */
-	uint64_t t0, deadline;
+	uint64_t t0, deadline, t_read;
 	struct kv_no_plan plan;
 	struct kv_no_seen seen;
 	/* what each shard's read brings: kind and line per record */
@@ -191,6 +208,14 @@ struct kv_node {
 	struct kv_client_stats cst;
 	uint64_t *lat;
 	size_t nlat, lat_cap;
+	/* kv_node_sync(): the leaders' indexes, and which came */
+	uint64_t sync_index[KV_MAX_SHARDS];
+	uint32_t sync_need;
+	uint64_t sync_sent_ns;
+	bool client_failed;
+	/* one barrier at a time per shard; the nodes waiting for it */
+	bool barrier_busy[KV_MAX_SHARDS];
+	uint32_t barrier_waiters[KV_MAX_SHARDS];
 };
 
 static uint64_t now_ns(void)
@@ -342,6 +367,7 @@ static void propose_decision(struct kv_node *n, struct kv_pend *p,
 
 	if (!cmd) {
 		n->st.apply_failed++;
+		p->res[si] = KV_RES_MAX;	/* never proposed */
 		return;
 	}
 	len = kv_cmd_build(cmd, sizeof(struct kv_cmd_hdr), op, &p->id, NULL,
@@ -350,6 +376,17 @@ static void propose_decision(struct kv_node *n, struct kv_pend *p,
 }
 
 static void pend_settle(struct kv_node *n, struct kv_pend *p);
+
+/*
+ * May shard entry @i of @p hold a PREPARE's locks: it said yes, or its
+ * proposal failed after it was made (leadership lost: the next leader
+ * may still commit it).  Such shards are sent ABORT, which is
+ * idempotent and refuses a PREPARE that lands later.
+ */
+static bool may_hold(const struct kv_pend *p, unsigned int i)
+{
+	return p->res[i] == KV_YES || p->res[i] == KV_RES_MAX;
+}
 
 static void apply_done(struct raft_apply *req, int status, void *result)
 {
@@ -378,11 +415,15 @@ static void pend_settle(struct kv_node *n, struct kv_pend *p)
 		if (p->aborted) {
 			/* the coordinator gave up first: undo, then say so */
 			p->phase = P_DECIDING;
-			for (i = 0; i < p->nsh; i++)
-				if (p->res[i] == KV_YES)
+			p->decision = KV_OP_ABORT;
+			for (i = 0; i < p->nsh; i++) {
+				if (may_hold(p, i)) {
+					p->res[i] = KV_YES;
 					propose_decision(n, p, i, KV_OP_ABORT);
-				else
+				} else {
 					p->res[i] = KV_YES;	/* nothing held */
+				}
+			}
 			if (!p->outstanding)
 				pend_settle(n, p);
 			return;
@@ -403,20 +444,40 @@ static void pend_settle(struct kv_node *n, struct kv_pend *p)
 		}
 		n->st.votes_no++;
 		txn_node_vote(n->txn, &p->id, false, p->reason);
-		/* ours to undo: the shards that said yes */
+		/* ours to undo: the shards that may hold it */
 		p->phase = P_ABORTING;
 		for (i = 0; i < p->nsh; i++)
-			if (p->res[i] == KV_YES)
+			if (may_hold(p, i))
 				propose_decision(n, p, i, KV_OP_ABORT);
 		if (!p->outstanding)
 			p->used = false;
 		return;
 	case P_DECIDING:
+		/* KV_UNKNOWN: the log had it already (an earlier proposal) */
 		for (i = 0; i < p->nsh; i++)
-			if (p->res[i] != KV_YES)
-				n->st.apply_failed++;
-		txn_node_applied(n->txn, &p->id);
-		p->used = false;
+			if (p->res[i] != KV_YES && p->res[i] != KV_UNKNOWN)
+				break;
+		if (i == p->nsh) {
+			/* applied through every shard's log: ACK it */
+			txn_node_applied(n->txn, &p->id);
+			p->used = false;
+			return;
+		}
+		/*
+		 * Never ACK what no log holds: again where we still lead;
+		 * where we do not, the decision is the next leader's to
+		 * apply (failover is not built yet: the end check would
+		 * show an order lost), so it stays here, unACKed
+		 */
+		for (i = 0; i < p->nsh; i++) {
+			if (p->res[i] == KV_YES || p->res[i] == KV_UNKNOWN ||
+			    !leads(n, p->shard[i]))
+				continue;
+			p->res[i] = KV_YES;
+			propose_decision(n, p, i, p->decision);
+		}
+		if (!p->outstanding)
+			p->phase = P_STUCK;
 		return;
 	default:	/* P_ABORTING */
 		p->used = false;
@@ -443,7 +504,8 @@ static void on_prepare(struct kv_node *n, const struct txn_event *ev)
 	if (len < sizeof(h))
 		goto bad;
 	memcpy(&h, d, sizeof(h));
-	if (!h.nsh || h.nsh > n->cfg.no.nshard)
+	if (!h.nsh || h.nsh > n->cfg.no.nshard ||
+	    memcmp(h.resv, (uint8_t[7]){ 0 }, sizeof(h.resv)))
 		goto bad;
 	p->nsh = h.nsh;
 	/* check the whole branch before anything is proposed */
@@ -530,10 +592,11 @@ static void on_decide(struct kv_node *n, const struct txn_event *ev)
 		return;
 	}
 	p->phase = P_DECIDING;
+	p->decision = ev->decision == TXRDMA_TXN_COMMIT ? KV_OP_COMMIT :
+		      KV_OP_ABORT;
 	for (i = 0; i < p->nsh; i++) {
 		p->res[i] = KV_YES;
-		propose_decision(n, p, i, ev->decision == TXRDMA_TXN_COMMIT ?
-				 KV_OP_COMMIT : KV_OP_ABORT);
+		propose_decision(n, p, i, p->decision);
 	}
 	if (!p->outstanding)
 		pend_settle(n, p);
@@ -762,8 +825,10 @@ static void on_read_resp(struct kv_node *n, uint32_t from, const void *msg,
 			return;
 	}
 	o->need &= ~(1U << s);
-	if (!o->need)
+	if (!o->need) {
+		o->t_read = now_ns();
 		order_commit(n, o);
+	}
 }
 
 static void client_tick(struct kv_node *n)
@@ -846,12 +911,168 @@ static void on_read_req(struct kv_node *n, uint32_t from, const void *msg,
 		txn_transport_send(n->rd_t, from, &r, rl);
 }
 
+static void on_synced(struct kv_node *n, uint32_t from,
+		      const struct kv_rd_sync *a);
+
+static void sync_answer(struct kv_node *n, uint32_t to, uint32_t s,
+			uint64_t index)
+{
+	struct kv_rd_sync a = {
+		.magic = htole32(KV_RD_SYNCED), .shard = htole32(s),
+		.index = htole64(index),
+	};
+
+	if (to == n->cfg.self)
+		on_synced(n, to, &a);
+	else
+		txn_transport_send(n->rd_t, to, &a, sizeof(a));
+}
+
+static void barrier_done(struct raft_barrier *req, int status)
+{
+	struct kv_barrier *b = (struct kv_barrier *)req;
+	struct kv_node *n = b->n;
+	uint32_t s = b->shard, w, node;
+
+	w = n->barrier_waiters[s];
+	n->barrier_waiters[s] = 0;
+	n->barrier_busy[s] = false;
+	free(b);
+	for (node = 1; node <= n->cfg.nnodes; node++)
+		if (w & 1U << node)
+			sync_answer(n, node, s,
+				    status ? 0 : kv_node_applied(n, s));
+}
+
+/*
+ * A sync request of @from (or ours): a barrier on the shard we lead,
+ * one at a time per shard (every request waiting for it is answered by
+ * it), so that no peer makes our logs grow by asking
+ */
+static void on_sync(struct kv_node *n, uint32_t from,
+		    const struct kv_rd_sync *q)
+{
+	uint32_t s = le32toh(q->shard);
+	struct kv_barrier *b;
+
+	if (s >= n->cfg.no.nshard || from > n->cfg.nnodes)
+		return;
+	if (n->barrier_busy[s]) {
+		n->barrier_waiters[s] |= 1U << from;
+		return;
+	}
+	if (leads(n, s) && (b = calloc(1, sizeof(*b)))) {
+		b->n = n;
+		b->shard = s;
+		if (!raft_barrier(&n->grp[s].raft, &b->req, barrier_done)) {
+			n->barrier_busy[s] = true;
+			n->barrier_waiters[s] = 1U << from;
+			return;
+		}
+		free(b);
+	}
+	/* index 0: not the leader (or no memory): ask again */
+	sync_answer(n, from, s, 0);
+}
+
+static void on_synced(struct kv_node *n, uint32_t from,
+		      const struct kv_rd_sync *a)
+{
+	uint32_t s = le32toh(a->shard);
+	uint64_t index = le64toh(a->index);
+
+	if (s >= n->cfg.no.nshard || !(n->sync_need & 1U << s) ||
+	    from != kv_node_leader(n, s) || !index)
+		return;
+	n->sync_index[s] = index;
+	n->sync_need &= ~(1U << s);
+}
+
+static void sync_send(struct kv_node *n)
+{
+	uint32_t s;
+
+	n->sync_sent_ns = now_ns();
+	for (s = 0; s < n->cfg.no.nshard; s++) {
+		struct kv_rd_sync q = {
+			.magic = htole32(KV_RD_SYNC), .shard = htole32(s),
+		};
+		uint32_t leader = kv_node_leader(n, s);
+
+		if (!(n->sync_need & 1U << s) || !leader)
+			continue;
+		if (leader == n->cfg.self)
+			on_sync(n, leader, &q);
+		else
+			txn_transport_send(n->rd_t, leader, &q, sizeof(q));
+	}
+}
+
+static void xfer_done(struct raft_transfer *req)
+{
+	struct kv_group *gr = req->data;
+
+	gr->xfer_busy = false;
+}
+
+bool kv_node_placed(struct kv_node *n)
+{
+	bool placed = true;
+	unsigned int g;
+
+	for (g = 0; g < n->ngroups; g++) {
+		struct kv_group *gr = &n->grp[g];
+		uint32_t want = n->cfg.prefer[g];
+
+		if (!want || kv_node_leader(n, g) == want)
+			continue;
+		placed = false;
+		/* ours, and another should have it: hand it over */
+		if (leads(n, g) && !gr->xfer_busy) {
+			gr->xfer.data = gr;
+			if (!raft_transfer(&gr->raft, &gr->xfer, want,
+					   xfer_done))
+				gr->xfer_busy = true;
+		}
+	}
+	return placed;
+}
+
+int kv_node_sync(struct kv_node *n)
+{
+	n->sync_need = (1U << n->cfg.no.nshard) - 1;
+	sync_send(n);
+	return 0;
+}
+
+bool kv_node_synced(struct kv_node *n)
+{
+	uint32_t s;
+
+	if (n->sync_need) {
+		/* a lost answer, a leader changing: ask again */
+		if (now_ns() - n->sync_sent_ns > READ_TIMEOUT_NS)
+			sync_send(n);
+		return false;
+	}
+	for (s = 0; s < n->cfg.no.nshard; s++)
+		if (kv_node_applied(n, s) < n->sync_index[s])
+			return false;
+	return true;
+}
+
+size_t kv_node_decisions_held(const struct kv_node *n)
+{
+	return txraft_dlog_count(n->grp[g_dlog(n)].dlog);
+}
+
 static void rd_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 {
 	/* a transport promises no alignment: read from an aligned copy */
 	static union {
 		struct kv_rd_req q;
 		struct kv_rd_resp r;
+		struct kv_rd_sync y;
 	} m;
 	struct kv_node *n = ctx;
 	uint32_t magic;
@@ -864,6 +1085,10 @@ static void rd_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		on_read_req(n, node, &m.q, len);
 	else if (le32toh(magic) == KV_RD_RESP)
 		on_read_resp(n, node, &m.r, len);
+	else if (le32toh(magic) == KV_RD_SYNC && len == sizeof(m.y))
+		on_sync(n, node, &m.y);
+	else if (le32toh(magic) == KV_RD_SYNCED && len == sizeof(m.y))
+		on_synced(n, node, &m.y);
 }
 
 static void rd_peer(void *ctx, uint32_t node, bool up)
@@ -880,12 +1105,27 @@ static const struct txn_transport_cb rd_cb = {
 
 /* ---- the transaction node's hooks ------------------------------------ */
 
+/*
+ * A decision the log did not take: its order's outcome is unknown to
+ * us (a later leader may still find it), and this coordinator cannot
+ * go on (it lost the log's leadership; failover is not built yet): the
+ * client stops and says so.
+ */
+static void log_failed(struct kv_node *n)
+{
+	n->cst.log_failed++;
+	n->client_failed = true;
+	kv_node_client_stop(n);
+}
+
 static void logged_cb(void *ctx, const struct txn_id *id, int status)
 {
 	struct kv_node *n = ctx;
 
-	if (status)
-		return;		/* the order waits; see the top */
+	if (status) {
+		log_failed(n);
+		return;
+	}
 	txn_node_logged(n->txn, id);
 }
 
@@ -895,7 +1135,9 @@ static void txn_log(void *ctx, const struct txn_id *id, const uint32_t *nodes,
 	struct kv_node *n = ctx;
 	struct kv_group *gr = &n->grp[g_dlog(n)];
 
-	txraft_dlog_commit(gr->dlog, &gr->raft, id, nodes, nn, logged_cb, n);
+	if (txraft_dlog_commit(gr->dlog, &gr->raft, id, nodes, nn, logged_cb,
+			       n))
+		log_failed(n);
 }
 
 static void txn_event(void *ctx, const struct txn_event *ev, void *user)
@@ -923,6 +1165,7 @@ static void txn_event(void *ctx, const struct txn_event *ev, void *user)
 			kv_no_tally_commit(&n->tally, &o->plan);
 			n->cst.committed++;
 			n->cst.lat_ns_sum += lat;
+			n->cst.read_ns_sum += o->t_read - o->t0;
 			if (n->nlat < n->lat_cap)
 				n->lat[n->nlat++] = lat;
 			order_finish(n, o);
@@ -970,7 +1213,7 @@ static int open_transport(struct kv_node *n, unsigned int g,
 	};
 	struct txn_txrdma_cfg xc = {
 		.self = n->cfg.self, .service_base = n->cfg.base + 16 * g,
-		.max_msg = max_msg,
+		.max_msg = max_msg, .ep_flags = n->cfg.ep_flags,
 	};
 	char why[128];
 
@@ -1211,15 +1454,56 @@ int kv_node_start(struct kv_node *n)
 	return ret;
 }
 
+/* the sooner of two waits in ms, -1 meaning none */
+static int wait_min(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
+
+/* how long the node may sleep: the groups' ticks, 2PC's and our timers */
+static int poll_wait(struct kv_node *n, int wait)
+{
+	uint64_t now;
+	unsigned int g, i;
+
+	for (g = 0; g < n->ngroups && wait; g++)
+		wait = wait_min(wait, txraft_io_timeout_ms(n->grp[g].x));
+	wait = wait_min(wait, txn_node_timeout_ms(n->txn));
+	if (!n->client || !wait)
+		return wait;
+	now = now_ns();
+	for (i = 0; i < n->window && wait; i++) {
+		const struct kv_order *o = &n->ord[i];
+
+		if (o->phase == O_IDLE && (!n->orders || n->started < n->orders))
+			return 0;
+		if (o->phase == O_READING)
+			wait = wait_min(wait, o->deadline <= now ? 0 :
+					(int)((o->deadline - now + MS - 1) / MS));
+	}
+	if (n->sync_need)
+		wait = wait_min(wait, 100);
+	return wait;
+}
+
 int kv_node_poll(struct kv_node *n, int timeout_ms)
 {
 	struct epoll_event ev[8];
 	unsigned int g;
-	int ret;
+	int ret, wait;
 
-	if (timeout_ms)
-		epoll_wait(n->epfd, ev, 8, timeout_ms < 0 || timeout_ms > 1 ?
-			   1 : timeout_ms);
+	/*
+	 * Sleep until a transport has work or a timer is due, then give
+	 * every part a non-blocking turn: a busy loop would take the CPU
+	 * from the kernel's poller and rxe, which share it in a guest.
+	 */
+	wait = poll_wait(n, timeout_ms);
+	if (wait)
+		epoll_wait(n->epfd, ev, 8, wait);
 	for (g = 0; g < n->ngroups; g++) {
 		ret = txraft_io_poll(n->grp[g].x, 0);
 		if (ret < 0)
@@ -1329,6 +1613,8 @@ bool kv_node_client_done(const struct kv_node *n)
 
 	if (!n->client)
 		return false;
+	if (n->client_failed)
+		return true;
 	for (i = 0; i < n->window; i++)
 		if (n->ord[i].phase != O_IDLE)
 			return false;
@@ -1366,4 +1652,17 @@ uint64_t kv_node_applied(const struct kv_node *n, unsigned int g)
 void kv_node_stats(const struct kv_node *n, struct kv_node_stats *s)
 {
 	*s = n->st;
+}
+
+static void count_prepared(void *ctx, const struct txn_id *id)
+{
+	(void)ctx;
+	(void)id;
+}
+
+unsigned int kv_node_prepared(const struct kv_node *n, unsigned int s)
+{
+	if (s >= n->cfg.no.nshard)
+		return 0;
+	return kv_shard_prepared(n->shard[s], count_prepared, NULL);
 }

@@ -47,6 +47,7 @@ struct kv_node_cfg {
 	 */
 	uint32_t prefer[KV_GROUPS(KV_MAX_SHARDS)];
 	uint32_t max_msg;	/* transport messages, 0: 16 KiB */
+	uint32_t ep_flags;	/* txrdma: TXRDMA_EP_F_RX_AHEAD, ... */
 };
 
 /* counters, never reset */
@@ -62,6 +63,9 @@ struct kv_client_stats {
 	uint64_t abort_stale, abort_locked, abort_leader, abort_other;
 	uint64_t read_retries;		/* a read refused or timed out */
 	uint64_t lat_ns_sum;
+	uint64_t read_ns_sum;	/* committed orders: start to last read */
+	uint64_t log_failed;	/* decisions the log did not take: the
+				 * client stopped (failover not built) */
 };
 
 struct kv_node;
@@ -106,6 +110,28 @@ void kv_node_client_stats(const struct kv_node *n, struct kv_client_stats *s);
 /* latency of committed orders, nanoseconds, in commit order */
 const uint64_t *kv_node_client_lat(const struct kv_node *n, size_t *count);
 const struct kv_no_tally *kv_node_tally(const struct kv_node *n);
+
+/*
+ * Is every group led by its preferred node (cfg.prefer)?  A node that
+ * leads a group another should lead hands it over (raft_transfer());
+ * keep polling.
+ */
+bool kv_node_placed(struct kv_node *n);
+
+/*
+ * Catch up with the shards' leaders: kv_node_sync() asks each for the
+ * index of a barrier (every entry before it applied there), then
+ * kv_node_synced() (keep polling) says when this node applied that far
+ * on every shard: what it holds then includes everything the leaders
+ * had applied when asked.
+ */
+int kv_node_sync(struct kv_node *n);
+bool kv_node_synced(struct kv_node *n);
+/* COMMIT decisions the decision log holds (not yet ACKed by all) */
+size_t kv_node_decisions_held(const struct kv_node *n);
+
+/* transactions prepared on this node's replica of shard @s */
+unsigned int kv_node_prepared(const struct kv_node *n, unsigned int s);
 
 /* this node's replica of shard @s, as applied so far */
 const struct kv_shard *kv_node_shard(const struct kv_node *n, unsigned int s);

@@ -668,6 +668,7 @@ int kv_shard_restore(struct kv_shard *s, const void *buf, size_t len)
 	const char *b = buf;
 	struct kv_snap_hdr h;
 	size_t off, tsize, poff;
+	struct txn_id *ids = NULL;
 	uint32_t *seen = NULL;
 	uint32_t i, k;
 	int ret = -EINVAL;
@@ -688,10 +689,17 @@ int kv_shard_restore(struct kv_shard *s, const void *buf, size_t len)
 	if (!table_ok(b + off, tsize, s->cap, s->nrec))
 		return -EINVAL;
 	off += tsize;
-	/* the prepared commands: well formed, PREPAREs, no shared record */
+	/*
+	 * The prepared commands: well formed, PREPAREs, no shared record,
+	 * no id twice or also among the decisions (states no shard reaches)
+	 */
 	seen = calloc(s->nrec, sizeof(*seen));
-	if (!seen)
+	ids = calloc(le32toh(h.nprep) + 1, sizeof(*ids));
+	if (!seen || !ids) {
+		free(seen);
+		free(ids);
 		return -ENOMEM;
+	}
 	poff = off;
 	for (i = 0; i < le32toh(h.nprep); i++) {
 		struct kv_cmd_hdr ch;
@@ -706,7 +714,10 @@ int kv_shard_restore(struct kv_shard *s, const void *buf, size_t len)
 		    kv_cmd_check(b + off, le[0], s->nrec, s->cap, &ch) ||
 		    ch.op != KV_OP_PREPARE)
 			goto out;
-		/* two of one transaction share a record: refused below */
+		ids[i] = (struct txn_id){ ch.coord, ch.epoch, ch.seq };
+		for (k = 0; k < i; k++)
+			if (id_eq(&ids[k], &ids[i]))
+				goto out;
 		for (k = 0; k < ch.nw; k++) {
 			struct kv_cmd_write w;
 			const void *v;
@@ -728,6 +739,11 @@ int kv_shard_restore(struct kv_shard *s, const void *buf, size_t len)
 		     sr.decision != KV_OP_ABORT) ||
 		    !all_zero(sr.resv, sizeof(sr.resv)))
 			goto out;
+		for (k = 0; k < le32toh(h.nprep); k++)
+			if (id_eq(&ids[k], &(struct txn_id){
+					le32toh(sr.coord), le32toh(sr.epoch),
+					le64toh(sr.seq) }))
+				goto out;
 	}
 
 	/* valid: replace the state */
@@ -762,6 +778,7 @@ int kv_shard_restore(struct kv_shard *s, const void *buf, size_t len)
 	}
 out:
 	free(seen);
+	free(ids);
 	return ret;
 }
 

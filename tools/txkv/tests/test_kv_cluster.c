@@ -95,6 +95,16 @@ static bool settled(void)
 	return true;
 }
 
+static bool no_decisions_held(void)
+{
+	return !kv_node_decisions_held(nd[1]);
+}
+
+static bool node1_synced(void)
+{
+	return kv_node_synced(nd[1]);
+}
+
 static unsigned int check_node(unsigned int i, const struct kv_no_tally *t)
 {
 	unsigned int k, bad = 0;
@@ -177,6 +187,11 @@ static void test_cluster(void)
 	TAP_CHECK_INT(cs.abort_leader + cs.abort_other, 0);
 	TAP_CHECK_INT(kv_node_tally(nd[1])->committed, cs.committed);
 
+	/* the client's own replicas catch up through a sync */
+	TAP_CHECK(wait_for(no_decisions_held, 20));
+	TAP_CHECK_INT(kv_node_sync(nd[1]), 0);
+	TAP_CHECK(wait_for(node1_synced, 20));
+	TAP_CHECK_INT(check_node(1, kv_node_tally(nd[1])), 0);
 	TAP_CHECK(wait_for(settled, 20));
 	for (g = 0; g < NSHARD; g++) {
 		const struct kv_shard *a = kv_node_shard(nd[1], g);
