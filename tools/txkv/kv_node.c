@@ -59,6 +59,7 @@
 #include <txraft_dlog.h>
 #include <txraft_io.h>
 
+#include "kv_history.h"
 #include "kv_node.h"
 
 #define MS		1000000ULL
@@ -208,6 +209,7 @@ struct kv_node {
 	struct kv_client_stats cst;
 	uint64_t *lat;
 	size_t nlat, lat_cap;
+	struct kv_history *hist;	/* committed orders, for the check */
 	/* kv_node_sync(): the leaders' indexes, and which came */
 	uint64_t sync_index[KV_MAX_SHARDS];
 	uint32_t sync_need;
@@ -1103,6 +1105,54 @@ static const struct txn_transport_cb rd_cb = {
 	.peer = rd_peer,
 };
 
+/* what a committed order wrote, each record from the version it read */
+static void history_add(struct kv_node *n, const struct kv_order *o)
+{
+	struct kv_hist_write w[KV_NO_LINES + 1];
+	uint32_t sh, idx;
+	unsigned int i;
+
+	for (i = 0; i < KV_NO_LINES; i++) {
+		kv_no_where(&n->cfg.no, KV_NO_STOCK, o->plan.item[i], &sh, &idx);
+		w[i] = (struct kv_hist_write){ sh, idx, o->seen.stock_ver[i] };
+	}
+	kv_no_where(&n->cfg.no, KV_NO_DISTRICT, o->plan.district, &sh, &idx);
+	w[i] = (struct kv_hist_write){ sh, idx, o->seen.dist_ver };
+	if (kv_hist_add(n->hist, o->t0, now_ns(), w, KV_NO_LINES + 1))
+		n->cst.hist_lost++;
+}
+
+static uint64_t load_version(void *ctx, uint32_t shard, uint32_t index)
+{
+	(void)ctx;
+	(void)shard;
+	(void)index;
+	return KV_LOAD_VERSION;
+}
+
+static uint64_t replica_version(void *ctx, uint32_t shard, uint32_t index)
+{
+	struct kv_node *n = ctx;
+	const void *v;
+	uint64_t ver = 0;
+	uint32_t len;
+
+	if (shard < n->cfg.no.nshard)
+		kv_shard_get(n->shard[shard], index, &ver, &v, &len);
+	return ver;
+}
+
+int kv_node_check_history(struct kv_node *n, char *why, size_t cap)
+{
+	if (!n->hist || n->cst.hist_lost) {
+		snprintf(why, cap, "no whole history (%llu orders not kept)",
+			 (unsigned long long)n->cst.hist_lost);
+		return -ENOMEM;
+	}
+	return kv_hist_check(n->hist, load_version, replica_version, n, why,
+			     cap);
+}
+
 /* ---- the transaction node's hooks ------------------------------------ */
 
 /*
@@ -1163,6 +1213,7 @@ static void txn_event(void *ctx, const struct txn_event *ev, void *user)
 			uint64_t lat = now_ns() - o->t0;
 
 			kv_no_tally_commit(&n->tally, &o->plan);
+			history_add(n, o);
 			n->cst.committed++;
 			n->cst.lat_ns_sum += lat;
 			n->cst.read_ns_sum += o->t_read - o->t0;
@@ -1559,6 +1610,7 @@ void kv_node_close(struct kv_node *n)
 	if (n->epfd >= 0)
 		close(n->epfd);
 	kv_no_tally_free(&n->tally);
+	kv_hist_free(n->hist);
 	free(n->ord);
 	free(n->lat);
 	free(n);
@@ -1584,7 +1636,7 @@ int kv_node_client_start(struct kv_node *n, uint32_t window, uint64_t seed,
 	n->ord = calloc(window, sizeof(*n->ord));
 	n->lat_cap = orders ? orders : 1U << 22;
 	n->lat = malloc(n->lat_cap * sizeof(*n->lat));
-	if (!n->ord || !n->lat) {
+	if (!n->ord || !n->lat || kv_hist_new(&n->hist)) {
 		free(n->ord);
 		free(n->lat);
 		n->ord = NULL;

@@ -66,7 +66,11 @@ struct kv_client_stats {
 	uint64_t read_ns_sum;	/* committed orders: start to last read */
 	uint64_t log_failed;	/* decisions the log did not take: the
 				 * client stopped (failover not built) */
+	uint64_t hist_lost;	/* committed orders the history missed */
 };
+
+/* every record's version after the load, before any transaction */
+#define KV_LOAD_VERSION	2
 
 struct kv_node;
 
@@ -110,6 +114,12 @@ void kv_node_client_stats(const struct kv_node *n, struct kv_client_stats *s);
 /* latency of committed orders, nanoseconds, in commit order */
 const uint64_t *kv_node_client_lat(const struct kv_node *n, size_t *count);
 const struct kv_no_tally *kv_node_tally(const struct kv_node *n);
+/*
+ * Check the client's history of committed orders against this node's
+ * replicas (kv_history.h: strictly serializable, nothing lost or
+ * extra); call when they are settled.  0, or -EPROTO/-ENOMEM with @why.
+ */
+int kv_node_check_history(struct kv_node *n, char *why, size_t cap);
 
 /*
  * Is every group led by its preferred node (cfg.prefer)?  A node that

@@ -336,6 +336,14 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 	       (unsigned long long)cs.committed,
 	       bad ? "RECORDS DISAGREE" :
 	       "every district and stock record agrees (none lost, none extra)");
+	{
+		char why[256];
+
+		if (kv_node_check_history(node, why, sizeof(why)))
+			bad++;
+		printf("txkv: history check: %llu committed orders %s\n",
+		       (unsigned long long)cs.committed, why);
+	}
 	if (put_file("txkv-result", res) || write_hash())
 		return 1;
 	return bad || !cs.committed;

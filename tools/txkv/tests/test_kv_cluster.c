@@ -7,7 +7,8 @@
  * (nodes 2 and 3).  1,000 new orders, 8 in flight: every replica of a
  * shard ends byte for byte equal to the others, every record agrees
  * with the orders the client saw committed (none lost, none applied
- * that aborted), and no lock is left.
+ * that aborted), the history of committed orders is strictly
+ * serializable (kv_history.c), and no lock is left.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -192,6 +193,15 @@ static void test_cluster(void)
 	TAP_CHECK_INT(kv_node_sync(nd[1]), 0);
 	TAP_CHECK(wait_for(node1_synced, 20));
 	TAP_CHECK_INT(check_node(1, kv_node_tally(nd[1])), 0);
+	{
+		char why[256];
+
+		/* strictly serializable, against the client's replicas */
+		TAP_CHECK_INT(kv_node_check_history(nd[1], why, sizeof(why)),
+			      0);
+		tap_diag("history of %llu orders: %s",
+			 (unsigned long long)cs.committed, why);
+	}
 	TAP_CHECK(wait_for(settled, 20));
 	for (g = 0; g < NSHARD; g++) {
 		const struct kv_shard *a = kv_node_shard(nd[1], g);

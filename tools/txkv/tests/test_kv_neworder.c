@@ -14,6 +14,7 @@
 #include <txn_vrec.h>
 
 #include "tap.h"
+#include "../kv_history.h"
 #include "../kv_neworder.h"
 
 #define NSHARD	2
@@ -108,6 +109,45 @@ static void read_order(struct db *db, const struct kv_no_plan *p,
 	}
 }
 
+static struct db *hist_db;
+
+static uint64_t v_load(void *ctx, uint32_t shard, uint32_t index)
+{
+	(void)ctx;
+	(void)shard;
+	(void)index;
+	return 2;
+}
+
+static uint64_t v_final(void *ctx, uint32_t shard, uint32_t index)
+{
+	const void *v;
+	uint64_t ver = 0;
+	uint32_t len;
+
+	(void)ctx;
+	kv_shard_get(hist_db->s[shard], index, &ver, &v, &len);
+	return ver;
+}
+
+/* a committed order's writes, each from the version it read */
+static void hist_commit(struct kv_history *h, const struct kv_no_plan *p,
+			const struct kv_no_seen *seen, uint64_t start,
+			uint64_t end)
+{
+	struct kv_hist_write w[KV_NO_LINES + 1];
+	uint32_t sh, idx;
+	unsigned int i;
+
+	for (i = 0; i < KV_NO_LINES; i++) {
+		kv_no_where(&cfg, KV_NO_STOCK, p->item[i], &sh, &idx);
+		w[i] = (struct kv_hist_write){ sh, idx, seen->stock_ver[i] };
+	}
+	kv_no_where(&cfg, KV_NO_DISTRICT, p->district, &sh, &idx);
+	w[i] = (struct kv_hist_write){ sh, idx, seen->dist_ver };
+	TAP_CHECK_INT(kv_hist_add(h, start, end, w, KV_NO_LINES + 1), 0);
+}
+
 /* check every record against @t: the number that disagree */
 static unsigned int check_all(struct db *db, const struct kv_no_tally *t)
 {
@@ -178,12 +218,16 @@ static void test_orders(void)
 	struct kv_write w[KV_NO_LINES + 1];
 	uint8_t vals[(KV_NO_LINES + 1) * KV_NO_CAP];
 	struct kv_no_tally t;
+	struct kv_history *h;
+	char why[256];
 	struct db db;
 	uint64_t rng = 7, amount, aborted = 0;
 	unsigned int round, i;
 	uint32_t sh;
 
 	db_open(&db);
+	hist_db = &db;
+	TAP_CHECK_INT(kv_hist_new(&h), 0);
 	TAP_CHECK_INT(kv_no_tally_init(&t, &cfg), 0);
 	TAP_CHECK_INT(check_all(&db, &t), 0);
 	for (round = 0; round < 500; round++) {
@@ -213,16 +257,23 @@ static void test_orders(void)
 			for (sh = 0; sh < NSHARD; sh++)
 				apply(&db, sh, yes[i] ? KV_OP_COMMIT :
 				      KV_OP_ABORT, &id[i], NULL, 0);
-			if (yes[i])
+			if (yes[i]) {
 				kv_no_tally_commit(&t, &p[i]);
-			else
+				/* a batch overlaps in time; batches do not */
+				hist_commit(h, &p[i], &seen[i], 10 * round,
+					    10 * round + 5);
+			} else {
 				aborted++;
+			}
 		}
 	}
 	tap_diag("%llu orders committed, %llu aborted by conflicts",
 		 (unsigned long long)t.committed, (unsigned long long)aborted);
 	TAP_CHECK(t.committed > 1000 && aborted > 100);
 	TAP_CHECK_INT(check_all(&db, &t), 0);
+	TAP_CHECK_INT(kv_hist_check(h, v_load, v_final, NULL, why,
+				    sizeof(why)), 0);
+	tap_diag("history: %s", why);
 	for (sh = 0; sh < NSHARD; sh++)
 		for (i = 0; i < kv_no_nrec(&cfg); i++)
 			TAP_CHECK(!kv_shard_locked(db.s[sh], i, NULL));
@@ -247,6 +298,11 @@ static void test_orders(void)
 		TAP_CHECK_INT(apply(&db, 0, KV_OP_PUT, &x, w, n), KV_YES);
 	}
 	TAP_CHECK(check_all(&db, &t) > 0);
+	/* the history sees that write too: no commit made it */
+	TAP_CHECK_INT(kv_hist_check(h, v_load, v_final, NULL, why,
+				    sizeof(why)), -EPROTO);
+	tap_diag("after a write no client saw commit: %s", why);
+	kv_hist_free(h);
 	kv_no_tally_free(&t);
 	db_close(&db);
 }
