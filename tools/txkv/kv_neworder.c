@@ -331,3 +331,51 @@ bool kv_no_check(const struct kv_no_tally *t, enum kv_no_kind kind,
 		return true;
 	}
 }
+
+unsigned int kv_no_check_shards(const struct kv_no_tally *t,
+				const struct kv_shard *const *s, char *why,
+				size_t cap)
+{
+	const struct kv_no_cfg *c = &t->cfg;
+	unsigned int k, bad = 0;
+	char one[160];
+
+	for (k = KV_NO_DISTRICT; k <= KV_NO_STOCK; k++) {
+		uint32_t count = k == KV_NO_DISTRICT ? c->ndist : c->nitem;
+		uint32_t num, sh, idx, len;
+		const void *v;
+		uint64_t ver;
+
+		for (num = 0; num < count; num++) {
+			kv_no_where(c, k, num, &sh, &idx);
+			if (kv_shard_get(s[sh], idx, &ver, &v, &len)) {
+				snprintf(one, sizeof(one),
+					 "shard %u record %u: not there", sh,
+					 idx);
+			} else if (kv_no_check(t, k, num, v, len, one,
+					       sizeof(one))) {
+				continue;
+			}
+			if (!bad++)
+				snprintf(why, cap, "%s", one);
+		}
+	}
+	return bad;
+}
+
+unsigned int kv_no_hist_writes(const struct kv_no_cfg *c,
+			       const struct kv_no_plan *p,
+			       const struct kv_no_seen *seen,
+			       struct kv_hist_write *w)
+{
+	uint32_t sh, idx;
+	unsigned int i;
+
+	for (i = 0; i < KV_NO_LINES; i++) {
+		kv_no_where(c, KV_NO_STOCK, p->item[i], &sh, &idx);
+		w[i] = (struct kv_hist_write){ sh, idx, seen->stock_ver[i] };
+	}
+	kv_no_where(c, KV_NO_DISTRICT, p->district, &sh, &idx);
+	w[i] = (struct kv_hist_write){ sh, idx, seen->dist_ver };
+	return KV_NO_LINES + 1;
+}

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kv_history.h"
 #include "kv_shard.h"
 
 #define KV_NO_CAP	64	/* every record's capacity */
@@ -137,5 +138,23 @@ void kv_no_tally_commit(struct kv_no_tally *t, const struct kv_no_plan *p);
 bool kv_no_check(const struct kv_no_tally *t, enum kv_no_kind kind,
 		 uint32_t n, const void *v, uint32_t len, char *why,
 		 size_t cap);
+
+/*
+ * Check every district and stock record of the shards @s[0..nshard-1]
+ * (one replica of each) against @t.  Return: how many disagree; the
+ * first one's reason in @why (@cap bytes).
+ */
+unsigned int kv_no_check_shards(const struct kv_no_tally *t,
+				const struct kv_shard *const *s, char *why,
+				size_t cap);
+
+/*
+ * What a committed order wrote, for the history checker: each record
+ * with the version it read (KV_NO_LINES + 1 of them into @w).
+ */
+unsigned int kv_no_hist_writes(const struct kv_no_cfg *c,
+			       const struct kv_no_plan *p,
+			       const struct kv_no_seen *seen,
+			       struct kv_hist_write *w);
 
 #endif /* KV_NEWORDER_H */

@@ -59,7 +59,6 @@
 #include <txraft_dlog.h>
 #include <txraft_io.h>
 
-#include "kv_history.h"
 #include "kv_node.h"
 
 #define MS		1000000ULL
@@ -1109,16 +1108,9 @@ static const struct txn_transport_cb rd_cb = {
 static void history_add(struct kv_node *n, const struct kv_order *o)
 {
 	struct kv_hist_write w[KV_NO_LINES + 1];
-	uint32_t sh, idx;
-	unsigned int i;
+	unsigned int nw = kv_no_hist_writes(&n->cfg.no, &o->plan, &o->seen, w);
 
-	for (i = 0; i < KV_NO_LINES; i++) {
-		kv_no_where(&n->cfg.no, KV_NO_STOCK, o->plan.item[i], &sh, &idx);
-		w[i] = (struct kv_hist_write){ sh, idx, o->seen.stock_ver[i] };
-	}
-	kv_no_where(&n->cfg.no, KV_NO_DISTRICT, o->plan.district, &sh, &idx);
-	w[i] = (struct kv_hist_write){ sh, idx, o->seen.dist_ver };
-	if (kv_hist_add(n->hist, o->t0, now_ns(), w, KV_NO_LINES + 1))
+	if (kv_hist_add(n->hist, o->t0, now_ns(), w, nw))
 		n->cst.hist_lost++;
 }
 
@@ -1689,6 +1681,11 @@ const struct kv_no_tally *kv_node_tally(const struct kv_node *n)
 	return &n->tally;
 }
 
+const struct kv_shard *const *kv_node_shards(const struct kv_node *n)
+{
+	return (const struct kv_shard *const *)n->shard;
+}
+
 const struct kv_shard *kv_node_shard(const struct kv_node *n, unsigned int s)
 {
 	return s < n->cfg.no.nshard ? n->shard[s] : NULL;
@@ -1706,15 +1703,9 @@ void kv_node_stats(const struct kv_node *n, struct kv_node_stats *s)
 	*s = n->st;
 }
 
-static void count_prepared(void *ctx, const struct txn_id *id)
-{
-	(void)ctx;
-	(void)id;
-}
-
 unsigned int kv_node_prepared(const struct kv_node *n, unsigned int s)
 {
 	if (s >= n->cfg.no.nshard)
 		return 0;
-	return kv_shard_prepared(n->shard[s], count_prepared, NULL);
+	return kv_shard_prepared(n->shard[s], NULL, NULL);
 }

@@ -143,6 +143,8 @@ size_t kv_node_decisions_held(const struct kv_node *n);
 /* transactions prepared on this node's replica of shard @s */
 unsigned int kv_node_prepared(const struct kv_node *n, unsigned int s);
 
+/* this node's replicas of every shard, as applied so far */
+const struct kv_shard *const *kv_node_shards(const struct kv_node *n);
 /* this node's replica of shard @s, as applied so far */
 const struct kv_shard *kv_node_shard(const struct kv_node *n, unsigned int s);
 /* the last index applied by group @g here */

@@ -566,9 +566,12 @@ unsigned int kv_shard_prepared(const struct kv_shard *s,
 			       void (*fn)(void *ctx, const struct txn_id *id),
 			       void *ctx)
 {
-	struct kv_prep **v = prep_sorted(s);
+	struct kv_prep **v;
 	uint32_t i;
 
+	if (!fn)
+		return s->nprep;
+	v = prep_sorted(s);
 	if (!v) {
 		/* no memory to sort: the same set, in slot order */
 		for (i = 0; i < s->max_prep; i++)

@@ -145,7 +145,7 @@ bool kv_shard_locked(const struct kv_shard *s, uint32_t index,
 /*
  * The prepared transactions, for a new leader to tell its participant
  * machine (txn_node_restore_prepared()): @fn on each, in the order they
- * were prepared.  Return: how many.
+ * were prepared (@fn NULL: only count them).  Return: how many.
  */
 unsigned int kv_shard_prepared(const struct kv_shard *s,
 			       void (*fn)(void *ctx, const struct txn_id *id),

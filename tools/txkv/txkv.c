@@ -215,28 +215,13 @@ static double pct(const uint64_t *v, size_t n, double p)
 /* every record of this node's replicas against the client's tally */
 static unsigned int check_all(const struct kv_no_cfg *no)
 {
-	const struct kv_no_tally *t = kv_node_tally(node);
-	unsigned int k, bad = 0;
+	unsigned int k, bad;
 	char why[160];
 
-	for (k = KV_NO_DISTRICT; k <= KV_NO_STOCK; k++) {
-		uint32_t count = k == KV_NO_DISTRICT ? no->ndist : no->nitem;
-		uint32_t num, sh, idx, len;
-		const void *v;
-		uint64_t ver;
-
-		for (num = 0; num < count; num++) {
-			kv_no_where(no, k, num, &sh, &idx);
-			if (kv_shard_get(kv_node_shard(node, sh), idx, &ver,
-					 &v, &len) ||
-			    !kv_no_check(t, k, num, v, len, why,
-					 sizeof(why))) {
-				if (bad < 5)
-					printf("# check: %s\n", why);
-				bad++;
-			}
-		}
-	}
+	bad = kv_no_check_shards(kv_node_tally(node), kv_node_shards(node),
+				 why, sizeof(why));
+	if (bad)
+		printf("# check: %u records disagree, first: %s\n", bad, why);
 	for (k = 0; k < nshard; k++) {
 		uint32_t r;
 

@@ -108,27 +108,12 @@ static bool node1_synced(void)
 
 static unsigned int check_node(unsigned int i, const struct kv_no_tally *t)
 {
-	unsigned int k, bad = 0;
-	char why[128];
+	char why[160];
+	unsigned int bad = kv_no_check_shards(t, kv_node_shards(nd[i]), why,
+					      sizeof(why));
 
-	for (k = KV_NO_DISTRICT; k <= KV_NO_STOCK; k++) {
-		uint32_t count = k == KV_NO_DISTRICT ? no.ndist : no.nitem;
-		uint32_t num, sh, idx, len;
-		const void *v;
-		uint64_t ver;
-
-		for (num = 0; num < count; num++) {
-			kv_no_where(&no, k, num, &sh, &idx);
-			if (kv_shard_get(kv_node_shard(nd[i], sh), idx, &ver,
-					 &v, &len) ||
-			    !kv_no_check(t, k, num, v, len, why,
-					 sizeof(why))) {
-				if (!bad)
-					tap_diag("node %u: %s", i, why);
-				bad++;
-			}
-		}
-	}
+	if (bad)
+		tap_diag("node %u: %s", i, why);
 	return bad;
 }
 

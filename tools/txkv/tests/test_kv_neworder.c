@@ -136,39 +136,20 @@ static void hist_commit(struct kv_history *h, const struct kv_no_plan *p,
 			uint64_t end)
 {
 	struct kv_hist_write w[KV_NO_LINES + 1];
-	uint32_t sh, idx;
-	unsigned int i;
+	unsigned int nw = kv_no_hist_writes(&cfg, p, seen, w);
 
-	for (i = 0; i < KV_NO_LINES; i++) {
-		kv_no_where(&cfg, KV_NO_STOCK, p->item[i], &sh, &idx);
-		w[i] = (struct kv_hist_write){ sh, idx, seen->stock_ver[i] };
-	}
-	kv_no_where(&cfg, KV_NO_DISTRICT, p->district, &sh, &idx);
-	w[i] = (struct kv_hist_write){ sh, idx, seen->dist_ver };
-	TAP_CHECK_INT(kv_hist_add(h, start, end, w, KV_NO_LINES + 1), 0);
+	TAP_CHECK_INT(kv_hist_add(h, start, end, w, nw), 0);
 }
 
 /* check every record against @t: the number that disagree */
 static unsigned int check_all(struct db *db, const struct kv_no_tally *t)
 {
-	unsigned int bad = 0, k;
-	const void *v;
-	uint64_t ver;
-	uint32_t len, n;
-	char why[128];
+	char why[160];
+	unsigned int bad = kv_no_check_shards(t,
+		(const struct kv_shard *const *)db->s, why, sizeof(why));
 
-	for (k = KV_NO_DISTRICT; k <= KV_NO_STOCK; k++) {
-		uint32_t count = k == KV_NO_DISTRICT ? cfg.ndist : cfg.nitem;
-
-		for (n = 0; n < count; n++) {
-			get(db, k, n, &ver, &v, &len);
-			if (!kv_no_check(t, k, n, v, len, why, sizeof(why))) {
-				if (!bad)
-					tap_diag("%s", why);
-				bad++;
-			}
-		}
-	}
+	if (bad)
+		tap_diag("%s", why);
 	return bad;
 }
 
