@@ -278,7 +278,7 @@ if want vm; then
 			--logship-count 200000 > "$OUT/vm.log" 2>&1; rc=$?
 		# a failing guest's kernel problems and console tail too, so
 		# that CI's log alone shows what went wrong
-		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console): ' \
+		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console|detail): ' \
 			"$OUT/vm.log"
 		count_tap "$OUT/vm.log"
 		runner_ok vm "$OUT/vm.log" $rc
@@ -309,7 +309,7 @@ if want debug; then
 		result "debug: $kver and txrdma.ko against it, no warnings (kernel make ${kt}s, $(($(date +%s) - t0))s in all)" OK
 		if [ $BUILD_OK -eq 1 ]; then
 			selftests/txrdma/run_vm_tests.py debug > "$OUT/debug.log" 2>&1; rc=$?
-			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console): ' \
+			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console|detail): ' \
 				"$OUT/debug.log"
 			count_tap "$OUT/debug.log"
 			runner_ok debug "$OUT/debug.log" $rc

@@ -121,6 +121,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "vm"))
 import txrdmavm  # noqa: E402
 
+# lines of a failed test's own words repeated under its "not ok"
+DETAIL_LINES = 12
 TAP_LINE = re.compile(r"^(not ok|ok)\b(?:\s+\d+)?(?:\s+-)?\s*(.*)$")
 
 
@@ -130,13 +132,23 @@ def report(suite, results, extra_fail=None):
     for r in results:
         tag = "g%d %s" % (r.guest, suite)
         print("# ----- %s: output" % tag)
+        detail = []     # a kselftest's lines since its RUN line
         for line in r.output.splitlines():
             m = TAP_LINE.match(line)
             if m:
                 print("%s - %s: %s" % (m.group(1), tag, m.group(2)))
-                failed += m.group(1) == "not ok"
+                if m.group(1) == "not ok":
+                    failed += 1
+                    # what the test said, where CI's short log shows it
+                    for d in detail[-DETAIL_LINES:]:
+                        print("#   detail: " + d)
+                detail = []
             else:
                 print("# " + line)
+                if "#  RUN " in line:
+                    detail = []
+                else:
+                    detail.append(line)
         if r.problems:
             print("not ok - %s: dmesg clean" % tag)
             for p in r.problems:

@@ -36,10 +36,13 @@
  * hooks.log proposes the COMMIT decision there, and no COMMIT record
  * leaves before a majority holds it (txraft_dlog.c).
  *
+ * A shard's leader that dies with transactions prepared: its
+ * successor resolves them with their coordinator (kv_failover.c).
+ *
  * Not here yet (issue 16's next steps): one-sided reads by RDMA READ
  * from the shards' exported tables on txrdma; the WAL on disk; a
- * coordinator or participant that fails over (a new leader restoring
- * prepared transactions and held decisions).
+ * coordinator that fails over (a new decision log leader answering
+ * for the old coordinator's transactions).
  */
 #include <endian.h>
 #include <errno.h>
@@ -59,184 +62,7 @@
 #include <txraft_dlog.h>
 #include <txraft_io.h>
 
-#include "kv_node.h"
-
-#define MS		1000000ULL
-#define MAX_TXNS	1024
-#define MAX_WINDOW	64
-#define BR_MAX		2048	/* a branch: a node's shards' PREPAREs */
-#define READ_TIMEOUT_NS	(500 * MS)
-
-/* why a participant says no (vote reasons are not 0) */
-enum {
-	KVR_RES = 100,		/* + enum kv_res: the shard's answer */
-	KVR_NOT_LEADER = 200,	/* a shard this node does not lead */
-	KVR_FULL,		/* no room for another transaction */
-	KVR_FAILED,		/* the log could not take the command */
-	KVR_BAD,		/* a branch that is not one */
-};
-
-/* a branch, little-endian: this header, then per shard one entry */
-struct kv_br_hdr {
-	uint8_t nsh;
-	uint8_t resv[7];
-};
-
-struct kv_br_ent {
-	uint32_t shard;
-	uint32_t len;		/* the PREPARE command, padded to 8 */
-};
-
-/* the read service's messages, little-endian */
-#define KV_RD_REQ	0x5152564bU	/* "KVRQ" */
-#define KV_RD_RESP	0x5352564bU	/* "KVRS" */
-#define KV_RD_SYNC	0x5953564bU	/* "KVSY": a barrier's index */
-#define KV_RD_SYNCED	0x4453564bU	/* "KVSD": its answer */
-#define KV_RD_MAX	16		/* records per request */
-
-/* sync: the leader's applied index once a barrier went through */
-struct kv_rd_sync {
-	uint32_t magic;
-	uint32_t shard;
-	uint64_t index;		/* answer: applied there; 0: not the leader */
-};
-
-struct kv_barrier {
-	struct raft_barrier req;
-	struct kv_node *n;
-	uint32_t shard;
-};
-
-struct kv_rd_req {
-	uint32_t magic;
-	uint32_t tag;
-	uint32_t shard;
-	uint16_t n;
-	uint16_t resv;
-	uint32_t index[KV_RD_MAX];
-};
-
-struct kv_rd_rec {
-	uint64_t version;
-	uint32_t len;
-	uint32_t resv;
-	uint8_t value[KV_NO_CAP];
-};
-
-struct kv_rd_resp {
-	uint32_t magic;
-	uint32_t tag;
-	uint32_t shard;
-	uint16_t n;
-	int16_t status;		/* 0, or -EAGAIN: not the leader */
-	struct kv_rd_rec rec[KV_RD_MAX];
-};
-
-struct kv_node;
-struct kv_pend;
-
-struct kv_group {
-	struct kv_node *n;
-	unsigned int g;
-	struct txraft_io *x;
-	struct txn_transport *t;
-	struct raft raft;
-	struct raft_fsm fsm;		/* shards: ours */
-	struct txraft_dlog *dlog;	/* the decision log's group */
-	struct raft_transfer xfer;
-	bool inited, closed, xfer_busy;
-};
-
-struct kv_apply {
-	struct raft_apply req;
-	struct kv_pend *p;
-	uint8_t si;
-};
-
-enum { P_PREPARING = 1, P_VOTED, P_DECIDING, P_ABORTING, P_STUCK };
-
-/* a transaction this node takes part in */
-struct kv_pend {
-	bool used;
-	uint8_t phase, nsh, outstanding;
-	struct txn_id id;
-	uint8_t shard[KV_MAX_SHARDS];
-	uint8_t res[KV_MAX_SHARDS];
-	uint32_t reason;
-	bool aborted;		/* ABORT decided while preparing */
-	uint8_t decision;	/* DECIDING: KV_OP_COMMIT or KV_OP_ABORT */
-	struct kv_apply ap[KV_MAX_SHARDS];
-};
-
-enum { O_IDLE, O_READING, O_COMMITTING };
-
-/* an order of the client */
-struct kv_order {
-	uint8_t phase;
-	uint32_t gen;
-	uint32_t need;			/* shards whose reads are awaited */
-	uint64_t t0, deadline, t_read;
-	struct kv_no_plan plan;
-	struct kv_no_seen seen;
-	/* what each shard's read brings: kind and line per record */
-	uint8_t rd_kind[KV_MAX_SHARDS][KV_RD_MAX];
-	uint8_t rd_line[KV_MAX_SHARDS][KV_RD_MAX];
-	uint32_t rd_index[KV_MAX_SHARDS][KV_RD_MAX];
-	uint8_t rd_n[KV_MAX_SHARDS];
-	struct txn_branch br[KV_MAX_NODES];
-	uint8_t brbuf[KV_MAX_NODES][BR_MAX];
-	uint16_t nbr;
-};
-
-struct kv_node {
-	struct kv_node_cfg cfg;
-	unsigned int ngroups;
-	struct kv_group grp[KV_GROUPS(KV_MAX_SHARDS)];
-	struct kv_shard *shard[KV_MAX_SHARDS];
-	void *table[KV_MAX_SHARDS];
-	struct txn_transport *txn_t, *rd_t;
-	struct txn_node *txn;
-	int epfd;
-	struct kv_pend pend[MAX_TXNS];
-	struct kv_node_stats st;
-	/* the client */
-	bool client;
-	uint32_t window;
-	uint64_t rng, orders, started;
-	struct kv_order *ord;
-	struct kv_no_tally tally;
-	struct kv_client_stats cst;
-	uint64_t *lat;
-	size_t nlat, lat_cap;
-	struct kv_history *hist;	/* committed orders, for the check */
-	/* kv_node_sync(): the leaders' indexes, and which came */
-	uint64_t sync_index[KV_MAX_SHARDS];
-	uint32_t sync_need;
-	uint64_t sync_sent_ns;
-	bool client_failed;
-	/* one barrier at a time per shard; the nodes waiting for it */
-	bool barrier_busy[KV_MAX_SHARDS];
-	uint32_t barrier_waiters[KV_MAX_SHARDS];
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static unsigned int g_dlog(const struct kv_node *n)
-{
-	return n->cfg.no.nshard;
-}
-
-static bool leads(const struct kv_node *n, unsigned int g)
-{
-	return n->grp[g].inited && raft_state((struct raft *)&n->grp[g].raft) ==
-	       RAFT_LEADER;
-}
+#include "kv_node_int.h"
 
 uint32_t kv_node_leader(const struct kv_node *n, unsigned int g)
 {
@@ -347,6 +173,12 @@ static void propose(struct kv_node *n, struct kv_pend *p, unsigned int si,
 	struct raft_buffer b = { .base = cmd, .len = len };
 	struct kv_apply *a = &p->ap[si];
 
+	if (n->closing) {
+		/* the groups are closing: canceled requests call back */
+		raft_free(cmd);
+		p->res[si] = KV_RES_MAX;
+		return;
+	}
 	a->p = p;
 	a->si = (uint8_t)si;
 	a->req.data = n;
@@ -938,6 +770,8 @@ static void barrier_done(struct raft_barrier *req, int status)
 	w = n->barrier_waiters[s];
 	n->barrier_waiters[s] = 0;
 	n->barrier_busy[s] = false;
+	if (!status)
+		kv_fo_barrier_done(n, s, b->term);
 	free(b);
 	for (node = 1; node <= n->cfg.nnodes; node++)
 		if (w & 1U << node)
@@ -965,6 +799,7 @@ static void on_sync(struct kv_node *n, uint32_t from,
 	if (leads(n, s) && (b = calloc(1, sizeof(*b)))) {
 		b->n = n;
 		b->shard = s;
+		b->term = n->grp[s].raft.current_term;
 		if (!raft_barrier(&n->grp[s].raft, &b->req, barrier_done)) {
 			n->barrier_busy[s] = true;
 			n->barrier_waiters[s] = 1U << from;
@@ -974,6 +809,17 @@ static void on_sync(struct kv_node *n, uint32_t from,
 	}
 	/* index 0: not the leader (or no memory): ask again */
 	sync_answer(n, from, s, 0);
+}
+
+/* a barrier on shard @s that we lead (kv_failover.c) */
+int kv_fo_barrier(struct kv_node *n, uint32_t s)
+{
+	struct kv_rd_sync q = {
+		.magic = htole32(KV_RD_SYNC), .shard = htole32(s),
+	};
+
+	on_sync(n, n->cfg.self, &q);
+	return 0;
 }
 
 static void on_synced(struct kv_node *n, uint32_t from,
@@ -1009,7 +855,7 @@ static void sync_send(struct kv_node *n)
 	}
 }
 
-static void xfer_done(struct raft_transfer *req)
+void kv_xfer_done(struct raft_transfer *req)
 {
 	struct kv_group *gr = req->data;
 
@@ -1032,7 +878,7 @@ bool kv_node_placed(struct kv_node *n)
 		if (leads(n, g) && !gr->xfer_busy) {
 			gr->xfer.data = gr;
 			if (!raft_transfer(&gr->raft, &gr->xfer, want,
-					   xfer_done))
+					   kv_xfer_done))
 				gr->xfer_busy = true;
 		}
 	}
@@ -1090,6 +936,8 @@ static void rd_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		on_sync(n, node, &m.y);
 	else if (le32toh(magic) == KV_RD_SYNCED && len == sizeof(m.y))
 		on_synced(n, node, &m.y);
+	else if (le32toh(magic) == KV_RD_ASK || le32toh(magic) == KV_RD_TOLD)
+		kv_fo_msg(n, node, &m, len);
 }
 
 static void rd_peer(void *ctx, uint32_t node, bool up)
@@ -1516,9 +1364,12 @@ static int poll_wait(struct kv_node *n, int wait)
 	for (g = 0; g < n->ngroups && wait; g++)
 		wait = wait_min(wait, txraft_io_timeout_ms(n->grp[g].x));
 	wait = wait_min(wait, txn_node_timeout_ms(n->txn));
+	/* kv_fo_tick() */
+	now = now_ns();
+	wait = wait_min(wait, n->fo_next_ns <= now ? 0 :
+			(int)((n->fo_next_ns - now + MS - 1) / MS));
 	if (!n->client || !wait)
 		return wait;
-	now = now_ns();
 	for (i = 0; i < n->window && wait; i++) {
 		const struct kv_order *o = &n->ord[i];
 
@@ -1559,6 +1410,7 @@ int kv_node_poll(struct kv_node *n, int timeout_ms)
 	if (ret < 0)
 		return ret;
 	client_tick(n);
+	kv_fo_tick(n);
 	return 0;
 }
 
@@ -1575,6 +1427,7 @@ void kv_node_close(struct kv_node *n)
 
 	if (!n)
 		return;
+	n->closing = true;
 	for (g = 0; g < n->ngroups; g++) {
 		struct kv_group *gr = &n->grp[g];
 

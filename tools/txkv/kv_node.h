@@ -55,6 +55,12 @@ struct kv_node_stats {
 	uint64_t prepares, votes_yes, votes_no, decides;
 	uint64_t reads_served, reads_refused;	/* refused: not the leader */
 	uint64_t apply_failed;	/* raft_apply() refused or failed */
+	/* failover: a new shard leader and what the old one left */
+	uint64_t orphans;	/* prepared transactions found unhandled */
+	uint64_t asks, answers;	/* decisions asked for; answered (coord) */
+	uint64_t resolved_commit, resolved_abort;	/* applied by us */
+	uint64_t stuck_acked;	/* decisions ACKed once the log had them */
+	uint64_t handed_off;	/* shard leaderships handed away (client) */
 };
 
 /* the client's (coordinator's) view */

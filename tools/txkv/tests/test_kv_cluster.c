@@ -26,6 +26,7 @@
 #define ORDERS	1000
 
 static struct kv_node *nd[N + 1];
+static bool frozen[N + 1];	/* a node that stopped: never polled */
 static const struct kv_no_cfg no = { .nshard = NSHARD, .ndist = 10,
 				     .nitem = 200 };
 
@@ -42,7 +43,8 @@ static void poll_all(void)
 	unsigned int i;
 
 	for (i = 1; i <= N; i++)
-		TAP_CHECK_INT(kv_node_poll(nd[i], 0), 0);
+		if (!frozen[i])
+			TAP_CHECK_INT(kv_node_poll(nd[i], 0), 0);
 }
 
 static bool wait_for(bool (*cond)(void), double seconds)
@@ -117,12 +119,11 @@ static unsigned int check_node(unsigned int i, const struct kv_no_tally *t)
 	return bad;
 }
 
-static void test_cluster(void)
+/* nodes 1..N on 127.0.0.1, the groups led as preferred */
+static bool cluster_up(void)
 {
 	struct in_addr lo = { htonl(INADDR_LOOPBACK) };
 	int ports[N + 1][KV_GROUPS(NSHARD)];
-	struct kv_client_stats cs;
-	struct kv_node_stats ns;
 	unsigned int i, j, g;
 	double t0;
 
@@ -135,7 +136,7 @@ static void test_cluster(void)
 
 		TAP_CHECK_INT(kv_node_open(&nd[i], &c), 0);
 		if (!nd[i])
-			return;
+			return false;
 		for (g = 0; g < KV_GROUPS(NSHARD); g++)
 			ports[i][g] = kv_node_port(nd[i], g);
 	}
@@ -148,9 +149,34 @@ static void test_cluster(void)
 	for (i = 1; i <= N; i++)
 		TAP_CHECK_INT(kv_node_start(nd[i]), 0);
 	t0 = now_s();
-	TAP_CHECK(wait_for(leaders_placed, 20));
+	if (!wait_for(leaders_placed, 20)) {
+		TAP_CHECK(0);
+		return false;
+	}
 	tap_diag("leaders placed in %.2f s", now_s() - t0);
+	return true;
+}
 
+static void cluster_down(void)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++) {
+		kv_node_close(nd[i]);
+		nd[i] = NULL;
+		frozen[i] = false;
+	}
+}
+
+static void test_cluster(void)
+{
+	struct kv_client_stats cs;
+	struct kv_node_stats ns;
+	unsigned int i, g;
+	double t0;
+
+	if (!cluster_up())
+		goto out;
 	t0 = now_s();
 	TAP_CHECK_INT(kv_node_client_start(nd[1], 8, 1, ORDERS), 0);
 	TAP_CHECK(wait_for(client_done, 120));
@@ -221,12 +247,135 @@ static void test_cluster(void)
 		TAP_CHECK_INT(ns.apply_failed, 0);
 		TAP_CHECK(ns.reads_served > 0);
 	}
-	for (i = 1; i <= N; i++)
-		kv_node_close(nd[i]);
+out:
+	cluster_down();
+}
+
+
+/* ---- failover -------------------------------------------------------- */
+
+static uint64_t committed(void)
+{
+	struct kv_client_stats cs;
+
+	kv_node_client_stats(nd[1], &cs);
+	return cs.committed;
+}
+
+/* nodes 1 and 2 applied alike, nothing prepared or locked on them */
+static bool survivors_settled(void)
+{
+	unsigned int i, g, r;
+
+	if (!kv_node_synced(nd[1]))
+		return false;
+	for (g = 0; g < NSHARD; g++) {
+		if (kv_node_applied(nd[2], g) != kv_node_applied(nd[1], g))
+			return false;
+		for (i = 1; i <= 2; i++) {
+			if (kv_node_prepared(nd[i], g)) {
+				kv_node_sync(nd[1]);
+				return false;
+			}
+			for (r = 0; r < kv_no_nrec(&no); r++)
+				if (kv_shard_locked(kv_node_shard(nd[i], g), r,
+						    NULL))
+					return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Node 3 leads shard 1 and stops dead (never polled again: no FIN, no
+ * Down, as a host that hangs or loses power) while it holds prepared
+ * transactions.  Node 2 must take shard 1 over (the client, node 1,
+ * hands it on if it wins the election), resolve what node 3 left
+ * prepared by asking the coordinator, and orders must commit again;
+ * then nodes 1 and 2 hold equal replicas, nothing stays locked, no
+ * committed order is lost and the history is strictly serializable.
+ */
+static void test_failover(void)
+{
+	struct kv_client_stats cs;
+	struct kv_node_stats n1, n2;
+	uint64_t c_kill, c;
+	double t_kill, t_back = 0, end;
+	unsigned int g;
+	char why[256];
+
+	if (!cluster_up())
+		goto out;
+	TAP_CHECK_INT(kv_node_client_start(nd[1], 8, 7, 0), 0);
+	/* run a while, then stop node 3 holding a prepared transaction */
+	end = now_s() + 60;
+	while (now_s() < end &&
+	       (committed() < 200 || !kv_node_prepared(nd[3], 1)))
+		poll_all();
+	TAP_CHECK(kv_node_prepared(nd[3], 1) > 0);
+	tap_diag("node 3 stops with %u transactions prepared on shard 1",
+		 kv_node_prepared(nd[3], 1));
+	frozen[3] = true;
+	c_kill = committed();
+	t_kill = now_s();
+	end = t_kill + 60;
+	while (now_s() < end && committed() < c_kill + 300) {
+		poll_all();
+		if (!t_back && committed() > c_kill + 8)
+			t_back = now_s();
+	}
+	c = committed();
+	tap_diag("after the stop: %llu more orders committed in %.2f s; "
+		 "commits flowed again %.2f s after it; shard 1 led by %u",
+		 (unsigned long long)(c - c_kill), now_s() - t_kill,
+		 t_back ? t_back - t_kill : -1.0, kv_node_leader(nd[1], 1));
+	TAP_CHECK(c >= c_kill + 300);
+	TAP_CHECK_INT(kv_node_leader(nd[1], 1), 2);
+	kv_node_client_stop(nd[1]);
+	TAP_CHECK(wait_for(client_done, 60));
+	kv_node_client_stats(nd[1], &cs);
+	TAP_CHECK_INT(cs.log_failed, 0);
+	TAP_CHECK_INT(cs.committed + cs.aborted, cs.started);
+
+	TAP_CHECK_INT(kv_node_sync(nd[1]), 0);
+	TAP_CHECK(wait_for(survivors_settled, 30));
+	kv_node_stats(nd[1], &n1);
+	kv_node_stats(nd[2], &n2);
+	tap_diag("node 2: %llu orphans, %llu asks, %llu COMMITs and %llu "
+		 "ABORTs applied for them; node 1: %llu answers, %llu "
+		 "leaderships handed off",
+		 (unsigned long long)n2.orphans, (unsigned long long)n2.asks,
+		 (unsigned long long)n2.resolved_commit,
+		 (unsigned long long)n2.resolved_abort,
+		 (unsigned long long)n1.answers,
+		 (unsigned long long)n1.handed_off);
+	TAP_CHECK(n2.orphans > 0);
+	TAP_CHECK(n2.resolved_commit + n2.resolved_abort > 0);
+	TAP_CHECK(n1.answers > 0);
+	for (g = 0; g < NSHARD; g++) {
+		void *sa, *sb;
+		size_t la, lb;
+
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[1], g), &sa,
+						&la), 0);
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[2], g), &sb,
+						&lb), 0);
+		TAP_CHECK(la == lb && !memcmp(sa, sb, la));
+		free(sa);
+		free(sb);
+	}
+	TAP_CHECK_INT(check_node(1, kv_node_tally(nd[1])), 0);
+	TAP_CHECK_INT(check_node(2, kv_node_tally(nd[1])), 0);
+	TAP_CHECK_INT(kv_node_check_history(nd[1], why, sizeof(why)), 0);
+	tap_diag("history of %llu orders: %s",
+		 (unsigned long long)cs.committed, why);
+out:
+	cluster_down();
 }
 
 static const struct tap_test tests[] = {
 	TAP_TEST(test_cluster, "3 nodes, 2 shards on Raft, 1,000 new orders by 2PC: replicas equal, none lost"),
+	TAP_TEST(test_failover, "a shard's leader stops with transactions prepared: the next resolves them, orders go on, none lost"),
 };
 
 int main(void)

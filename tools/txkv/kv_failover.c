@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What a txkv node does when a shard's leader changes under running
+ * transactions (kv_node.c has the rest of the node).
+ *
+ * A participant of two-phase commit here is a node, but what it
+ * prepared lives in a shard's replicated log: when the node dies, the
+ * shard's next leader holds every PREPARE the old one got committed,
+ * and nobody tells it the decisions.  The coordinator keeps sending
+ * them to the dead node; the records those transactions locked stay
+ * locked.  So a node that leads a shard looks, every FO_TICK_NS, for
+ * orphans: transactions prepared in the shard that no kv_pend of its
+ * own handles.  It asks each one's coordinator (KV_RD_ASK over the read
+ * service) and proposes the answer, COMMIT or ABORT, through the
+ * shard's log.
+ *
+ * Why the coordinator's answer is right.  It is txn_coord's own rule
+ * for INQUIRE (txn_coord.c): a transaction it holds in TXN_CP_ACKING is
+ * committed; one it holds while voting or logging is undecided (no
+ * answer: we ask again); one it issued and no longer holds was aborted
+ * or was ACKed by every participant.  The last case cannot be an
+ * orphan: a participant ACKs only after the COMMIT is applied through
+ * each of its shards' logs (kv_node.c, pend_settle()), so once our
+ * replica has applied every entry committed before our term, a
+ * transaction that is still prepared was not ACKed for this shard.
+ * That is why orphans are looked for only after a barrier of ours went
+ * through in the current term (led_term), and why an answer is used
+ * only in the term it was asked in.  A COMMIT or ABORT that reaches the
+ * log twice (the old leader's and ours) is applied once: the second
+ * finds nothing prepared (KV_UNKNOWN).
+ *
+ * The old participant, if it is alive, may hold the same transaction
+ * in P_STUCK (it lost the shard before its decision was logged).  Once
+ * its own replica shows the transaction no longer prepared on every
+ * shard it holds, the log has a decision, and it ACKs: the coordinator
+ * then forgets the transaction instead of resending forever.
+ *
+ * The client (the decision log's leader) does not take part in its own
+ * transactions (txn_node has no branch to itself), so a shard it comes
+ * to lead after an election is handed to another voter at once
+ * (raft_transfer() picks the most up-to-date one).
+ *
+ * Not handled here: the coordinator's own death.  Its transactions'
+ * orphans wait (no answer comes) until a node that leads the decision
+ * log could answer from it, which needs presumed abort decided by the
+ * log; see Documentation/design.rst.
+ */
+#include <endian.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <txn_coord.h>
+
+#include "kv_node_int.h"
+
+#define FO_TICK_NS	(50 * MS)
+#define ASK_AGAIN_NS	(200 * MS)
+
+/* KV_RD_ASK and KV_RD_TOLD, little-endian */
+struct kv_rd_ask {
+	uint32_t magic;
+	uint32_t shard;
+	uint32_t coord, epoch;
+	uint64_t seq;
+	uint32_t decision;	/* TOLD: TXRDMA_TXN_COMMIT or _ABORT */
+	uint32_t resv;
+};
+
+static bool same_id(const struct txn_id *a, const struct txn_id *b)
+{
+	return a->coord == b->coord && a->epoch == b->epoch &&
+	       a->seq == b->seq;
+}
+
+static uint64_t term_of(const struct kv_node *n, uint32_t s)
+{
+	return n->grp[s].raft.current_term;
+}
+
+/* does a kv_pend of ours handle (@id, @s)? (P_STUCK ones do not) */
+static struct kv_pend *pend_of(struct kv_node *n, const struct txn_id *id,
+			       uint32_t s)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < MAX_TXNS; i++) {
+		struct kv_pend *p = &n->pend[i];
+
+		if (!p->used || p->phase == P_STUCK || !same_id(&p->id, id))
+			continue;
+		for (k = 0; k < p->nsh; k++)
+			if (p->shard[k] == s)
+				return p;
+	}
+	return NULL;
+}
+
+static struct kv_orphan *orphan_find(struct kv_node *n,
+				     const struct txn_id *id, uint32_t s)
+{
+	unsigned int i;
+
+	for (i = 0; i < KV_ORPHANS; i++) {
+		struct kv_orphan *o = &n->orphan[i];
+
+		if (o->used && o->shard == s && same_id(&o->id, id))
+			return o;
+	}
+	return NULL;
+}
+
+static void ask(struct kv_node *n, struct kv_orphan *o)
+{
+	struct kv_rd_ask q = {
+		.magic = htole32(KV_RD_ASK), .shard = htole32(o->shard),
+		.coord = htole32(o->id.coord), .epoch = htole32(o->id.epoch),
+		.seq = htole64(o->id.seq),
+	};
+
+	o->asked_ns = now_ns();
+	n->st.asks++;
+	if (o->id.coord == n->cfg.self)
+		kv_fo_msg(n, n->cfg.self, &q, sizeof(q));
+	else
+		txn_transport_send(n->rd_t, o->id.coord, &q, sizeof(q));
+}
+
+struct scan {
+	struct kv_node *n;
+	uint32_t s;
+	bool full;
+};
+
+static void scan_one(void *ctx, const struct txn_id *id)
+{
+	struct scan *sc = ctx;
+	struct kv_node *n = sc->n;
+	struct kv_orphan *o;
+	unsigned int i;
+
+	if (pend_of(n, id, sc->s))
+		return;
+	o = orphan_find(n, id, sc->s);
+	if (o) {
+		if (!o->proposing && now_ns() - o->asked_ns >= ASK_AGAIN_NS)
+			ask(n, o);
+		return;
+	}
+	for (i = 0; i < KV_ORPHANS && n->orphan[i].used; i++)
+		;
+	if (i == KV_ORPHANS) {
+		sc->full = true;	/* the rest at a later tick */
+		return;
+	}
+	o = &n->orphan[i];
+	memset(o, 0, sizeof(*o));
+	o->used = true;
+	o->shard = sc->s;
+	o->id = *id;
+	o->term = term_of(n, sc->s);
+	n->st.orphans++;
+	ask(n, o);
+}
+
+/* is @id prepared on shard @s of our replica? */
+struct find {
+	const struct txn_id *id;
+	bool found;
+};
+
+static void find_one(void *ctx, const struct txn_id *id)
+{
+	struct find *f = ctx;
+
+	if (same_id(f->id, id))
+		f->found = true;
+}
+
+static bool prepared_here(const struct kv_node *n, const struct txn_id *id,
+			  uint32_t s)
+{
+	struct find f = { id, false };
+
+	kv_shard_prepared(n->shard[s], find_one, &f);
+	return f.found;
+}
+
+/*
+ * A P_STUCK transaction: we lost a shard before its decision was
+ * logged there.  Once no shard of ours holds it prepared any more, the
+ * logs applied a decision (the coordinator's, through the next
+ * leader): ACK it.
+ */
+static void stuck_check(struct kv_node *n)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < MAX_TXNS; i++) {
+		struct kv_pend *p = &n->pend[i];
+
+		if (!p->used || p->phase != P_STUCK)
+			continue;
+		for (k = 0; k < p->nsh; k++)
+			if (prepared_here(n, &p->id, p->shard[k]))
+				break;
+		if (k < p->nsh)
+			continue;
+		txn_node_applied(n->txn, &p->id);
+		n->st.stuck_acked++;
+		p->used = false;
+	}
+}
+
+void kv_fo_tick(struct kv_node *n)
+{
+	uint64_t now = now_ns();
+	uint32_t s, i;
+
+	if (now < n->fo_next_ns)
+		return;
+	n->fo_next_ns = now + FO_TICK_NS;
+	for (s = 0; s < n->cfg.no.nshard; s++) {
+		struct kv_group *gr = &n->grp[s];
+		struct scan sc = { n, s, false };
+
+		if (!leads(n, s)) {
+			n->led_term[s] = 0;
+			continue;
+		}
+		/* the client takes no part in its own transactions */
+		if (n->client && !gr->xfer_busy) {
+			gr->xfer.data = gr;
+			if (!raft_transfer(&gr->raft, &gr->xfer, 0,
+					   kv_xfer_done)) {
+				gr->xfer_busy = true;
+				n->st.handed_off++;
+			}
+			continue;
+		}
+		if (n->led_term[s] != term_of(n, s)) {
+			/* all before our term applied first: see above */
+			kv_fo_barrier(n, s);
+			continue;
+		}
+		kv_shard_prepared(n->shard[s], scan_one, &sc);
+	}
+	/* answers of an older term, or for shards we lost, are no use */
+	for (i = 0; i < KV_ORPHANS; i++) {
+		struct kv_orphan *o = &n->orphan[i];
+
+		if (o->used && !o->proposing &&
+		    (!leads(n, o->shard) || term_of(n, o->shard) != o->term ||
+		     !prepared_here(n, &o->id, o->shard)))
+			o->used = false;
+	}
+	stuck_check(n);
+}
+
+void kv_fo_barrier_done(struct kv_node *n, uint32_t s, uint64_t term)
+{
+	if (s < n->cfg.no.nshard && leads(n, s) && term_of(n, s) == term)
+		n->led_term[s] = term;
+}
+
+static void resolved(struct raft_apply *req, int status, void *result)
+{
+	struct kv_orphan *o = (struct kv_orphan *)((char *)req -
+						   offsetof(struct kv_orphan,
+							    req));
+	struct kv_node *n = o->n;
+
+	(void)result;
+	o->proposing = false;
+	if (status) {
+		/* leadership lost: the next leader asks again */
+		n->st.apply_failed++;
+		o->used = false;
+		return;
+	}
+	if (o->op == KV_OP_COMMIT)
+		n->st.resolved_commit++;
+	else
+		n->st.resolved_abort++;
+	o->used = false;
+}
+
+static void propose_answer(struct kv_node *n, struct kv_orphan *o,
+			   uint8_t op)
+{
+	struct raft_buffer b;
+	size_t len;
+
+	if (n->closing)
+		return;
+	b.base = raft_malloc(sizeof(struct kv_cmd_hdr));
+	if (!b.base)
+		return;		/* asked again at a later tick */
+	len = kv_cmd_build(b.base, sizeof(struct kv_cmd_hdr), op, &o->id,
+			   NULL, 0);
+	b.len = len;
+	o->n = n;
+	o->op = op;
+	if (!len || raft_apply(&n->grp[o->shard].raft, &o->req, &b, 1,
+			       resolved)) {
+		raft_free(b.base);
+		n->st.apply_failed++;
+		return;
+	}
+	o->proposing = true;
+}
+
+/* the coordinator: what it knows of one of its transactions */
+static uint32_t decision_of(struct kv_node *n, const struct txn_id *id)
+{
+	const struct txn_coord *c = txn_node_coord(n->txn);
+	struct txn_coord_info info;
+
+	if (!txn_coord_get(c, id, &info))
+		return info.phase == TXN_CP_ACKING ? TXRDMA_TXN_COMMIT : 0;
+	/* not held: aborted, or ACKed by all (then no orphan asks) */
+	if (id->epoch < c->cfg.epoch ||
+	    (id->epoch == c->cfg.epoch && id->seq && id->seq <= c->seq))
+		return TXRDMA_TXN_ABORT;
+	return 0;	/* an id we never issued: no answer is a lie */
+}
+
+void kv_fo_msg(struct kv_node *n, uint32_t from, const void *msg, size_t len)
+{
+	struct kv_rd_ask m;
+	struct txn_id id;
+	struct kv_orphan *o;
+	uint32_t s;
+
+	if (len != sizeof(m))
+		return;
+	memcpy(&m, msg, sizeof(m));
+	s = le32toh(m.shard);
+	id = (struct txn_id){ le32toh(m.coord), le32toh(m.epoch),
+			      le64toh(m.seq) };
+	if (s >= n->cfg.no.nshard || m.resv)
+		return;
+	if (le32toh(m.magic) == KV_RD_ASK) {
+		if (id.coord != n->cfg.self || m.decision)
+			return;
+		m.decision = htole32(decision_of(n, &id));
+		if (!m.decision)
+			return;		/* undecided: asked again */
+		m.magic = htole32(KV_RD_TOLD);
+		n->st.answers++;
+		if (from == n->cfg.self)
+			kv_fo_msg(n, from, &m, sizeof(m));
+		else
+			txn_transport_send(n->rd_t, from, &m, sizeof(m));
+		return;
+	}
+	if (le32toh(m.magic) != KV_RD_TOLD || from != id.coord)
+		return;
+	o = orphan_find(n, &id, s);
+	if (!o || o->proposing || !leads(n, s) || term_of(n, s) != o->term)
+		return;
+	switch (le32toh(m.decision)) {
+	case TXRDMA_TXN_COMMIT:
+		propose_answer(n, o, KV_OP_COMMIT);
+		break;
+	case TXRDMA_TXN_ABORT:
+		propose_answer(n, o, KV_OP_ABORT);
+		break;
+	default:
+		break;
+	}
+}
