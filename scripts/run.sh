@@ -15,6 +15,10 @@
 # is strictly serializable, and writes the results and a latency chart
 # (latency.png, with gnuplot) to out/main.
 #
+# Then, on each backend, guest 2 (the leader of shard 1) is killed
+# half-way through a run: the time without a commit is printed, and
+# the two survivors' replicas are checked as above.
+#
 # Environment: TXKV_SECONDS (20: per run), TXKV_WINDOW (8: orders in
 # flight), TXKV_RUNS (see tools/txkv/txkv_guest.sh), TXRDMA_MAIN_OUT
 # (out/main).  scripts/tour.sh is the older
@@ -34,24 +38,87 @@ scripts/setup.sh
 echo "== building (module, libraries, txrdma-admin, txkv)"
 make -s all > /dev/null
 make -s -C tools/bench msg_pingpong > /dev/null
-RUNS=${TXKV_RUNS:-"txrdma tcp txrdma+bulk tcp+bulk"}
+RUNS=${TXKV_RUNS:-"txrdma tcp txrdma+bulk tcp+bulk txrdma+kill tcp+kill"}
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-echo "== three guests, txkv: $RUNS, ${SECS} s each (a few minutes)"
+: > "$OUT/guests.log"
 rc=0
-# per run at most SECS + 300 (txkv_guest.sh), and the boot
-tools/vm/txrdma-vm run -n 3 --bench --timeout $((SECS * 4 + 1500)) \
-	--outdir "$OUT/vm" -- \
-	"TXKV_SECONDS=$SECS TXKV_WINDOW=$WINDOW TXKV_RUNS='$RUNS' TXKV_PERF=${TXKV_PERF:-} tools/txkv/txkv_guest.sh" \
-	> "$OUT/guests.log" 2>&1 || rc=$?
+# Runs go to one cluster of three guests until a "+kill" run, which
+# kills guest 2 and so ends its cluster: the next runs boot another.
+# run_cluster K RUNS...: cluster K (out/main/vm<K>)
+run_cluster() {
+	local k=$1 kill=() last
+	shift
+	last=${*: -1}
+	if [ "$last" != "${last%+kill}" ]; then
+		kill=(--kill-when "txkv-$last/txkv-kill:2")
+	fi
+	echo "== cluster $k: three guests, txkv: $*, ${SECS} s each"
+	tools/vm/txrdma-vm run -n 3 --bench --timeout $((SECS * 4 + 1500)) \
+		--outdir "$OUT/vm$k" "${kill[@]}" -- \
+		"TXKV_SECONDS=$SECS TXKV_WINDOW=$WINDOW TXKV_RUNS='$*' TXKV_PERF=${TXKV_PERF:-} tools/txkv/txkv_guest.sh" \
+		>> "$OUT/guests.log" 2>&1 || rc=$?
+	for r in "$@"; do
+		ln -s "vm$k/job/txkv-$r" "$OUT/run-$r"
+	done
+}
+k=1
+batch=()
+for r in $RUNS; do
+	batch+=("$r")
+	if [ "$r" != "${r%+kill}" ]; then
+		run_cluster $k "${batch[@]}"
+		k=$((k + 1))
+		batch=()
+	fi
+done
+if [ ${#batch[@]} -gt 0 ]; then
+	run_cluster $k "${batch[@]}"
+fi
 
-# guest 0's table, then what failed anywhere
-sed -n '/^txkv: TPC-C-like/,/^$/p' "$OUT/guests.log"
-grep -E '^(not ok|guest [0-9]+: exit)' "$OUT/guests.log" || true
+grep -E '^(not ok|guest [0-9]+: (exit|FAILED|killed))' "$OUT/guests.log" || true
+echo
+echo "txkv: TPC-C-like new orders (5 items on 2 shards, 11 records read, 2PC,"
+echo "every shard and the decision log replicated on 3 guests by Raft), ${SECS} s, $WINDOW in flight"
+echo "(+bulk: beside a backup streaming 4 KiB messages from guest 0 to 1;"
+echo " +kill: guest 2, shard 1's leader, killed half-way; CPU not counted)"
+printf '%-12s %9s %8s %8s %9s %9s %9s %12s\n' run committed aborted \
+	'tx/s' 'p50 us' 'p99 us' 'p99.9 us' 'cpu s/1k tx'
+for r in $RUNS; do
+	d=$OUT/run-$r
+	res=$(cat "$d/txkv-result" 2>/dev/null || true)
+	cpu=$({ cat "$d"/cpu-1 "$d"/cpu-2 "$d"/cpu-3 2>/dev/null || true; } |
+		awk '{ u += $1; k += $2 } END { print u + 0, k + 0 }')
+	if [ "$r" != "${r%+kill}" ]; then
+		cpu="- -"
+	fi
+	echo "$r $cpu $res" | awk '{
+		for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		c = v["committed"]
+		printf "%-12s %9d %8d %8.1f %9.1f %9.1f %9.1f ", $1,
+			c, v["aborted"], v["tps"], v["p50_us"], v["p99_us"], v["p999_us"]
+		if ($2 == "-" || !c)
+			print "      -"
+		else
+			printf "%6.1f (%4.1f user, %4.1f kernel)\n",
+				($2 + $3) * 1000 / c, $2 * 1000 / c, $3 * 1000 / c }'
+done
+for r in $RUNS; do
+	[ "$r" != "${r%+kill}" ] || continue
+	res=$(cat "$OUT/run-$r/txkv-result" 2>/dev/null || true)
+	echo "$r $res" | awk '{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (v["kill_s"] == "") { print $1 ": no result"; exit }
+		printf "%s: guest 2 killed at %.1f s (seen dead %d ms later); no commit for %d ms, then %d orders committed\n",
+			$1, v["kill_s"], v["killed_ms"], v["outage_ms"], v["after_kill"] }'
+	grep -hE '^txkv: (end check|history check|[0-9]+ decisions)' \
+		"$OUT/run-$r/../g0/txkv-$r.log" 2>/dev/null | sed 's/^/  /' || true
+done
+echo
 plots=''
 for r in $RUNS; do
-	d=$OUT/vm/job/txkv-$r
+	d=$OUT/run-$r
 	[ -e "$d/txkv-result" ] && cp "$d/txkv-result" "$OUT/result-$r.txt"
 	[ -s "$d/txkv-lat" ] || continue
 	sort -n "$d/txkv-lat" > "$OUT/latency-$r.txt"
@@ -76,7 +143,7 @@ if command -v gnuplot > /dev/null && [ -n "$plots" ]; then
 else
 	echo "chart: not drawn (gnuplot missing or no run has results)"
 fi
-echo "logs: $OUT/guests.log; each guest's: $OUT/vm/job/g*/"
+echo "logs: $OUT/guests.log; each guest's: $OUT/vm*/job/g*/"
 if [ "$rc" -ne 0 ] || grep -q '^not ok' "$OUT/guests.log"; then
 	echo "main job: FAILED (see above)"
 	exit 1

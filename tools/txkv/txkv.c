@@ -9,9 +9,12 @@
  *        --peer M=NAME ...  (txrdma: the peer as the administrator
  *                            added it; tcp: its IPv4 address)
  *        [--client --seconds S --window W --seed X]
- *        [--ndist D --nitem I] [--no-ahead] --dir DIR
+ *        [--ndist D --nitem I] [--no-ahead] [--lost N [--kill-at S]]
+ *        --dir DIR
  * (--no-ahead: txrdma endpoints without TXRDMA_EP_F_RX_AHEAD, the
- * kernel publishing each frame before the process reads it)
+ * kernel publishing each frame before the process reads it;
+ * --lost N: node N (not the client's) may die, nobody waits for it at
+ * the end; --kill-at S: the client asks for its death S seconds in)
  *
  * Files in DIR (shared by the hosts, e.g. the VM runner's job dir):
  *   txkv-done          the client: the run is over (every node then
@@ -19,6 +22,8 @@
  *   txkv-hash-N        node N: "<shard0 hash> <shard1 hash> ..."
  *   txkv-result        the client: one line of key=value results
  *   txkv-lat           the client: committed orders' latencies, us
+ *   txkv-kill          the client (--kill-at): kill node N's host now
+ *   txkv-kill-killed   the VM runner: done (txrdma-vm --kill-when)
  * Exit: 0 when the run and (client) the end check passed.
  */
 #include <arpa/inet.h>
@@ -58,7 +63,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: txkv --self N --nodes N --backend txrdma|tcp --base B\n"
 		"            --peer M=NAME... --dir DIR [--client --seconds S\n"
-		"            --window W --seed X] [--ndist D --nitem I]\n");
+		"            --window W --seed X] [--ndist D --nitem I]\n"
+		"            [--no-ahead] [--lost N [--kill-at S]]\n");
 	exit(2);
 }
 
@@ -87,6 +93,8 @@ static bool wait_until(bool (*cond)(void), double seconds)
 }
 
 static uint32_t nnodes, nshard, self;
+static uint32_t lost;		/* --lost: a node that may be killed */
+static double kill_at;		/* --kill-at: when the client asks for it */
 static const char *dir;
 
 /* every group led where cfg.prefer wants it (see main()) */
@@ -116,7 +124,7 @@ static bool all_hashed(void)
 
 	for (i = 1; i <= nnodes; i++) {
 		snprintf(name, sizeof(name), "txkv-hash-%u", i);
-		if (!file_exists(name))
+		if (i != lost && !file_exists(name))
 			return false;
 	}
 	return true;
@@ -236,13 +244,54 @@ static unsigned int check_all(const struct kv_no_cfg *no)
 	return bad;
 }
 
+/*
+ * --kill-at: at @kill_at seconds into the run, ask for a node's death
+ * (DIR/txkv-kill: the VM runner kills that guest's QEMU and writes
+ * txkv-kill-killed), then measure the longest stretch without a
+ * commit from that moment on: how long transactions stopped.
+ */
+static struct {
+	double asked, seen;	/* run seconds: asked for; seen killed */
+	double last, gap;	/* the last commit; the longest stretch */
+	uint64_t at, after;	/* committed when asked; since */
+	double next_look;
+} kw;
+
+static void kill_watch(double t)
+{
+	struct kv_client_stats cs;
+
+	kv_node_client_stats(node, &cs);
+	if (!kw.asked) {
+		if (t < kill_at)
+			return;
+		if (put_file("txkv-kill", "kill\n"))
+			printf("txkv: cannot write txkv-kill\n");
+		kw.asked = kw.last = t;
+		kw.at = cs.committed;
+		return;
+	}
+	if (!kw.seen && t >= kw.next_look) {
+		/* a file on the shared job directory: not every turn */
+		kw.next_look = t + 0.02;
+		if (file_exists("txkv-kill-killed"))
+			kw.seen = t;
+	}
+	if (cs.committed > kw.at + kw.after) {
+		if (t - kw.last > kw.gap)
+			kw.gap = t - kw.last;
+		kw.last = t;
+		kw.after = cs.committed - kw.at;
+	}
+}
+
 static int run_client(const struct kv_no_cfg *no, double seconds,
 		      uint32_t window, uint64_t seed, const char *backend)
 {
 	struct kv_client_stats cs;
 	const uint64_t *lat;
 	uint64_t *sorted;
-	double t0, t1, c0, c1;
+	double t0, t1, c0, c1, t;
 	size_t nlat;
 	unsigned int bad;
 	char res[1024];
@@ -255,9 +304,12 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 	}
 	t0 = now_s();
 	c0 = cpu_s();
-	while (!stop && now_s() - t0 < seconds)
+	while (!stop && (t = now_s()) - t0 < seconds) {
 		if (kv_node_poll(node, 1) < 0)
 			break;
+		if (kill_at > 0)
+			kill_watch(t - t0);
+	}
 	kv_node_client_stop(node);
 	if (!wait_until(client_done, 60)) {
 		printf("txkv: orders in flight never finished\n");
@@ -294,6 +346,18 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 		 cs.committed ? cs.read_ns_sum / 1e6 / cs.committed : 0,
 		 cs.committed ? (cs.lat_ns_sum - cs.read_ns_sum) / 1e6 /
 				cs.committed : 0, c1 - c0);
+	if (kill_at > 0) {
+		size_t l = strlen(res);
+
+		/* a stretch still open at the end counts too */
+		if (t1 - t0 - kw.last > kw.gap && kw.asked)
+			kw.gap = t1 - t0 - kw.last;
+		snprintf(res + l - 1, sizeof(res) - l + 1,
+			 " kill_s=%.2f killed_ms=%.0f outage_ms=%.0f "
+			 "after_kill=%llu\n", kw.asked,
+			 kw.seen ? (kw.seen - kw.asked) * 1e3 : -1.0,
+			 kw.gap * 1e3, (unsigned long long)kw.after);
+	}
 	printf("txkv: %s", res);
 	{
 		char p[4096];
@@ -310,9 +374,21 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 	}
 	free(sorted);
 
-	/* every COMMIT ACKed, then our replicas as far as the leaders' */
-	if (!wait_until(decisions_forgotten, 60) || kv_node_sync(node) ||
-	    !wait_until(settled, 60)) {
+	/*
+	 * Every COMMIT ACKed, then our replicas as far as the leaders'.
+	 * A killed node never ACKs: the decisions it was sent stay held
+	 * (its shards' next leader applied them); the end check and the
+	 * history check below are what show that nothing was lost.
+	 */
+	if (!wait_until(decisions_forgotten, lost ? 10 : 60)) {
+		if (!lost) {
+			printf("txkv: decisions never ACKed by every participant\n");
+			return 1;
+		}
+		printf("txkv: %zu decisions still wait for an ACK (node %u was killed)\n",
+		       kv_node_decisions_held(node), lost);
+	}
+	if (kv_node_sync(node) || !wait_until(settled, 60)) {
 		printf("txkv: the replicas never caught up with the leaders\n");
 		return 1;
 	}
@@ -344,6 +420,7 @@ int main(int argc, char **argv)
 		{ "window", 1, NULL, 'w' }, { "seed", 1, NULL, 'x' },
 		{ "ndist", 1, NULL, 'D' }, { "nitem", 1, NULL, 'I' },
 		{ "no-ahead", 0, NULL, 'A' },
+		{ "lost", 1, NULL, 'L' }, { "kill-at", 1, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kv_node_cfg cfg = { .nnodes = 3, .epoch = 1 };
@@ -365,6 +442,8 @@ int main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'c': client = true; break;
 		case 'A': ahead = false; break;
+		case 'L': lost = (uint32_t)atoi(optarg); break;
+		case 'K': kill_at = atof(optarg); break;
 		case 'S': seconds = atof(optarg); break;
 		case 'w': window = (uint32_t)atoi(optarg); break;
 		case 'x': seed = strtoull(optarg, NULL, 0); break;
@@ -384,7 +463,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!backend || !dir || !cfg.self || !cfg.base || cfg.nnodes < 3 ||
-	    cfg.nnodes > KV_MAX_NODES || cfg.self > cfg.nnodes)
+	    cfg.nnodes > KV_MAX_NODES || cfg.self > cfg.nnodes ||
+	    lost > cfg.nnodes || lost == 1 || (kill_at > 0 && !lost))
 		usage();
 	/* the library reads frames straight from the ring (issue 14) */
 	if (ahead)
@@ -473,6 +553,15 @@ int main(int argc, char **argv)
 		       (unsigned long long)ns.votes_no,
 		       (unsigned long long)ns.decides,
 		       (unsigned long long)ns.reads_served, cpu_s() - c0);
+		if (ns.orphans || ns.answers || ns.stuck_acked ||
+		    ns.handed_off)
+			printf("txkv: node %u: failover: %llu transactions left prepared by another leader, %llu COMMITs and %llu ABORTs applied for them, %llu decisions told, %llu ACKed late, %llu shards handed off\n",
+			       self, (unsigned long long)ns.orphans,
+			       (unsigned long long)ns.resolved_commit,
+			       (unsigned long long)ns.resolved_abort,
+			       (unsigned long long)ns.answers,
+			       (unsigned long long)ns.stuck_acked,
+			       (unsigned long long)ns.handed_off);
 	}
 	kv_node_close(node);
 	return ret;

@@ -20,7 +20,13 @@
 # comparison and checks that the three hosts' replicas are identical,
 # that no committed order was lost and that the history is strictly
 # serializable.  TXKV_RUNS: the runs (default "txrdma tcp txrdma+bulk
-# tcp+bulk").
+# tcp+bulk").  A run "<backend>+kill" (the last: a guest dies in it)
+# has guest 2's QEMU killed half-way through, by the VM runner when
+# node 1 asks (txkv --kill-at, txrdma-vm --kill-when): node 3 leads
+# shard 1 then, so its transactions in flight are cut mid-commit;
+# nodes 1 and 2 go on (--lost 3) and guest 0 checks their replicas.
+# The host (scripts/run.sh) prints the table from the files each run
+# leaves in its directory.
 ROOT=${TXRDMA_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/selftests/txrdma/tap.sh"
 . "$ROOT/tools/vm/guestlib.sh"
@@ -97,6 +103,7 @@ bulk_stop() {
 base=7400
 for run in $RUNS; do
 	b=${run%+bulk}
+	b=${b%+kill}
 	dir=$TXRDMA_JOB/txkv-$run
 	mkdir -p "$dir"
 	peers=()
@@ -109,8 +116,15 @@ for run in $RUNS; do
 	done
 	client=()
 	[ "$me" = 0 ] && client=(--client --seconds "$SECS" --window "$WINDOW")
+	if [ "$run" != "${run%+kill}" ]; then
+		# guest 2 dies half-way through; the others carry on
+		client+=(--lost 3)
+		[ "$me" = 0 ] && client+=(--kill-at $((SECS / 2)))
+	fi
 	mesh_barrier "txkv-$run-start"
-	[ "$run" != "$b" ] && bulk_start "$run" "$b"
+	if [ "$run" != "${run%+bulk}" ]; then
+		bulk_start "$run" "$b"
+	fi
 	# TXKV_PERF=1: where this guest's CPU goes (perf, sampled; a
 	# diagnostic only: sampling a TCG guest at 997 Hz made both
 	# backends four to eight times slower, and it found the vCPUs
@@ -137,42 +151,32 @@ for run in $RUNS; do
 	fi
 	check "$g: txkv node $node, $run, exited 0" test "$rc" = 0
 	base=$((base + 200))
+	# after a kill, the survivors end without the dead guest
+	if [ "$run" != "${run%+kill}" ]; then
+		mesh_others=$(echo "$mesh_others" | grep -vx 2)
+		check "$g: peer del g2 (killed)" "$ADMIN" peer del g2
+	fi
 done
 
 if [ "$me" = 0 ]; then
 	for run in $RUNS; do
 		dir=$TXRDMA_JOB/txkv-$run
-		for n in 2 3; do
+		nodes="1 2 3"
+		[ "$run" != "${run%+kill}" ] && nodes="1 2"
+		files=''
+		for n in $nodes; do
+			files="$files $dir/txkv-hash-$n"
+			[ "$n" = 1 ] && continue
 			txrdma_wait_file "txkv-$run/txkv-hash-$n" 120 ||
 				not_ok "$g: node $n wrote its hash ($run)"
 			txrdma_wait_file "txkv-$run/cpu-$n" 120 || true
 		done
-		h=$(cat "$dir"/txkv-hash-1 "$dir"/txkv-hash-2 "$dir"/txkv-hash-3 2>/dev/null | sort -u | wc -l)
-		check "$g: $run: the three hosts' replicas of both shards are identical" \
-			test "$h" = 1 -a -s "$dir/txkv-hash-1" -a \
-			-s "$dir/txkv-hash-2" -a -s "$dir/txkv-hash-3"
-	done
-	echo
-	echo "txkv: TPC-C-like new orders (5 items on 2 shards, 11 records read, 2PC,"
-	echo "every shard and the decision log replicated on 3 guests by Raft), ${SECS} s, $WINDOW in flight"
-	echo "(+bulk: the same beside a backup streaming 4 KiB messages from guest 0 to 1)"
-	printf '%-12s %9s %8s %8s %9s %9s %9s %12s\n' run committed aborted \
-		'tx/s' 'p50 us' 'p99 us' 'p99.9 us' 'cpu s/1k tx'
-	for run in $RUNS; do
-		dir=$TXRDMA_JOB/txkv-$run
-		r=$(cat "$dir/txkv-result" 2>/dev/null)
-		cpu=$(cat "$dir"/cpu-1 "$dir"/cpu-2 "$dir"/cpu-3 2>/dev/null |
-			awk '{ u += $1; k += $2 } END { print u + 0, k + 0 }')
 		# shellcheck disable=SC2086
-		echo "$run $cpu $r" | awk '{
-			for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			c = v["committed"]
-			printf "%-12s %9d %8d %8.1f %9.1f %9.1f %9.1f %6.1f (%4.1f user, %4.1f kernel)\n", $1,
-				c, v["aborted"], v["tps"], v["p50_us"], v["p99_us"], v["p999_us"],
-				c ? ($2 + $3) * 1000 / c : 0, c ? $2 * 1000 / c : 0,
-				c ? $3 * 1000 / c : 0 }'
+		h=$(cat $files 2>/dev/null | sort -u | wc -l)
+		# shellcheck disable=SC2086
+		check "$g: $run: the replicas of both shards on nodes ${nodes// /, } are identical" \
+			test "$h" = 1 -a "$(cat $files 2>/dev/null | wc -l)" = "$(echo $nodes | wc -w)"
 	done
-	echo
 fi
 
 tenant_idle() {
