@@ -46,6 +46,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1149,6 +1150,47 @@ static int load_shard(struct kv_node *n, uint32_t s)
 	return 0;
 }
 
+/*
+ * cfg.wal_dir: this run's epoch, above the one the directory's "epoch"
+ * file names (2PC ids must never repeat across restarts), written
+ * there durably before the node sends anything
+ */
+static int next_epoch(struct kv_node *n)
+{
+	char path[4096], tmp[4096], buf[32] = "";
+	unsigned long last = 0;
+	int fd, len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/epoch", n->cfg.wal_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.epoch", n->cfg.wal_dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lu", &last) != 1)
+			last = 0;
+		fclose(f);
+	}
+	if (last >= UINT32_MAX)
+		return -EOVERFLOW;
+	if (n->cfg.epoch <= last)
+		n->cfg.epoch = (uint32_t)last + 1;
+	len = snprintf(buf, sizeof(buf), "%u\n", n->cfg.epoch);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, len) != len || fsync(fd)) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return rename(tmp, path) ? -errno : 0;
+}
+
+uint32_t kv_node_epoch(const struct kv_node *n)
+{
+	return n->cfg.epoch;
+}
+
 int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 {
 	struct txn_node_cfg nc = {
@@ -1192,13 +1234,30 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 		if (ret || (ret = load_shard(n, s)))
 			goto fail;
 	}
+	if (cfg->wal_dir) {
+		ret = next_epoch(n);
+		if (ret)
+			goto fail;
+		nc.epoch = n->cfg.epoch;
+	}
 	for (g = 0; g < n->ngroups; g++) {
 		struct kv_group *gr = &n->grp[g];
 
 		gr->n = n;
 		gr->g = g;
+		if (cfg->wal_dir) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/group-%u.wal",
+				 cfg->wal_dir, g);
+			ret = txraft_store_open(&gr->store, path,
+						cfg->wal_flags);
+			if (ret)
+				goto fail;
+		}
 		ret = txraft_io_new(&gr->x, cfg->self,
-				    cfg->max_msg ? cfg->max_msg : 16384, NULL);
+				    cfg->max_msg ? cfg->max_msg : 16384,
+				    gr->store);
 		if (ret)
 			goto fail;
 		ret = open_transport(n, g, &txraft_io_transport_cb, gr->x,
@@ -1337,9 +1396,13 @@ int kv_node_start(struct kv_node *n)
 		raft_set_snapshot_threshold(&gr->raft, 4096);
 		raft_set_snapshot_trailing(&gr->raft, 1024);
 		txraft_io_watch_leader(gr->x, &gr->raft, 20);
-		if (raft_bootstrap(&gr->raft, &conf) ||
+		/* a write-ahead file that holds a term: it was bootstrapped */
+		ret = raft_bootstrap(&gr->raft, &conf);
+		if ((ret && ret != RAFT_CANTBOOTSTRAP) ||
 		    raft_start(&gr->raft))
 			ret = -EIO;
+		else
+			ret = 0;
 	}
 	raft_configuration_close(&conf);
 	return ret;
@@ -1443,6 +1506,8 @@ void kv_node_close(struct kv_node *n)
 		txn_transport_close(n->grp[g].t);
 		if (n->grp[g].x)
 			txraft_io_free(n->grp[g].x);
+		if (n->grp[g].store)
+			txraft_store_free(n->grp[g].store);
 		if (n->grp[g].dlog)
 			txraft_dlog_free(n->grp[g].dlog);
 	}

@@ -48,6 +48,15 @@ struct kv_node_cfg {
 	uint32_t prefer[KV_GROUPS(KV_MAX_SHARDS)];
 	uint32_t max_msg;	/* transport messages, 0: 16 KiB */
 	uint32_t ep_flags;	/* txrdma: TXRDMA_EP_F_RX_AHEAD, ... */
+	/*
+	 * Write-ahead files, one per group (group-<g>.wal: libraft's term,
+	 * vote, log and last snapshot, synced before libraft is told),
+	 * and "epoch"; NULL: memory only.  A node opened again on the
+	 * same directory is the node that crashed, coming back: it takes
+	 * an epoch above every earlier one and rejoins its groups.
+	 */
+	const char *wal_dir;
+	unsigned int wal_flags;	/* TXRAFT_STORE_NOSYNC: tests only */
 };
 
 /* counters, never reset */
@@ -82,6 +91,9 @@ struct kv_node;
 
 /* open the transports and the machines; nothing is connected yet */
 int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg);
+
+/* the epoch this node runs with (cfg.epoch, or above the last run's) */
+uint32_t kv_node_epoch(const struct kv_node *n);
 
 /* the TCP port of group @g (after a base of 0), or -1 */
 int kv_node_port(const struct kv_node *n, unsigned int g);

@@ -115,6 +115,7 @@ struct kv_group {
 	struct kv_node *n;
 	unsigned int g;
 	struct txraft_io *x;
+	struct txraft_store *store;	/* cfg.wal_dir: its write-ahead file */
 	struct txn_transport *t;
 	struct raft raft;
 	struct raft_fsm fsm;		/* shards: ours */

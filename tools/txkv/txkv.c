@@ -10,11 +10,13 @@
  *                            added it; tcp: its IPv4 address)
  *        [--client --seconds S --window W --seed X]
  *        [--ndist D --nitem I] [--no-ahead] [--lost N [--kill-at S]]
- *        --dir DIR
+ *        [--wal WALDIR] --dir DIR
  * (--no-ahead: txrdma endpoints without TXRDMA_EP_F_RX_AHEAD, the
  * kernel publishing each frame before the process reads it;
  * --lost N: node N (not the client's) may die, nobody waits for it at
- * the end; --kill-at S: the client asks for its death S seconds in)
+ * the end; --kill-at S: the client asks for its death S seconds in;
+ * --wal: the groups' logs in write-ahead files in WALDIR, synced
+ * before Raft counts them, so that the node can start again on them)
  *
  * Files in DIR (shared by the hosts, e.g. the VM runner's job dir):
  *   txkv-done          the client: the run is over (every node then
@@ -64,7 +66,7 @@ static void usage(void)
 		"usage: txkv --self N --nodes N --backend txrdma|tcp --base B\n"
 		"            --peer M=NAME... --dir DIR [--client --seconds S\n"
 		"            --window W --seed X] [--ndist D --nitem I]\n"
-		"            [--no-ahead] [--lost N [--kill-at S]]\n");
+		"            [--no-ahead] [--lost N [--kill-at S]] [--wal WALDIR]\n");
 	exit(2);
 }
 
@@ -421,6 +423,7 @@ int main(int argc, char **argv)
 		{ "ndist", 1, NULL, 'D' }, { "nitem", 1, NULL, 'I' },
 		{ "no-ahead", 0, NULL, 'A' },
 		{ "lost", 1, NULL, 'L' }, { "kill-at", 1, NULL, 'K' },
+		{ "wal", 1, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kv_node_cfg cfg = { .nnodes = 3, .epoch = 1 };
@@ -444,6 +447,7 @@ int main(int argc, char **argv)
 		case 'A': ahead = false; break;
 		case 'L': lost = (uint32_t)atoi(optarg); break;
 		case 'K': kill_at = atof(optarg); break;
+		case 'W': cfg.wal_dir = optarg; break;
 		case 'S': seconds = atof(optarg); break;
 		case 'w': window = (uint32_t)atoi(optarg); break;
 		case 'x': seed = strtoull(optarg, NULL, 0); break;
@@ -523,7 +527,10 @@ int main(int argc, char **argv)
 	printf("txkv: node %u: groups led by:", self);
 	for (i = 0; i < nshard + 1; i++)
 		printf(" %u", kv_node_leader(node, i));
-	printf(" (shards 0..%u, decision log)\n", nshard - 1);
+	printf(" (shards 0..%u, decision log); epoch %u, logs %s%s\n",
+	       nshard - 1, kv_node_epoch(node),
+	       cfg.wal_dir ? "in write-ahead files in " : "in memory",
+	       cfg.wal_dir ? cfg.wal_dir : "");
 
 	if (client) {
 		ret = run_client(&cfg.no, seconds, window, seed, backend);

@@ -12,11 +12,14 @@
  */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <txn_vrec.h>
+#include <txraft_io.h>
 
 #include "tap.h"
 #include "../kv_node.h"
@@ -119,33 +122,55 @@ static unsigned int check_node(unsigned int i, const struct kv_no_tally *t)
 	return bad;
 }
 
+static uint32_t base;		/* fixed ports (a node restarts on them) */
+static char wal_root[64];	/* per node n<i> below it; "": none */
+
+/* open node @i: on its write-ahead files when the test has them */
+static bool node_open(unsigned int i)
+{
+	char dir[128];
+	struct kv_node_cfg c = {
+		.self = i, .nnodes = N, .no = no,
+		.backend = TXN_BACKEND_TCP, .epoch = 1, .base = base,
+		.prefer = { 2, 3, 1 }, .wal_flags = TXRAFT_STORE_NOSYNC,
+	};
+
+	if (wal_root[0]) {
+		snprintf(dir, sizeof(dir), "%s/n%u", wal_root, i);
+		mkdir(dir, 0700);
+		c.wal_dir = dir;
+	}
+	TAP_CHECK_INT(kv_node_open(&nd[i], &c), 0);
+	return nd[i] != NULL;
+}
+
+/* tell node @i where the others are */
+static void node_peers(unsigned int i)
+{
+	struct in_addr lo = { htonl(INADDR_LOOPBACK) };
+	int ports[KV_GROUPS(NSHARD)];
+	unsigned int j, g;
+
+	for (j = 1; j <= N; j++) {
+		if (j == i)
+			continue;
+		for (g = 0; g < KV_GROUPS(NSHARD); g++)
+			ports[g] = kv_node_port(nd[j], g);
+		TAP_CHECK_INT(kv_node_add_peer(nd[i], j, NULL, &lo, ports), 0);
+	}
+}
+
 /* nodes 1..N on 127.0.0.1, the groups led as preferred */
 static bool cluster_up(void)
 {
-	struct in_addr lo = { htonl(INADDR_LOOPBACK) };
-	int ports[N + 1][KV_GROUPS(NSHARD)];
-	unsigned int i, j, g;
+	unsigned int i;
 	double t0;
 
-	for (i = 1; i <= N; i++) {
-		struct kv_node_cfg c = {
-			.self = i, .nnodes = N, .no = no,
-			.backend = TXN_BACKEND_TCP, .epoch = 1,
-			.prefer = { 2, 3, 1 },
-		};
-
-		TAP_CHECK_INT(kv_node_open(&nd[i], &c), 0);
-		if (!nd[i])
-			return false;
-		for (g = 0; g < KV_GROUPS(NSHARD); g++)
-			ports[i][g] = kv_node_port(nd[i], g);
-	}
 	for (i = 1; i <= N; i++)
-		for (j = 1; j <= N; j++)
-			if (j != i)
-				TAP_CHECK_INT(kv_node_add_peer(nd[i], j, NULL,
-							       &lo, ports[j]),
-					      0);
+		if (!node_open(i))
+			return false;
+	for (i = 1; i <= N; i++)
+		node_peers(i);
 	for (i = 1; i <= N; i++)
 		TAP_CHECK_INT(kv_node_start(nd[i]), 0);
 	t0 = now_s();
@@ -295,13 +320,13 @@ static bool survivors_settled(void)
  * then nodes 1 and 2 hold equal replicas, nothing stays locked, no
  * committed order is lost and the history is strictly serializable.
  */
-static void test_failover(void)
+static void failover(bool restart)
 {
 	struct kv_client_stats cs;
 	struct kv_node_stats n1, n2;
 	uint64_t c_kill, c;
 	double t_kill, t_back = 0, end;
-	unsigned int g;
+	unsigned int g, last = restart ? 3 : 2;
 	char why[256];
 
 	if (!cluster_up())
@@ -331,6 +356,30 @@ static void test_failover(void)
 		 t_back ? t_back - t_kill : -1.0, kv_node_leader(nd[1], 1));
 	TAP_CHECK(c >= c_kill + 300);
 	TAP_CHECK_INT(kv_node_leader(nd[1], 1), 2);
+	if (restart) {
+		double t0 = now_s();
+
+		/* node 3 comes back from its write-ahead files */
+		kv_node_close(nd[3]);
+		nd[3] = NULL;
+		frozen[3] = false;
+		if (!node_open(3))
+			goto out;
+		TAP_CHECK_INT(kv_node_epoch(nd[3]), 2);
+		node_peers(3);
+		TAP_CHECK_INT(kv_node_start(nd[3]), 0);
+		c = committed();
+		end = now_s() + 60;
+		while (now_s() < end && (committed() < c + 300 ||
+		       kv_node_applied(nd[3], 1) < kv_node_applied(nd[2], 1)))
+			poll_all();
+		tap_diag("node 3 back: caught up on shard 1 (%llu entries "
+			 "applied) in %.2f s, %llu more orders committed",
+			 (unsigned long long)kv_node_applied(nd[3], 1),
+			 now_s() - t0,
+			 (unsigned long long)(committed() - c));
+		TAP_CHECK(committed() >= c + 300);
+	}
 	kv_node_client_stop(nd[1]);
 	TAP_CHECK(wait_for(client_done, 60));
 	kv_node_client_stats(nd[1], &cs);
@@ -339,6 +388,8 @@ static void test_failover(void)
 
 	TAP_CHECK_INT(kv_node_sync(nd[1]), 0);
 	TAP_CHECK(wait_for(survivors_settled, 30));
+	if (restart)
+		TAP_CHECK(wait_for(settled, 30));
 	kv_node_stats(nd[1], &n1);
 	kv_node_stats(nd[2], &n2);
 	tap_diag("node 2: %llu orphans, %llu asks, %llu COMMITs and %llu "
@@ -353,19 +404,23 @@ static void test_failover(void)
 	TAP_CHECK(n2.resolved_commit + n2.resolved_abort > 0);
 	TAP_CHECK(n1.answers > 0);
 	for (g = 0; g < NSHARD; g++) {
-		void *sa, *sb;
-		size_t la, lb;
+		unsigned int i;
 
-		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[1], g), &sa,
-						&la), 0);
-		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[2], g), &sb,
-						&lb), 0);
-		TAP_CHECK(la == lb && !memcmp(sa, sb, la));
-		free(sa);
-		free(sb);
+		for (i = 2; i <= last; i++) {
+			void *sa, *sb;
+			size_t la, lb;
+
+			TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[1], g),
+							&sa, &la), 0);
+			TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[i], g),
+							&sb, &lb), 0);
+			TAP_CHECK(la == lb && !memcmp(sa, sb, la));
+			free(sa);
+			free(sb);
+		}
 	}
-	TAP_CHECK_INT(check_node(1, kv_node_tally(nd[1])), 0);
-	TAP_CHECK_INT(check_node(2, kv_node_tally(nd[1])), 0);
+	for (g = 1; g <= last; g++)
+		TAP_CHECK_INT(check_node(g, kv_node_tally(nd[1])), 0);
 	TAP_CHECK_INT(kv_node_check_history(nd[1], why, sizeof(why)), 0);
 	tap_diag("history of %llu orders: %s",
 		 (unsigned long long)cs.committed, why);
@@ -373,9 +428,40 @@ out:
 	cluster_down();
 }
 
+static void test_failover(void)
+{
+	failover(false);
+}
+
+/*
+ * The same, every node on write-ahead files (fixed ports): then node 3
+ * comes back on its files, as the same server with a new epoch, and
+ * catches up while orders go on; at the end all three replicas are
+ * identical again.
+ */
+static void test_restart(void)
+{
+	snprintf(wal_root, sizeof(wal_root), "/tmp/txkv-wal-XXXXXX");
+	if (!mkdtemp(wal_root)) {
+		TAP_CHECK(0);
+		return;
+	}
+	base = 20000 + (uint32_t)(getpid() % 400) * 100;
+	failover(true);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", wal_root);
+		TAP_CHECK_INT(system(cmd), 0);
+	}
+	wal_root[0] = 0;
+	base = 0;
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_cluster, "3 nodes, 2 shards on Raft, 1,000 new orders by 2PC: replicas equal, none lost"),
 	TAP_TEST(test_failover, "a shard's leader stops with transactions prepared: the next resolves them, orders go on, none lost"),
+	TAP_TEST(test_restart, "on write-ahead files: the stopped leader comes back, catches up, all replicas equal"),
 };
 
 int main(void)
