@@ -413,6 +413,15 @@ int txn_node_applied(struct txn_node *n, const struct txn_id *id)
 	return ret;
 }
 
+int txn_node_learned(struct txn_node *n, const struct txn_id *id,
+		     uint8_t decision)
+{
+	int ret = txn_part_learned(&n->part, id, decision, now_ns());
+
+	call_done(n);
+	return ret;
+}
+
 int txn_node_restore_commit(struct txn_node *n, const struct txn_id *id,
 			    const uint32_t *nodes, uint16_t nn)
 {

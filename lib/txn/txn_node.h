@@ -109,6 +109,10 @@ int txn_node_applied(struct txn_node *n, const struct txn_id *id);
 void txn_node_cork(struct txn_node *n);
 void txn_node_uncork(struct txn_node *n);
 
+/* txn_part_learned(): a decision from the dead coordinator's log */
+int txn_node_learned(struct txn_node *n, const struct txn_id *id,
+		     uint8_t decision);
+
 /* after a restart, before the first poll (see txn_coord.h, txn_part.h) */
 int txn_node_restore_commit(struct txn_node *n, const struct txn_id *id,
 			    const uint32_t *nodes, uint16_t nn);

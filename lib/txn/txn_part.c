@@ -255,6 +255,19 @@ int txn_part_on_rec(struct txn_part *p, uint32_t from,
 	}
 }
 
+int txn_part_learned(struct txn_part *p, const struct txn_id *id,
+		     uint8_t decision, uint64_t now)
+{
+	struct txn_rec r = { .type = decision, .id = *id };
+
+	if (decision != TXRDMA_TXN_COMMIT && decision != TXRDMA_TXN_ABORT)
+		return -EINVAL;
+	txn_tab_clock(&p->tab, now);
+	if (txn_tab_find(&p->tab, id) == TXN_NIL)
+		return -ENOENT;	/* nothing held: nothing to ACK either */
+	return on_decision(p, &r);
+}
+
 int txn_part_vote(struct txn_part *p, const struct txn_id *id, int yes,
 		  uint32_t reason, uint64_t now)
 {

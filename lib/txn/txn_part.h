@@ -133,6 +133,18 @@ int txn_part_applied(struct txn_part *p, const struct txn_id *id,
 		     uint64_t now);
 
 /*
+ * @decision (TXRDMA_TXN_COMMIT or _ABORT) of @id, learnt from where the
+ * coordinator made it durable rather than from the coordinator (which
+ * died: its replicated decision log, read by whoever leads it now).
+ * Acted on as the coordinator's record would be (TXN_EV_DECIDE); the
+ * caller vouches that it is the decision.  Return: 0; -EINVAL for
+ * another @decision; -ENOENT when @id is not held; -EALREADY when
+ * decided already; -EPROTO for a COMMIT of one not voted yes.
+ */
+int txn_part_learned(struct txn_part *p, const struct txn_id *id,
+		     uint8_t decision, uint64_t now);
+
+/*
  * Liveness of peer @node, as the coordinator of transactions held (it
  * may be wrong: only progress depends on it).  Down: a transaction not
  * voted on yet aborts on our own (a no vote goes out, TXN_EV_DECIDE with

@@ -38,12 +38,27 @@
  * The client (the decision log's leader) does not take part in its own
  * transactions (txn_node has no branch to itself), so a shard it comes
  * to lead after an election is handed to another voter at once
- * (raft_transfer() picks the most up-to-date one).
+ * (hand_to(): not libraft's own pick, which may be a dead voter).
  *
- * Not handled here: the coordinator's own death.  Its transactions'
- * orphans wait (no answer comes) until a node that leads the decision
- * log could answer from it, which needs presumed abort decided by the
- * log; see Documentation/design.rst.
+ * The coordinator's own death.  Its participants are alive and hold
+ * their yes votes (P_VOTED) with no decision coming: a vote older than
+ * VOTED_WAIT_NS is asked about as an orphan is, and the answer goes to
+ * the participant machine (txn_node_learned()) as the coordinator's
+ * record would.  Orphans are asked of their
+ * coordinator and of the decision log's leader.  A coordinator
+ * (client) is fenced from the log for good once the log's term moves
+ * past the one it began in (kv_fo_fenced(): txn_log() proposes
+ * nothing any more, the client stops).  So a node that leads the
+ * decision log in the current term can answer for every coordinator
+ * but an unfenced itself: what such a coordinator logged in an earlier
+ * term is in the log by the time a barrier of the current term went
+ * through (Raft's leader completeness), and it logs nothing more;
+ * COMMIT if the log holds the transaction, else ABORT.  The barrier is
+ * proposed after the question arrived (as a ReadIndex would): a
+ * deposed leader that still believes it leads cannot get one through,
+ * so it never answers from a log that a later leader's coordinator has
+ * moved past.  The dead coordinator's COMMITs stay held in the log (no
+ * one collects their ACKs to forget them).
  */
 #include <endian.h>
 #include <stddef.h>
@@ -56,6 +71,8 @@
 
 #define FO_TICK_NS	(50 * MS)
 #define ASK_AGAIN_NS	(200 * MS)
+/* a yes vote this old without a decision: its coordinator may be dead */
+#define VOTED_WAIT_NS	(500 * MS)
 
 /* KV_RD_ASK and KV_RD_TOLD, little-endian */
 struct kv_rd_ask {
@@ -110,7 +127,74 @@ static struct kv_orphan *orphan_find(struct kv_node *n,
 	return NULL;
 }
 
-static void ask(struct kv_node *n, struct kv_orphan *o)
+/* a question for the decision log, waiting for a barrier */
+struct kv_ask_q {
+	uint32_t from, shard;
+	struct txn_id id;
+};
+
+static void told(struct kv_node *n, uint32_t to, uint32_t s,
+		 const struct txn_id *id, uint32_t decision);
+
+bool kv_fo_fenced(const struct kv_node *n)
+{
+	unsigned int g = g_dlog(n);
+
+	return !leads(n, g) || term_of(n, g) != n->client_term;
+}
+
+static void dlog_barrier_done(struct raft_barrier *req, int status)
+{
+	struct kv_barrier *b = (struct kv_barrier *)req;
+	struct kv_node *n = b->n;
+	unsigned int g = g_dlog(n), i, k = n->askq_ready;
+	uint64_t term = b->term;
+
+	n->dlog_barrier_busy = false;
+	free(b);
+	if (k > n->naskq)
+		k = n->naskq;	/* the queue was dropped meanwhile */
+	if (status || !leads(n, g) || term_of(n, g) != term) {
+		/* not the leader after all: the askers ask again */
+		n->naskq = 0;
+		n->askq_ready = 0;
+		return;
+	}
+	/* the questions that came before the barrier was proposed */
+	for (i = 0; i < k; i++) {
+		struct kv_ask_q *q = &n->askq[i];
+
+		told(n, q->from, q->shard, &q->id,
+		     txraft_dlog_holds(n->grp[g].dlog, &q->id) ?
+		     TXRDMA_TXN_COMMIT : TXRDMA_TXN_ABORT);
+	}
+	memmove(n->askq, n->askq + k, (n->naskq - k) * sizeof(*n->askq));
+	n->naskq -= k;
+	n->askq_ready = 0;
+}
+
+/* a barrier on the decision log for the questions queued so far */
+static void dlog_barrier(struct kv_node *n)
+{
+	unsigned int g = g_dlog(n);
+	struct kv_barrier *b;
+
+	if (n->dlog_barrier_busy || !n->naskq || !leads(n, g))
+		return;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return;
+	b->n = n;
+	b->term = term_of(n, g);
+	if (raft_barrier(&n->grp[g].raft, &b->req, dlog_barrier_done)) {
+		free(b);
+		return;
+	}
+	n->dlog_barrier_busy = true;
+	n->askq_ready = n->naskq;
+}
+
+static void ask_to(struct kv_node *n, struct kv_orphan *o, uint32_t to)
 {
 	struct kv_rd_ask q = {
 		.magic = htole32(KV_RD_ASK), .shard = htole32(o->shard),
@@ -118,12 +202,22 @@ static void ask(struct kv_node *n, struct kv_orphan *o)
 		.seq = htole64(o->id.seq),
 	};
 
-	o->asked_ns = now_ns();
 	n->st.asks++;
-	if (o->id.coord == n->cfg.self)
+	if (to == n->cfg.self)
 		kv_fo_msg(n, n->cfg.self, &q, sizeof(q));
 	else
-		txn_transport_send(n->rd_t, o->id.coord, &q, sizeof(q));
+		txn_transport_send(n->rd_t, to, &q, sizeof(q));
+}
+
+/* its coordinator, and the decision log's leader if another */
+static void ask(struct kv_node *n, struct kv_orphan *o)
+{
+	uint32_t dl = kv_node_leader(n, g_dlog(n));
+
+	o->asked_ns = now_ns();
+	ask_to(n, o, o->id.coord);
+	if (dl && dl != o->id.coord)
+		ask_to(n, o, dl);
 }
 
 struct scan {
@@ -137,9 +231,12 @@ static void scan_one(void *ctx, const struct txn_id *id)
 	struct scan *sc = ctx;
 	struct kv_node *n = sc->n;
 	struct kv_orphan *o;
+	struct kv_pend *p;
 	unsigned int i;
 
-	if (pend_of(n, id, sc->s))
+	p = pend_of(n, id, sc->s);
+	if (p && (p->phase != P_VOTED ||
+		  now_ns() - p->voted_ns < VOTED_WAIT_NS))
 		return;
 	o = orphan_find(n, id, sc->s);
 	if (o) {
@@ -212,6 +309,28 @@ static void stuck_check(struct kv_node *n)
 	}
 }
 
+/*
+ * Whom the client hands a shard to: the voters it heard from last (on
+ * the read service) first, the next one at each new try, so that a
+ * dead node (which libraft's own pick, the most up-to-date voter, may
+ * be when nothing was appended since it died) is not tried forever.
+ */
+static uint32_t hand_to(struct kv_node *n, struct kv_group *gr)
+{
+	uint32_t order[KV_MAX_NODES], k = 0, i, j;
+
+	for (i = 1; i <= n->cfg.nnodes; i++) {
+		if (i == n->cfg.self)
+			continue;
+		for (j = k; j > 0 && n->heard_ns[order[j - 1]] < n->heard_ns[i];
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		k++;
+	}
+	return k ? order[gr->xfer_tries++ % k] : 0;
+}
+
 void kv_fo_tick(struct kv_node *n)
 {
 	uint64_t now = now_ns();
@@ -220,6 +339,18 @@ void kv_fo_tick(struct kv_node *n)
 	if (now < n->fo_next_ns)
 		return;
 	n->fo_next_ns = now + FO_TICK_NS;
+	/* a client whose log moved on stops (its txn_log() refuses too) */
+	if (n->client && !n->client_failed && kv_fo_fenced(n)) {
+		n->client_failed = true;
+		n->cst.log_failed++;
+		kv_node_client_stop(n);
+	}
+	if (!leads(n, g_dlog(n))) {
+		/* the questions go to the next leader */
+		n->naskq = 0;
+		n->askq_ready = 0;
+	}
+	dlog_barrier(n);
 	for (s = 0; s < n->cfg.no.nshard; s++) {
 		struct kv_group *gr = &n->grp[s];
 		struct scan sc = { n, s, false };
@@ -231,8 +362,8 @@ void kv_fo_tick(struct kv_node *n)
 		/* the client takes no part in its own transactions */
 		if (n->client && !gr->xfer_busy) {
 			gr->xfer.data = gr;
-			if (!raft_transfer(&gr->raft, &gr->xfer, 0,
-					   kv_xfer_done)) {
+			if (!raft_transfer(&gr->raft, &gr->xfer,
+					   hand_to(n, gr), kv_xfer_done)) {
 				gr->xfer_busy = true;
 				n->st.handed_off++;
 			}
@@ -319,10 +450,57 @@ static uint32_t decision_of(struct kv_node *n, const struct txn_id *id)
 	if (!txn_coord_get(c, id, &info))
 		return info.phase == TXN_CP_ACKING ? TXRDMA_TXN_COMMIT : 0;
 	/* not held: aborted, or ACKed by all (then no orphan asks) */
-	if (id->epoch < c->cfg.epoch ||
-	    (id->epoch == c->cfg.epoch && id->seq && id->seq <= c->seq))
+	if (id->seq && id->seq <= c->seq)
 		return TXRDMA_TXN_ABORT;
 	return 0;	/* an id we never issued: no answer is a lie */
+}
+
+static void told(struct kv_node *n, uint32_t to, uint32_t s,
+		 const struct txn_id *id, uint32_t decision)
+{
+	struct kv_rd_ask m = {
+		.magic = htole32(KV_RD_TOLD), .shard = htole32(s),
+		.coord = htole32(id->coord), .epoch = htole32(id->epoch),
+		.seq = htole64(id->seq), .decision = htole32(decision),
+	};
+
+	n->st.answers++;
+	if (to == n->cfg.self)
+		kv_fo_msg(n, to, &m, sizeof(m));
+	else
+		txn_transport_send(n->rd_t, to, &m, sizeof(m));
+}
+
+static void on_ask(struct kv_node *n, uint32_t from, uint32_t s,
+		   const struct txn_id *id)
+{
+	bool ours = id->coord == n->cfg.self && id->epoch == n->cfg.epoch;
+	uint32_t d;
+
+	if (ours && !(n->client && kv_fo_fenced(n) && leads(n, g_dlog(n)))) {
+		/* our coordinator's own rule, fenced or not */
+		d = decision_of(n, id);
+		if (d)
+			told(n, from, s, id, d);
+		return;
+	}
+	if (!leads(n, g_dlog(n)) || from > n->cfg.nnodes)
+		return;
+	/* the log answers, after a barrier proposed from now on */
+	if (n->naskq == n->askq_cap) {
+		unsigned int cap = n->askq_cap ? 2 * n->askq_cap : 16;
+		struct kv_ask_q *q;
+
+		if (cap > KV_ORPHANS * KV_MAX_NODES)
+			return;		/* asked again later */
+		q = realloc(n->askq, cap * sizeof(*q));
+		if (!q)
+			return;
+		n->askq = q;
+		n->askq_cap = cap;
+	}
+	n->askq[n->naskq++] = (struct kv_ask_q){ from, s, *id };
+	dlog_barrier(n);
 }
 
 void kv_fo_msg(struct kv_node *n, uint32_t from, const void *msg, size_t len)
@@ -338,27 +516,33 @@ void kv_fo_msg(struct kv_node *n, uint32_t from, const void *msg, size_t len)
 	s = le32toh(m.shard);
 	id = (struct txn_id){ le32toh(m.coord), le32toh(m.epoch),
 			      le64toh(m.seq) };
-	if (s >= n->cfg.no.nshard || m.resv)
+	if (s >= n->cfg.no.nshard || m.resv || !id.coord || !id.seq)
 		return;
 	if (le32toh(m.magic) == KV_RD_ASK) {
-		if (id.coord != n->cfg.self || m.decision)
-			return;
-		m.decision = htole32(decision_of(n, &id));
 		if (!m.decision)
-			return;		/* undecided: asked again */
-		m.magic = htole32(KV_RD_TOLD);
-		n->st.answers++;
-		if (from == n->cfg.self)
-			kv_fo_msg(n, from, &m, sizeof(m));
-		else
-			txn_transport_send(n->rd_t, from, &m, sizeof(m));
+			on_ask(n, from, s, &id);
 		return;
 	}
-	if (le32toh(m.magic) != KV_RD_TOLD || from != id.coord)
+	if (le32toh(m.magic) != KV_RD_TOLD)
 		return;
 	o = orphan_find(n, &id, s);
 	if (!o || o->proposing || !leads(n, s) || term_of(n, s) != o->term)
 		return;
+	if (pend_of(n, &id, s)) {
+		/*
+		 * Ours, voted yes, its coordinator silent: the decision goes
+		 * to our participant machine as the coordinator's would
+		 * (TXN_EV_DECIDE, applied through the logs, then ACKed)
+		 */
+		uint32_t d = le32toh(m.decision);
+
+		if (d == TXRDMA_TXN_COMMIT || d == TXRDMA_TXN_ABORT) {
+			if (!txn_node_learned(n->txn, &id, (uint8_t)d))
+				n->st.learned++;
+			o->used = false;
+		}
+		return;
+	}
 	switch (le32toh(m.decision)) {
 	case TXRDMA_TXN_COMMIT:
 		propose_answer(n, o, KV_OP_COMMIT);

@@ -37,12 +37,12 @@
  * leaves before a majority holds it (txraft_dlog.c).
  *
  * A shard's leader that dies with transactions prepared: its
- * successor resolves them with their coordinator (kv_failover.c).
+ * successor resolves them with their coordinator; a coordinator that
+ * dies: the decision log's next leader answers for it
+ * (kv_failover.c).
  *
  * Not here yet (issue 16's next steps): one-sided reads by RDMA READ
- * from the shards' exported tables on txrdma; the WAL on disk; a
- * coordinator that fails over (a new decision log leader answering
- * for the old coordinator's transactions).
+ * from the shards' exported tables on txrdma; several clients.
  */
 #include <endian.h>
 #include <errno.h>
@@ -272,6 +272,7 @@ static void pend_settle(struct kv_node *n, struct kv_pend *p)
 		}
 		if (!p->reason) {
 			p->phase = P_VOTED;
+			p->voted_ns = now_ns();
 			n->st.votes_yes++;
 			txn_node_vote(n->txn, &p->id, true, 0);
 			return;
@@ -602,8 +603,11 @@ static void order_commit(struct kv_node *n, struct kv_order *o)
 		}
 	}
 	o->phase = O_COMMITTING;
+	o->id = (struct txn_id){ 0 };
 	if (txn_node_begin(n->txn, o->br, o->nbr, o, &id))
 		order_abort(n, o, &n->cst.abort_other);
+	else if (o->phase == O_COMMITTING)
+		o->id = id;
 }
 
 static void on_read_resp(struct kv_node *n, uint32_t from, const void *msg,
@@ -927,6 +931,8 @@ static void rd_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 
 	if (len < 4 || len > sizeof(m))
 		return;
+	if (node <= n->cfg.nnodes)
+		n->heard_ns[node] = now_ns();
 	memcpy(&m, msg, len);
 	memcpy(&magic, &m, 4);
 	if (le32toh(magic) == KV_RD_REQ)
@@ -1026,7 +1032,9 @@ static void txn_log(void *ctx, const struct txn_id *id, const uint32_t *nodes,
 	struct kv_node *n = ctx;
 	struct kv_group *gr = &n->grp[g_dlog(n)];
 
-	if (txraft_dlog_commit(gr->dlog, &gr->raft, id, nodes, nn, logged_cb,
+	/* deposed once: never log again (kv_failover.c says why) */
+	if (kv_fo_fenced(n) ||
+	    txraft_dlog_commit(gr->dlog, &gr->raft, id, nodes, nn, logged_cb,
 			       n))
 		log_failed(n);
 }
@@ -1053,7 +1061,7 @@ static void txn_event(void *ctx, const struct txn_event *ev, void *user)
 		if (ev->decision == TXRDMA_TXN_COMMIT) {
 			uint64_t lat = now_ns() - o->t0;
 
-			kv_no_tally_commit(&n->tally, &o->plan);
+			kv_no_tally_commit(n->tally, &o->plan);
 			history_add(n, o);
 			n->cst.committed++;
 			n->cst.lat_ns_sum += lat;
@@ -1519,8 +1527,11 @@ void kv_node_close(struct kv_node *n)
 	}
 	if (n->epfd >= 0)
 		close(n->epfd);
-	kv_no_tally_free(&n->tally);
-	kv_hist_free(n->hist);
+	if (!n->shared) {
+		kv_no_tally_free(&n->own_tally);
+		kv_hist_free(n->hist);
+	}
+	free(n->askq);
 	free(n->ord);
 	free(n->lat);
 	free(n);
@@ -1540,20 +1551,32 @@ int kv_node_client_start(struct kv_node *n, uint32_t window, uint64_t seed,
 		return -EBUSY;
 	if (!leads(n, g_dlog(n)))
 		return -EAGAIN;
-	ret = kv_no_tally_init(&n->tally, &n->cfg.no);
-	if (ret)
-		return ret;
+	if (!n->shared) {
+		ret = kv_no_tally_init(&n->own_tally, &n->cfg.no);
+		if (ret)
+			return ret;
+		n->tally = &n->own_tally;
+		if (kv_hist_new(&n->hist)) {
+			kv_no_tally_free(&n->own_tally);
+			return -ENOMEM;
+		}
+	}
 	n->ord = calloc(window, sizeof(*n->ord));
 	n->lat_cap = orders ? orders : 1U << 22;
 	n->lat = malloc(n->lat_cap * sizeof(*n->lat));
-	if (!n->ord || !n->lat || kv_hist_new(&n->hist)) {
+	if (!n->ord || !n->lat) {
 		free(n->ord);
 		free(n->lat);
 		n->ord = NULL;
 		n->lat = NULL;
-		kv_no_tally_free(&n->tally);
+		if (!n->shared) {
+			kv_no_tally_free(&n->own_tally);
+			kv_hist_free(n->hist);
+			n->hist = NULL;
+		}
 		return -ENOMEM;
 	}
+	n->client_term = n->grp[g_dlog(n)].raft.current_term;
 	n->client = true;
 	n->window = window;
 	n->rng = seed;
@@ -1596,7 +1619,55 @@ const uint64_t *kv_node_client_lat(const struct kv_node *n, size_t *count)
 
 const struct kv_no_tally *kv_node_tally(const struct kv_node *n)
 {
-	return &n->tally;
+	return n->tally;
+}
+
+int kv_node_client_share(struct kv_node *n, struct kv_no_tally *t,
+			 struct kv_history *h)
+{
+	if (n->client || !t || !h)
+		return -EINVAL;
+	n->tally = t;
+	n->hist = h;
+	n->shared = true;
+	return 0;
+}
+
+unsigned int kv_node_client_in_doubt(const struct kv_node *n,
+				     void (*fn)(void *ctx,
+						const struct kv_doubt *d),
+				     void *ctx)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; n->client && i < n->window; i++) {
+		const struct kv_order *o = &n->ord[i];
+		struct kv_doubt d;
+
+		if (o->phase != O_COMMITTING || !o->id.seq)
+			continue;
+		d = (struct kv_doubt){ o->id, &o->plan, &o->seen, o->t0 };
+		if (fn)
+			fn(ctx, &d);
+		k++;
+	}
+	return k;
+}
+
+bool kv_node_decision_held(const struct kv_node *n, const struct txn_id *id)
+{
+	return txraft_dlog_holds(n->grp[g_dlog(n)].dlog, id);
+}
+
+void kv_node_client_history_add(struct kv_node *n, const struct kv_doubt *d,
+				uint64_t end)
+{
+	struct kv_hist_write w[KV_NO_LINES + 1];
+	unsigned int nw = kv_no_hist_writes(&n->cfg.no, d->plan, d->seen, w);
+
+	kv_no_tally_commit(n->tally, d->plan);
+	if (kv_hist_add(n->hist, d->t0, end, w, nw))
+		n->cst.hist_lost++;
 }
 
 const struct kv_shard *const *kv_node_shards(const struct kv_node *n)

@@ -69,6 +69,7 @@ struct kv_node_stats {
 	uint64_t asks, answers;	/* decisions asked for; answered (coord) */
 	uint64_t resolved_commit, resolved_abort;	/* applied by us */
 	uint64_t stuck_acked;	/* decisions ACKed once the log had them */
+	uint64_t learned;	/* our votes decided by another's answer */
 	uint64_t handed_off;	/* shard leaderships handed away (client) */
 };
 
@@ -79,8 +80,8 @@ struct kv_client_stats {
 	uint64_t read_retries;		/* a read refused or timed out */
 	uint64_t lat_ns_sum;
 	uint64_t read_ns_sum;	/* committed orders: start to last read */
-	uint64_t log_failed;	/* decisions the log did not take: the
-				 * client stopped (failover not built) */
+	uint64_t log_failed;	/* decisions the log did not take (or a
+				 * deposed client's): the client stopped */
 	uint64_t hist_lost;	/* committed orders the history missed */
 };
 
@@ -132,6 +133,34 @@ void kv_node_client_stats(const struct kv_node *n, struct kv_client_stats *s);
 /* latency of committed orders, nanoseconds, in commit order */
 const uint64_t *kv_node_client_lat(const struct kv_node *n, size_t *count);
 const struct kv_no_tally *kv_node_tally(const struct kv_node *n);
+
+/*
+ * Before kv_node_client_start(): keep the tally and the history in @t
+ * and @h (the caller's, initialised, outliving the node) instead of
+ * the node's own, so that a client started after another's death goes
+ * on with one tally and one history.  Return: 0, -EINVAL.
+ */
+int kv_node_client_share(struct kv_node *n, struct kv_no_tally *t,
+			 struct kv_history *h);
+
+/* an order whose transaction began and whose outcome the client lacks */
+struct kv_doubt {
+	struct txn_id id;
+	const struct kv_no_plan *plan;
+	const struct kv_no_seen *seen;
+	uint64_t t0;		/* when it began (ns, CLOCK_MONOTONIC) */
+};
+
+/* @fn on each order in doubt (its coordinator died; NULL: count): how many */
+unsigned int kv_node_client_in_doubt(const struct kv_node *n,
+				     void (*fn)(void *ctx,
+						const struct kv_doubt *d),
+				     void *ctx);
+/* Does this node's replica of the decision log hold COMMIT @id? */
+bool kv_node_decision_held(const struct kv_node *n, const struct txn_id *id);
+/* Count order @d committed (tally and history), known at @end (ns). */
+void kv_node_client_history_add(struct kv_node *n, const struct kv_doubt *d,
+				uint64_t end);
 /*
  * Check the client's history of committed orders against this node's
  * replicas (kv_history.h: strictly serializable, nothing lost or

@@ -121,6 +121,7 @@ struct kv_group {
 	struct raft_fsm fsm;		/* shards: ours */
 	struct txraft_dlog *dlog;	/* the decision log's group */
 	struct raft_transfer xfer;
+	unsigned int xfer_tries;	/* hand-offs asked (kv_failover.c) */
 	bool inited, closed, xfer_busy;
 };
 
@@ -142,6 +143,7 @@ struct kv_pend {
 	uint32_t reason;
 	bool aborted;		/* ABORT decided while preparing */
 	uint8_t decision;	/* DECIDING: KV_OP_COMMIT or KV_OP_ABORT */
+	uint64_t voted_ns;	/* VOTED: since when */
 	struct kv_apply ap[KV_MAX_SHARDS];
 };
 
@@ -155,6 +157,7 @@ struct kv_order {
 	uint64_t t0, deadline, t_read;
 	struct kv_no_plan plan;
 	struct kv_no_seen seen;
+	struct txn_id id;		/* COMMITTING: its transaction */
 	/* what each shard's read brings: kind and line per record */
 	uint8_t rd_kind[KV_MAX_SHARDS][KV_RD_MAX];
 	uint8_t rd_line[KV_MAX_SHARDS][KV_RD_MAX];
@@ -181,7 +184,10 @@ struct kv_node {
 	uint32_t window;
 	uint64_t rng, orders, started;
 	struct kv_order *ord;
-	struct kv_no_tally tally;
+	struct kv_no_tally own_tally;
+	struct kv_no_tally *tally;	/* own_tally, or kv_node_client_share()'s */
+	bool shared;			/* tally and hist are the caller's */
+	uint64_t client_term;		/* the decision log's, at client start */
 	struct kv_client_stats cst;
 	uint64_t *lat;
 	size_t nlat, lat_cap;
@@ -195,7 +201,11 @@ struct kv_node {
 	bool barrier_busy[KV_MAX_SHARDS];
 	uint32_t barrier_waiters[KV_MAX_SHARDS];
 	bool closing;		/* kv_node_close(): propose nothing more */
+	uint64_t heard_ns[KV_MAX_NODES + 1];	/* read service, per node */
 	/* failover (kv_failover.c) */
+	bool dlog_barrier_busy;
+	struct kv_ask_q *askq;		/* asks waiting for a barrier */
+	unsigned int naskq, askq_cap, askq_ready;
 	uint64_t led_term[KV_MAX_SHARDS];	/* a barrier of ours went
 						 * through in this term */
 	uint64_t fo_next_ns;			/* the next kv_fo_tick() */
@@ -227,6 +237,8 @@ static inline bool leads(const struct kv_node *n, unsigned int g)
 void kv_fo_tick(struct kv_node *n);
 void kv_fo_msg(struct kv_node *n, uint32_t from, const void *msg, size_t len);
 void kv_fo_barrier_done(struct kv_node *n, uint32_t s, uint64_t term);
+/* the client may not log: the decision log's term moved since it began */
+bool kv_fo_fenced(const struct kv_node *n);
 int kv_fo_barrier(struct kv_node *n, uint32_t s);
 /* kv_node.c */
 void kv_xfer_done(struct raft_transfer *req);

@@ -1343,6 +1343,55 @@ static void test_part_restore(void)
 	teardown();
 }
 
+/*
+ * A decision learnt from the dead coordinator's log: taken as its
+ * record would be, refused where the record would be, nothing held or
+ * sent for what the participant does not hold
+ */
+static void test_part_learned(void)
+{
+	struct txn_part_cfg cfg = pcfg();
+	const struct txn_event *ev;
+	struct txn_id b = tid, c = tid;
+	unsigned int ns;
+
+	part_up(&cfg);
+	TAP_CHECK_INT(prep_rec(&tid, 1000), 0);
+	TAP_CHECK_INT(txn_part_vote(&P, &tid, 1, 0, 1010), 0);
+	TAP_CHECK_INT(txn_part_learned(&P, &tid, TXRDMA_TXN_ACK, 1020),
+		      -EINVAL);
+	TAP_CHECK_INT(txn_part_learned(&P, &tid, TXRDMA_TXN_COMMIT, 1020), 0);
+	ev = last_ev(&fp);
+	TAP_CHECK(ev && ev->type == TXN_EV_DECIDE &&
+		  ev->decision == TXRDMA_TXN_COMMIT);
+	/* once decided, the coordinator's own record or a second answer */
+	TAP_CHECK_INT(txn_part_learned(&P, &tid, TXRDMA_TXN_COMMIT, 1021),
+		      -EALREADY);
+	ns = fp.ns;
+	TAP_CHECK_INT(txn_part_applied(&P, &tid, 1030), 0);
+	TAP_CHECK_INT(fp.ns, ns + 1);
+	TAP_CHECK_INT(last_sent(&fp)->r.type, TXRDMA_TXN_ACK);
+	/* not held: nothing, not even an ACK */
+	ns = fp.ns;
+	TAP_CHECK_INT(txn_part_learned(&P, &tid, TXRDMA_TXN_COMMIT, 1040),
+		      -ENOENT);
+	TAP_CHECK_INT(fp.ns, ns);
+	/* COMMIT of one not voted yes is refused, ABORT taken */
+	b.seq = 7;
+	TAP_CHECK_INT(prep_rec(&b, 1050), 0);
+	TAP_CHECK(txn_part_learned(&P, &b, TXRDMA_TXN_COMMIT, 1060) < 0);
+	TAP_CHECK_INT(txn_part_learned(&P, &b, TXRDMA_TXN_ABORT, 1060), 0);
+	ev = last_ev(&fp);
+	TAP_CHECK(ev && ev->type == TXN_EV_DECIDE &&
+		  ev->decision == TXRDMA_TXN_ABORT);
+	/* an in-doubt one restored after a restart */
+	c.seq = 9;
+	TAP_CHECK_INT(txn_part_restore(&P, &c, 1070), 0);
+	TAP_CHECK_INT(txn_part_learned(&P, &c, TXRDMA_TXN_ABORT, 1080), 0);
+	TAP_CHECK_INT(last_ev(&fp)->decision, TXRDMA_TXN_ABORT);
+	teardown();
+}
+
 static void test_part_full(void)
 {
 	struct txn_part_cfg cfg = pcfg();
@@ -1532,6 +1581,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_part_inquire, "participant: in doubt inquires until decided"),
 	TAP_TEST(test_part_peer, "participant: Down aborts unvoted, parks in doubt; Up inquires"),
 	TAP_TEST(test_part_restore, "participant: restore after a restart"),
+	TAP_TEST(test_part_learned, "participant: a decision learnt from the dead coordinator's log"),
 	TAP_TEST(test_part_full, "participant: full answers no and holds nothing"),
 	TAP_TEST(test_part_strangers, "participant: strangers and wrong records ignored"),
 	TAP_TEST(test_end_to_end, "end to end over the wire: 32 transactions, 4 participants"),

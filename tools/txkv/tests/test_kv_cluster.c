@@ -458,10 +458,191 @@ static void test_restart(void)
 	base = 0;
 }
 
+/* ---- the coordinator's death ---------------------------------------- */
+
+static unsigned int sa, sb;	/* the survivors: @sa syncs */
+
+static bool pair_settled(void)
+{
+	unsigned int g, r, i;
+	struct kv_node *p[2] = { nd[sa], nd[sb] };
+
+	if (!kv_node_synced(nd[sa]))
+		return false;
+	for (g = 0; g < NSHARD; g++) {
+		if (kv_node_applied(p[1], g) != kv_node_applied(p[0], g))
+			return false;
+		for (i = 0; i < 2; i++) {
+			if (kv_node_prepared(p[i], g)) {
+				kv_node_sync(nd[sa]);
+				return false;
+			}
+			for (r = 0; r < kv_no_nrec(&no); r++)
+				if (kv_shard_locked(kv_node_shard(p[i], g), r,
+						    NULL))
+					return false;
+		}
+	}
+	return true;
+}
+
+/* one of nodes 2 and 3 leads the decision log, and both know it */
+static bool client_done_l(void)
+{
+	return kv_node_client_done(nd[sa]);
+}
+
+static bool dlog_moved(void)
+{
+	uint32_t l = kv_node_leader(nd[2], NSHARD);
+
+	return (l == 2 || l == 3) && kv_node_leader(nd[3], NSHARD) == l;
+}
+
+/* no shard holds a transaction prepared on nodes 2 and 3 */
+static bool orphans_gone(void)
+{
+	unsigned int g;
+
+	for (g = 0; g < NSHARD; g++)
+		if (kv_node_prepared(nd[2], g) || kv_node_prepared(nd[3], g))
+			return false;
+	return true;
+}
+
+struct doubt_ctx {
+	unsigned int leader, held, dropped;
+};
+
+static void doubt_one(void *ctx, const struct kv_doubt *d)
+{
+	struct doubt_ctx *c = ctx;
+	struct timespec ts;
+
+	/* committed if the log holds it: count it, known at "now" */
+	if (kv_node_decision_held(nd[c->leader], &d->id)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		kv_node_client_history_add(nd[1], d, (uint64_t)ts.tv_sec *
+					   1000000000ULL + ts.tv_nsec);
+		c->held++;
+	} else {
+		c->dropped++;
+	}
+}
+
+static uint64_t committed_by(unsigned int i)
+{
+	struct kv_client_stats cs;
+
+	kv_node_client_stats(nd[i], &cs);
+	return cs.committed;
+}
+
+/*
+ * Node 1, the client and the decision log's leader, stops dead with
+ * orders in flight.  Nodes 2 and 3 elect a leader of the decision log;
+ * the shards' leaders resolve the dead coordinator's prepared
+ * transactions with it (COMMIT if the log holds one, else ABORT); a
+ * new client there goes on with the same tally and history.  The
+ * orders that were in doubt count as committed exactly when the log
+ * holds their COMMIT; then both survivors' replicas are identical,
+ * nothing is locked, every record agrees with the tally and the whole
+ * history of both clients is strictly serializable.
+ */
+static void test_coord_failover(void)
+{
+	struct kv_no_tally tally = { 0 };
+	struct kv_history *hist = NULL;
+	struct kv_node_stats st;
+	struct doubt_ctx dc = { 0 };
+	double t_kill, end;
+	unsigned int l = 0, i, g;
+	uint64_t answers = 0, resolved = 0;
+	char why[256];
+
+	if (kv_no_tally_init(&tally, &no) || kv_hist_new(&hist)) {
+		TAP_CHECK(0);
+		goto out;
+	}
+	if (!cluster_up())
+		goto out;
+	TAP_CHECK_INT(kv_node_client_share(nd[1], &tally, hist), 0);
+	TAP_CHECK_INT(kv_node_client_start(nd[1], 8, 11, 0), 0);
+	end = now_s() + 60;
+	while (now_s() < end &&
+	       (committed_by(1) < 200 ||
+		!kv_node_client_in_doubt(nd[1], NULL, NULL) ||
+		!(kv_node_prepared(nd[2], 0) + kv_node_prepared(nd[3], 1))))
+		poll_all();
+	frozen[1] = true;
+	t_kill = now_s();
+	tap_diag("node 1 stops after %llu commits, %u orders in doubt",
+		 (unsigned long long)committed_by(1),
+		 kv_node_client_in_doubt(nd[1], NULL, NULL));
+	TAP_CHECK(wait_for(dlog_moved, 30));
+	l = kv_node_leader(nd[2], NSHARD);
+	sa = l;
+	sb = l == 2 ? 3 : 2;
+	TAP_CHECK(wait_for(orphans_gone, 30));
+	tap_diag("node %u leads the decision log; no transaction prepared "
+		 "on the survivors %.2f s after the stop", l,
+		 now_s() - t_kill);
+	/* the log's replica on the new leader decides the doubtful ones */
+	dc.leader = l;
+	kv_node_client_in_doubt(nd[1], doubt_one, &dc);
+	tap_diag("orders in doubt: %u committed (held by the log), %u not",
+		 dc.held, dc.dropped);
+
+	TAP_CHECK_INT(kv_node_client_share(nd[l], &tally, hist), 0);
+	TAP_CHECK_INT(kv_node_client_start(nd[l], 8, 12, 0), 0);
+	end = now_s() + 60;
+	while (now_s() < end && committed_by(l) < 300)
+		poll_all();
+	tap_diag("new client on node %u: %llu orders committed, %.2f s "
+		 "after the stop", l, (unsigned long long)committed_by(l),
+		 now_s() - t_kill);
+	TAP_CHECK(committed_by(l) >= 300);
+	kv_node_client_stop(nd[l]);
+	TAP_CHECK(wait_for(client_done_l, 60));
+	TAP_CHECK_INT(kv_node_sync(nd[l]), 0);
+	TAP_CHECK(wait_for(pair_settled, 30));
+	for (i = 2; i <= 3; i++) {
+		kv_node_stats(nd[i], &st);
+		answers += st.answers;
+		resolved += st.resolved_commit + st.resolved_abort +
+			    st.learned;
+	}
+	tap_diag("survivors: %llu orphans resolved, %llu answers given",
+		 (unsigned long long)resolved, (unsigned long long)answers);
+	TAP_CHECK(resolved > 0);
+	for (g = 0; g < NSHARD; g++) {
+		void *a, *b;
+		size_t la, lb;
+
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[2], g), &a,
+						&la), 0);
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[3], g), &b,
+						&lb), 0);
+		TAP_CHECK(la == lb && !memcmp(a, b, la));
+		free(a);
+		free(b);
+	}
+	TAP_CHECK_INT(check_node(2, &tally), 0);
+	TAP_CHECK_INT(check_node(3, &tally), 0);
+	TAP_CHECK_INT(kv_node_check_history(nd[l], why, sizeof(why)), 0);
+	tap_diag("history of %llu orders of two clients: %s",
+		 (unsigned long long)tally.committed, why);
+out:
+	cluster_down();
+	kv_no_tally_free(&tally);
+	kv_hist_free(hist);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_cluster, "3 nodes, 2 shards on Raft, 1,000 new orders by 2PC: replicas equal, none lost"),
 	TAP_TEST(test_failover, "a shard's leader stops with transactions prepared: the next resolves them, orders go on, none lost"),
 	TAP_TEST(test_restart, "on write-ahead files: the stopped leader comes back, catches up, all replicas equal"),
+	TAP_TEST(test_coord_failover, "the client's node stops: its transactions resolved from the decision log, a new client goes on, none lost"),
 };
 
 int main(void)
