@@ -25,6 +25,14 @@
  * down is reported down to both machines by the transport itself.  A
  * full queue is given one more chance at the next flush first.
  *
+ * Ourselves.  A node may take part in its own transaction (a branch to
+ * cfg.self): records to ourselves never reach the transport.  Each is
+ * kept as a batch of one, in order, and read back by on_msg() when the
+ * batches are sent, as if it had come back from the network; records
+ * that reading makes for ourselves join the same queue and are read in
+ * the same pass, and calls from the hooks it runs are held for it as a
+ * poll's are.
+ *
  * Time.  Deadlines are the machines'; txn_node_poll() sleeps in the
  * transport no longer than until the earliest of them, then fires
  * them.  The clock is CLOCK_MONOTONIC_COARSE in nanoseconds.
@@ -67,6 +75,15 @@ struct txn_node {
 	struct txn_node_stats st;
 	/* > 0: calls leave their records for the poll or uncork to send */
 	unsigned int hold;
+	/* records to ourselves, oldest first; being read back */
+	struct selfrec *self_head, *self_tail;
+	bool in_self;
+};
+
+struct selfrec {
+	struct selfrec *next;
+	size_t len;
+	uint8_t buf[];
 };
 
 /*
@@ -188,10 +205,61 @@ static void outq_send(struct txn_node *n, struct outq *q, bool must)
 	txn_writer_init(&q->w, q->buf, n->cfg.max_batch);
 }
 
+static void on_msg(void *ctx, uint32_t from, const void *msg, size_t len);
+
+/* a record to ourselves: a batch of its own, at the queue's tail */
+static void self_add(struct txn_node *n, const struct txn_rec *r)
+{
+	size_t cap = txn_rec_size(r->nparts, r->data_len) + 64;
+	struct selfrec *e = malloc(sizeof(*e) + cap);
+	struct txn_writer w;
+
+	if (!e) {
+		n->st.lost++;
+		return;
+	}
+	txn_writer_init(&w, e->buf, cap);
+	if (txn_writer_add(&w, r)) {
+		free(e);
+		n->st.lost++;
+		return;
+	}
+	e->len = txn_writer_finish(&w);
+	e->next = NULL;
+	if (n->self_tail)
+		n->self_tail->next = e;
+	else
+		n->self_head = e;
+	n->self_tail = e;
+}
+
+/* read our records to ourselves back, those it makes included */
+static void self_deliver(struct txn_node *n)
+{
+	struct selfrec *e;
+
+	if (n->in_self)
+		return;		/* the pass under way takes them */
+	n->in_self = true;
+	n->hold++;
+	while ((e = n->self_head)) {
+		n->self_head = e->next;
+		if (!n->self_head)
+			n->self_tail = NULL;
+		n->st.batches_out++;
+		n->st.records_out++;
+		on_msg(n, n->cfg.self, e->buf, e->len);
+		free(e);
+	}
+	n->hold--;
+	n->in_self = false;
+}
+
 static void flush(struct txn_node *n)
 {
 	unsigned int i;
 
+	self_deliver(n);
 	for (i = 0; i < n->nq; i++)
 		outq_send(n, &n->q[i], false);
 }
@@ -206,8 +274,13 @@ static void call_done(struct txn_node *n)
 static void op_send(void *ctx, uint32_t node, const struct txn_rec *r)
 {
 	struct txn_node *n = ctx;
-	struct outq *q = outq_of(n, node);
+	struct outq *q;
 
+	if (node == n->cfg.self) {
+		self_add(n, r);
+		return;
+	}
+	q = outq_of(n, node);
 	if (!q) {
 		n->st.lost++;
 		return;
@@ -360,6 +433,12 @@ void txn_node_close(struct txn_node *n)
 
 	if (!n)
 		return;
+	while (n->self_head) {
+		struct selfrec *e = n->self_head;
+
+		n->self_head = e->next;
+		free(e);
+	}
 	for (i = 0; i < n->nq; i++)
 		free(n->q[i].buf);
 	free(n->q);

@@ -35,11 +35,6 @@
  * shard it holds, the log has a decision, and it ACKs: the coordinator
  * then forgets the transaction instead of resending forever.
  *
- * The client (the decision log's leader) does not take part in its own
- * transactions (txn_node has no branch to itself), so a shard it comes
- * to lead after an election is handed to another voter at once
- * (hand_to(): not libraft's own pick, which may be a dead voter).
- *
  * The coordinator's own death.  Its participants are alive and hold
  * their yes votes (P_VOTED) with no decision coming: a vote older than
  * VOTED_WAIT_NS is asked about as an orphan is, and the answer goes to
@@ -309,28 +304,6 @@ static void stuck_check(struct kv_node *n)
 	}
 }
 
-/*
- * Whom the client hands a shard to: the voters it heard from last (on
- * the read service) first, the next one at each new try, so that a
- * dead node (which libraft's own pick, the most up-to-date voter, may
- * be when nothing was appended since it died) is not tried forever.
- */
-static uint32_t hand_to(struct kv_node *n, struct kv_group *gr)
-{
-	uint32_t order[KV_MAX_NODES], k = 0, i, j;
-
-	for (i = 1; i <= n->cfg.nnodes; i++) {
-		if (i == n->cfg.self)
-			continue;
-		for (j = k; j > 0 && n->heard_ns[order[j - 1]] < n->heard_ns[i];
-		     j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-		k++;
-	}
-	return k ? order[gr->xfer_tries++ % k] : 0;
-}
-
 void kv_fo_tick(struct kv_node *n)
 {
 	uint64_t now = now_ns();
@@ -352,21 +325,10 @@ void kv_fo_tick(struct kv_node *n)
 	}
 	dlog_barrier(n);
 	for (s = 0; s < n->cfg.no.nshard; s++) {
-		struct kv_group *gr = &n->grp[s];
 		struct scan sc = { n, s, false };
 
 		if (!leads(n, s)) {
 			n->led_term[s] = 0;
-			continue;
-		}
-		/* the client takes no part in its own transactions */
-		if (n->client && !gr->xfer_busy) {
-			gr->xfer.data = gr;
-			if (!raft_transfer(&gr->raft, &gr->xfer,
-					   hand_to(n, gr), kv_xfer_done)) {
-				gr->xfer_busy = true;
-				n->st.handed_off++;
-			}
 			continue;
 		}
 		if (n->led_term[s] != term_of(n, s)) {

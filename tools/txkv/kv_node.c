@@ -591,7 +591,7 @@ static void order_commit(struct kv_node *n, struct kv_order *o)
 
 		if (!nw)
 			continue;
-		if (!leader || leader == n->cfg.self) {
+		if (!leader) {
 			order_abort(n, o, &n->cst.abort_leader);
 			return;
 		}
@@ -931,8 +931,6 @@ static void rd_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 
 	if (len < 4 || len > sizeof(m))
 		return;
-	if (node <= n->cfg.nnodes)
-		n->heard_ns[node] = now_ns();
 	memcpy(&m, msg, len);
 	memcpy(&magic, &m, 4);
 	if (le32toh(magic) == KV_RD_REQ)

@@ -70,7 +70,6 @@ struct kv_node_stats {
 	uint64_t resolved_commit, resolved_abort;	/* applied by us */
 	uint64_t stuck_acked;	/* decisions ACKed once the log had them */
 	uint64_t learned;	/* our votes decided by another's answer */
-	uint64_t handed_off;	/* shard leaderships handed away (client) */
 };
 
 /* the client's (coordinator's) view */

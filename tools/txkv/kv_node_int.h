@@ -121,7 +121,6 @@ struct kv_group {
 	struct raft_fsm fsm;		/* shards: ours */
 	struct txraft_dlog *dlog;	/* the decision log's group */
 	struct raft_transfer xfer;
-	unsigned int xfer_tries;	/* hand-offs asked (kv_failover.c) */
 	bool inited, closed, xfer_busy;
 };
 
@@ -201,7 +200,6 @@ struct kv_node {
 	bool barrier_busy[KV_MAX_SHARDS];
 	uint32_t barrier_waiters[KV_MAX_SHARDS];
 	bool closing;		/* kv_node_close(): propose nothing more */
-	uint64_t heard_ns[KV_MAX_NODES + 1];	/* read service, per node */
 	/* failover (kv_failover.c) */
 	bool dlog_barrier_busy;
 	struct kv_ask_q *askq;		/* asks waiting for a barrier */

@@ -560,15 +560,14 @@ int main(int argc, char **argv)
 		       (unsigned long long)ns.votes_no,
 		       (unsigned long long)ns.decides,
 		       (unsigned long long)ns.reads_served, cpu_s() - c0);
-		if (ns.orphans || ns.answers || ns.stuck_acked ||
-		    ns.handed_off)
-			printf("txkv: node %u: failover: %llu transactions left prepared by another leader, %llu COMMITs and %llu ABORTs applied for them, %llu decisions told, %llu ACKed late, %llu shards handed off\n",
+		if (ns.orphans || ns.answers || ns.stuck_acked || ns.learned)
+			printf("txkv: node %u: failover: %llu transactions left prepared by another leader, %llu COMMITs and %llu ABORTs applied for them, %llu of our votes decided by an answer, %llu decisions told, %llu ACKed late\n",
 			       self, (unsigned long long)ns.orphans,
 			       (unsigned long long)ns.resolved_commit,
 			       (unsigned long long)ns.resolved_abort,
+			       (unsigned long long)ns.learned,
 			       (unsigned long long)ns.answers,
-			       (unsigned long long)ns.stuck_acked,
-			       (unsigned long long)ns.handed_off);
+			       (unsigned long long)ns.stuck_acked);
 	}
 	kv_node_close(node);
 	return ret;

@@ -312,6 +312,15 @@ static unsigned int held(uint32_t id)
 	       txn_part_walk(txn_node_part(apps[id].n), count_p, NULL);
 }
 
+/* branches of a coordinator's transactions: two others, or one and itself */
+static bool self_branch;
+
+static void branches(uint32_t coord, uint32_t *o1, uint32_t *o2)
+{
+	*o1 = coord % NODES + 1;
+	*o2 = self_branch ? coord : *o1 % NODES + 1;
+}
+
 /* begin what the window allows on the coordinators */
 static void feed(unsigned long per_coord, const uint32_t *coords,
 		 unsigned int ncoords)
@@ -322,9 +331,10 @@ static void feed(unsigned long per_coord, const uint32_t *coords,
 		/* the branches live until DONE: one static set per node */
 		static struct txn_branch brs[NODES + 1][2];
 		struct app *a = &apps[coords[k]];
-		uint32_t o1 = coords[k] % NODES + 1, o2 = o1 % NODES + 1;
 		struct txn_branch *br = brs[coords[k]];
+		uint32_t o1, o2;
 
+		branches(coords[k], &o1, &o2);
 		br[0] = (struct txn_branch){ o1, sizeof(payload), payload };
 		br[1] = (struct txn_branch){ o2, sizeof(payload), payload };
 		while (a->begun < per_coord) {
@@ -389,8 +399,9 @@ static void run(unsigned long per_coord, const uint32_t *coords,
 	/* atomicity and completeness, over every transaction begun */
 	for (k = 0; k < ncoords; k++) {
 		struct app *a = &apps[coords[k]];
-		uint32_t o1 = coords[k] % NODES + 1, o2 = o1 % NODES + 1;
+		uint32_t o1, o2;
 
+		branches(coords[k], &o1, &o2);
 		commits += a->commits;
 		aborts += a->aborts;
 		for (e = 1; e < EPOCHS; e++)
@@ -442,6 +453,21 @@ static void test_plain(void)
 		 (unsigned long long)st.records_out,
 		 (unsigned long long)st.batches_out,
 		 (unsigned long long)st.lost);
+	stop();
+}
+
+/*
+ * Each coordinator a participant of its own transactions: its records
+ * to itself never touch the transport and everything else holds
+ */
+static void test_self(void)
+{
+	static const uint32_t coords[] = { 1, 2 };
+
+	start();
+	self_branch = true;
+	run(5000, coords, 2, NULL, NULL, "2 coordinators x 5,000, each its own participant");
+	self_branch = false;
 	stop();
 }
 
@@ -552,6 +578,7 @@ static void test_coordinator_restart(void)
 
 static const struct tap_test tests[] = {
 	TAP_TEST(test_plain, "2PC over TCP, 3 nodes, 2 coordinators: atomic, every transaction decided, batched"),
+	TAP_TEST(test_self, "a coordinator that takes part in its own transactions: atomic, all decided"),
 	TAP_TEST(test_batching, "a corked window: one batch per participant; votes made in hooks: one batch per poll"),
 	TAP_TEST(test_participant_restart, "a participant closed and reopened midway: atomic, all decided, nobody in doubt"),
 	TAP_TEST(test_coordinator_restart, "a coordinator reopened under a new epoch: logged COMMITs restored, the rest presumed aborted"),
