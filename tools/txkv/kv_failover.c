@@ -122,10 +122,11 @@ static struct kv_orphan *orphan_find(struct kv_node *n,
 	return NULL;
 }
 
-/* a question for the decision log, waiting for a barrier */
+/* a question for a decision log (its client's), waiting for a barrier */
 struct kv_ask_q {
 	uint32_t from, shard;
 	struct txn_id id;
+	bool ready;		/* the barrier under way covers it */
 };
 
 static void told(struct kv_node *n, uint32_t to, uint32_t s,
@@ -138,55 +139,86 @@ bool kv_fo_fenced(const struct kv_node *n)
 	return !leads(n, g) || term_of(n, g) != n->client_term;
 }
 
-static void dlog_barrier_done(struct raft_barrier *req, int status)
+/* drop the questions of client @c's log (@ready: those covered only) */
+static void askq_drop(struct kv_node *n, uint32_t c, bool ready)
 {
-	struct kv_barrier *b = (struct kv_barrier *)req;
-	struct kv_node *n = b->n;
-	unsigned int g = g_dlog(n), i, k = n->askq_ready;
-	uint64_t term = b->term;
+	unsigned int i, k = 0;
 
-	n->dlog_barrier_busy = false;
-	free(b);
-	if (k > n->naskq)
-		k = n->naskq;	/* the queue was dropped meanwhile */
-	if (status || !leads(n, g) || term_of(n, g) != term) {
-		/* not the leader after all: the askers ask again */
-		n->naskq = 0;
-		n->askq_ready = 0;
-		return;
-	}
-	/* the questions that came before the barrier was proposed */
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < n->naskq; i++) {
 		struct kv_ask_q *q = &n->askq[i];
 
-		told(n, q->from, q->shard, &q->id,
-		     txraft_dlog_holds(n->grp[g].dlog, &q->id) ?
-		     TXRDMA_TXN_COMMIT : TXRDMA_TXN_ABORT);
+		if (q->id.coord == c && (!ready || q->ready))
+			continue;
+		n->askq[k++] = *q;
 	}
-	memmove(n->askq, n->askq + k, (n->naskq - k) * sizeof(*n->askq));
-	n->naskq -= k;
-	n->askq_ready = 0;
+	n->naskq = k;
 }
 
-/* a barrier on the decision log for the questions queued so far */
+struct kv_dlog_barrier {
+	struct raft_barrier req;
+	struct kv_node *n;
+	uint32_t c;		/* whose log */
+	uint64_t term;
+};
+
+static void dlog_barrier_done(struct raft_barrier *req, int status)
+{
+	struct kv_dlog_barrier *b = (struct kv_dlog_barrier *)req;
+	struct kv_node *n = b->n;
+	uint32_t c = b->c;
+	unsigned int g = g_dlog_of(n, c), i;
+	uint64_t term = b->term;
+
+	n->dlog_barrier_busy[c] = false;
+	free(b);
+	if (!status && leads(n, g) && term_of(n, g) == term) {
+		/* the questions that came before the barrier was proposed */
+		for (i = 0; i < n->naskq; i++) {
+			struct kv_ask_q *q = &n->askq[i];
+
+			if (q->id.coord != c || !q->ready)
+				continue;
+			told(n, q->from, q->shard, &q->id,
+			     txraft_dlog_holds(n->grp[g].dlog, &q->id) ?
+			     TXRDMA_TXN_COMMIT : TXRDMA_TXN_ABORT);
+		}
+	}
+	/* answered, or not the leader after all: the askers ask again */
+	askq_drop(n, c, true);
+}
+
+/* a barrier on each log we lead for the questions queued for it */
 static void dlog_barrier(struct kv_node *n)
 {
-	unsigned int g = g_dlog(n);
-	struct kv_barrier *b;
+	unsigned int i;
+	uint32_t c;
 
-	if (n->dlog_barrier_busy || !n->naskq || !leads(n, g))
-		return;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return;
-	b->n = n;
-	b->term = term_of(n, g);
-	if (raft_barrier(&n->grp[g].raft, &b->req, dlog_barrier_done)) {
-		free(b);
-		return;
+	for (c = 1; c <= n->cfg.nclients; c++) {
+		unsigned int g = g_dlog_of(n, c);
+		struct kv_dlog_barrier *b;
+		bool any = false;
+
+		if (n->dlog_barrier_busy[c] || !leads(n, g))
+			continue;
+		for (i = 0; i < n->naskq && !any; i++)
+			any = n->askq[i].id.coord == c;
+		if (!any)
+			continue;
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return;
+		b->n = n;
+		b->c = c;
+		b->term = term_of(n, g);
+		if (raft_barrier(&n->grp[g].raft, &b->req, dlog_barrier_done)) {
+			free(b);
+			continue;
+		}
+		n->dlog_barrier_busy[c] = true;
+		for (i = 0; i < n->naskq; i++)
+			if (n->askq[i].id.coord == c)
+				n->askq[i].ready = true;
 	}
-	n->dlog_barrier_busy = true;
-	n->askq_ready = n->naskq;
 }
 
 static void ask_to(struct kv_node *n, struct kv_orphan *o, uint32_t to)
@@ -204,10 +236,11 @@ static void ask_to(struct kv_node *n, struct kv_orphan *o, uint32_t to)
 		txn_transport_send(n->rd_t, to, &q, sizeof(q));
 }
 
-/* its coordinator, and the decision log's leader if another */
+/* its coordinator, and its decision log's leader if another */
 static void ask(struct kv_node *n, struct kv_orphan *o)
 {
-	uint32_t dl = kv_node_leader(n, g_dlog(n));
+	uint32_t dl = has_dlog(n, o->id.coord) ?
+		      kv_node_leader(n, g_dlog_of(n, o->id.coord)) : 0;
 
 	o->asked_ns = now_ns();
 	ask_to(n, o, o->id.coord);
@@ -307,7 +340,7 @@ static void stuck_check(struct kv_node *n)
 void kv_fo_tick(struct kv_node *n)
 {
 	uint64_t now = now_ns();
-	uint32_t s, i;
+	uint32_t s, i, c;
 
 	if (now < n->fo_next_ns)
 		return;
@@ -318,11 +351,10 @@ void kv_fo_tick(struct kv_node *n)
 		n->cst.log_failed++;
 		kv_node_client_stop(n);
 	}
-	if (!leads(n, g_dlog(n))) {
-		/* the questions go to the next leader */
-		n->naskq = 0;
-		n->askq_ready = 0;
-	}
+	/* the questions for logs we no longer lead go to the next leader */
+	for (c = 1; c <= n->cfg.nclients; c++)
+		if (!leads(n, g_dlog_of(n, c)) && !n->dlog_barrier_busy[c])
+			askq_drop(n, c, false);
 	dlog_barrier(n);
 	for (s = 0; s < n->cfg.no.nshard; s++) {
 		struct scan sc = { n, s, false };
@@ -439,14 +471,16 @@ static void on_ask(struct kv_node *n, uint32_t from, uint32_t s,
 	bool ours = id->coord == n->cfg.self && id->epoch == n->cfg.epoch;
 	uint32_t d;
 
-	if (ours && !(n->client && kv_fo_fenced(n) && leads(n, g_dlog(n)))) {
+	if (ours && !(n->client && kv_fo_fenced(n) &&
+		      leads(n, g_dlog(n)))) {
 		/* our coordinator's own rule, fenced or not */
 		d = decision_of(n, id);
 		if (d)
 			told(n, from, s, id, d);
 		return;
 	}
-	if (!leads(n, g_dlog(n)) || from > n->cfg.nnodes)
+	if (!has_dlog(n, id->coord) || !leads(n, g_dlog_of(n, id->coord)) ||
+	    from > n->cfg.nnodes)
 		return;
 	/* the log answers, after a barrier proposed from now on */
 	if (n->naskq == n->askq_cap) {
@@ -461,7 +495,7 @@ static void on_ask(struct kv_node *n, uint32_t from, uint32_t s,
 		n->askq = q;
 		n->askq_cap = cap;
 	}
-	n->askq[n->naskq++] = (struct kv_ask_q){ from, s, *id };
+	n->askq[n->naskq++] = (struct kv_ask_q){ from, s, *id, false };
 	dlog_barrier(n);
 }
 

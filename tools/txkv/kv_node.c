@@ -41,8 +41,11 @@
  * dies: the decision log's next leader answers for it
  * (kv_failover.c).
  *
+ * Several clients: nodes 1..nclients may each run one, each with a
+ * decision log of its own (group nshard + c - 1).
+ *
  * Not here yet (issue 16's next steps): one-sided reads by RDMA READ
- * from the shards' exported tables on txrdma; several clients.
+ * from the shards' exported tables on txrdma.
  */
 #include <endian.h>
 #include <errno.h>
@@ -915,6 +918,8 @@ bool kv_node_synced(struct kv_node *n)
 
 size_t kv_node_decisions_held(const struct kv_node *n)
 {
+	if (!has_dlog(n, n->cfg.self))
+		return 0;
 	return txraft_dlog_count(n->grp[g_dlog(n)].dlog);
 }
 
@@ -1215,6 +1220,7 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 	if (!cfg->self || cfg->self > cfg->nnodes || cfg->nnodes < 3 ||
 	    cfg->nnodes > KV_MAX_NODES || cfg->no.nshard < 2 ||
 	    cfg->no.nshard > KV_MAX_SHARDS || !cfg->epoch || !tsize ||
+	    cfg->nclients > cfg->nnodes ||
 	    !cfg->no.ndist || cfg->no.nitem < 2 * KV_NO_LINES ||
 	    (cfg->backend != TXN_BACKEND_TCP &&
 	     cfg->backend != TXN_BACKEND_TXRDMA))
@@ -1223,7 +1229,9 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 	if (!n)
 		return -ENOMEM;
 	n->cfg = *cfg;
-	n->ngroups = g_dlog(n) + 1;
+	if (!n->cfg.nclients)
+		n->cfg.nclients = 1;
+	n->ngroups = KV_GROUPS(cfg->no.nshard, n->cfg.nclients);
 	n->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (n->epfd < 0) {
 		free(n);
@@ -1274,14 +1282,14 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 		if ((ret = epoll_add(n, txn_transport_fd(gr->t))))
 			goto fail;
 	}
-	ret = open_transport(n, g_dlog(n) + 1, &txn_node_transport_cb, NULL,
+	ret = open_transport(n, n->ngroups, &txn_node_transport_cb, NULL,
 			     &n->txn_t);
 	if (ret)
 		goto fail;
 	ret = txn_node_open(&n->txn, &nc, n->txn_t, &txn_hooks, n);
 	if (ret)
 		goto fail;
-	ret = open_transport(n, g_dlog(n) + 2, &rd_cb, n, &n->rd_t);
+	ret = open_transport(n, n->ngroups + 1, &rd_cb, n, &n->rd_t);
 	if (ret)
 		goto fail;
 	if ((ret = epoll_add(n, txn_transport_fd(n->txn_t))) ||
@@ -1374,7 +1382,7 @@ int kv_node_start(struct kv_node *n)
 		struct kv_group *gr = &n->grp[g];
 		struct raft_fsm *fsm;
 
-		if (g == g_dlog(n)) {
+		if (g >= n->cfg.no.nshard) {
 			if (txraft_dlog_new(&gr->dlog)) {
 				ret = -ENOMEM;
 				break;
@@ -1547,6 +1555,8 @@ int kv_node_client_start(struct kv_node *n, uint32_t window, uint64_t seed,
 		return -EINVAL;
 	if (n->client)
 		return -EBUSY;
+	if (!has_dlog(n, n->cfg.self))
+		return -EINVAL;
 	if (!leads(n, g_dlog(n)))
 		return -EAGAIN;
 	if (!n->shared) {
@@ -1654,7 +1664,9 @@ unsigned int kv_node_client_in_doubt(const struct kv_node *n,
 
 bool kv_node_decision_held(const struct kv_node *n, const struct txn_id *id)
 {
-	return txraft_dlog_holds(n->grp[g_dlog(n)].dlog, id);
+	if (!has_dlog(n, id->coord))
+		return false;
+	return txraft_dlog_holds(n->grp[g_dlog_of(n, id->coord)].dlog, id);
 }
 
 void kv_node_client_history_add(struct kv_node *n, const struct kv_doubt *d,

@@ -2,18 +2,19 @@
 /*
  * A txkv node: one database process of the cluster, on the public API
  * only.  Every node holds a replica of every shard and of the
- * coordinators' decision log, each a Raft group of its own (libraft on
+ * coordinators' decision logs, each a Raft group of its own (libraft on
  * libtxrdma_raft's raft_io), and runs a transaction-layer node (two-
  * phase commit) and a read service.  The node that leads a shard's
- * group is that shard's participant; the node that leads the decision
- * log may run the client (the coordinator of new orders).  See
- * kv_node.c for the design.
+ * group is that shard's participant.  Nodes 1..nclients may run a
+ * client (a coordinator of new orders), each with a decision log of
+ * its own that it leads.  See kv_node.c for the design.
  *
  * Transports, one per group (txrdma endpoint pairs, or TCP to compare):
- * shard s is group s, the decision log group nshard, two-phase commit
- * nshard + 1, reads nshard + 2.  On txrdma node n of group g listens on
- * service base + 16 g + n; on TCP at port base + 16 g + n, or on a port
- * of the system's choosing when base is 0 (kv_node_port() tells which).
+ * shard s is group s, client c's decision log group nshard + c - 1,
+ * two-phase commit nshard + nclients, reads nshard + nclients + 1.  On
+ * txrdma node n of group g listens on service base + 16 g + n; on TCP
+ * at port base + 16 g + n, or on a port of the system's choosing when
+ * base is 0 (kv_node_port() tells which).
  *
  * One thread drives a node: kv_node_poll().
  */
@@ -31,7 +32,10 @@
 
 #define KV_MAX_NODES	7
 #define KV_MAX_SHARDS	8
-#define KV_GROUPS(nshard)	((nshard) + 3)
+/* groups (and transports: + 2) of @nshard shards and @nclients clients */
+#define KV_GROUPS(nshard, nclients)	((nshard) + (nclients))
+#define KV_PORTS(nshard, nclients)	(KV_GROUPS(nshard, nclients) + 2)
+#define KV_MAX_GROUPS	KV_GROUPS(KV_MAX_SHARDS, KV_MAX_NODES)
 
 struct kv_node_cfg {
 	uint32_t self;		/* 1..nnodes */
@@ -45,7 +49,8 @@ struct kv_node_cfg {
 	 * short): prefer[g], 0 for none.  Raft decides; this only places
 	 * the first leaders apart.
 	 */
-	uint32_t prefer[KV_GROUPS(KV_MAX_SHARDS)];
+	uint32_t prefer[KV_MAX_GROUPS];
+	uint32_t nclients;	/* nodes 1..nclients may run a client; 0: 1 */
 	uint32_t max_msg;	/* transport messages, 0: 16 KiB */
 	uint32_t ep_flags;	/* txrdma: TXRDMA_EP_F_RX_AHEAD, ... */
 	/*

@@ -170,7 +170,7 @@ struct kv_order {
 struct kv_node {
 	struct kv_node_cfg cfg;
 	unsigned int ngroups;
-	struct kv_group grp[KV_GROUPS(KV_MAX_SHARDS)];
+	struct kv_group grp[KV_MAX_GROUPS];
 	struct kv_shard *shard[KV_MAX_SHARDS];
 	void *table[KV_MAX_SHARDS];
 	struct txn_transport *txn_t, *rd_t;
@@ -186,7 +186,7 @@ struct kv_node {
 	struct kv_no_tally own_tally;
 	struct kv_no_tally *tally;	/* own_tally, or kv_node_client_share()'s */
 	bool shared;			/* tally and hist are the caller's */
-	uint64_t client_term;		/* the decision log's, at client start */
+	uint64_t client_term;		/* our decision log's, at client start */
 	struct kv_client_stats cst;
 	uint64_t *lat;
 	size_t nlat, lat_cap;
@@ -201,9 +201,9 @@ struct kv_node {
 	uint32_t barrier_waiters[KV_MAX_SHARDS];
 	bool closing;		/* kv_node_close(): propose nothing more */
 	/* failover (kv_failover.c) */
-	bool dlog_barrier_busy;
+	bool dlog_barrier_busy[KV_MAX_NODES + 1];	/* per client's log */
 	struct kv_ask_q *askq;		/* asks waiting for a barrier */
-	unsigned int naskq, askq_cap, askq_ready;
+	unsigned int naskq, askq_cap;
 	uint64_t led_term[KV_MAX_SHARDS];	/* a barrier of ours went
 						 * through in this term */
 	uint64_t fo_next_ns;			/* the next kv_fo_tick() */
@@ -218,9 +218,21 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* the decision log of client (coordinator) node @c; is there one? */
+static inline unsigned int g_dlog_of(const struct kv_node *n, uint32_t c)
+{
+	return n->cfg.no.nshard + c - 1;
+}
+
+static inline bool has_dlog(const struct kv_node *n, uint32_t c)
+{
+	return c >= 1 && c <= n->cfg.nclients;
+}
+
+/* our own (only when has_dlog(n, self)) */
 static inline unsigned int g_dlog(const struct kv_node *n)
 {
-	return n->cfg.no.nshard;
+	return g_dlog_of(n, n->cfg.self);
 }
 
 static inline bool leads(const struct kv_node *n, unsigned int g)

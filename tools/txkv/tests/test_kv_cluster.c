@@ -30,6 +30,7 @@
 
 static struct kv_node *nd[N + 1];
 static bool frozen[N + 1];	/* a node that stopped: never polled */
+static uint32_t nclients = 1;	/* nodes 1..nclients may run clients */
 static const struct kv_no_cfg no = { .nshard = NSHARD, .ndist = 10,
 				     .nitem = 200 };
 
@@ -71,8 +72,9 @@ static bool leaders_placed(void)
 		for (g = 0; g < NSHARD; g++)
 			if (kv_node_leader(nd[i], g) != g + 2)
 				return false;
-		if (kv_node_leader(nd[i], NSHARD) != 1)
-			return false;
+		for (g = 1; g <= nclients; g++)
+			if (kv_node_leader(nd[i], NSHARD + g - 1) != g)
+				return false;
 	}
 	return true;
 }
@@ -132,8 +134,15 @@ static bool node_open(unsigned int i)
 	struct kv_node_cfg c = {
 		.self = i, .nnodes = N, .no = no,
 		.backend = TXN_BACKEND_TCP, .epoch = 1, .base = base,
-		.prefer = { 2, 3, 1 }, .wal_flags = TXRAFT_STORE_NOSYNC,
+		.wal_flags = TXRAFT_STORE_NOSYNC, .nclients = nclients,
 	};
+	unsigned int k;
+
+	/* shard s led by node s + 2, client c's decision log by c */
+	c.prefer[0] = 2;
+	c.prefer[1] = 3;
+	for (k = 1; k <= nclients; k++)
+		c.prefer[NSHARD + k - 1] = k;
 
 	if (wal_root[0]) {
 		snprintf(dir, sizeof(dir), "%s/n%u", wal_root, i);
@@ -148,13 +157,13 @@ static bool node_open(unsigned int i)
 static void node_peers(unsigned int i)
 {
 	struct in_addr lo = { htonl(INADDR_LOOPBACK) };
-	int ports[KV_GROUPS(NSHARD)];
+	int ports[KV_PORTS(NSHARD, N)];
 	unsigned int j, g;
 
 	for (j = 1; j <= N; j++) {
 		if (j == i)
 			continue;
-		for (g = 0; g < KV_GROUPS(NSHARD); g++)
+		for (g = 0; g < KV_PORTS(NSHARD, nclients); g++)
 			ports[g] = kv_node_port(nd[j], g);
 		TAP_CHECK_INT(kv_node_add_peer(nd[i], j, NULL, &lo, ports), 0);
 	}
@@ -489,28 +498,15 @@ static bool pair_settled(void)
 	return true;
 }
 
-/* one of nodes 2 and 3 leads the decision log, and both know it */
-static bool client_done_l(void)
-{
-	return kv_node_client_done(nd[sa]);
-}
+static unsigned int victim;	/* the node that stops */
 
+/* the victim's decision log is led by a survivor, and both know it */
 static bool dlog_moved(void)
 {
-	uint32_t l = kv_node_leader(nd[2], NSHARD);
+	uint32_t l = kv_node_leader(nd[sa], NSHARD + victim - 1);
 
-	return (l == 2 || l == 3) && kv_node_leader(nd[3], NSHARD) == l;
-}
-
-/* no shard holds a transaction prepared on nodes 2 and 3 */
-static bool orphans_gone(void)
-{
-	unsigned int g;
-
-	for (g = 0; g < NSHARD; g++)
-		if (kv_node_prepared(nd[2], g) || kv_node_prepared(nd[3], g))
-			return false;
-	return true;
+	return l && l != victim &&
+	       kv_node_leader(nd[sb], NSHARD + victim - 1) == l;
 }
 
 struct doubt_ctx {
@@ -525,8 +521,9 @@ static void doubt_one(void *ctx, const struct kv_doubt *d)
 	/* committed if the log holds it: count it, known at "now" */
 	if (kv_node_decision_held(nd[c->leader], &d->id)) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		kv_node_client_history_add(nd[1], d, (uint64_t)ts.tv_sec *
-					   1000000000ULL + ts.tv_nsec);
+		kv_node_client_history_add(nd[victim], d,
+					   (uint64_t)ts.tv_sec * 1000000000ULL +
+					   ts.tv_nsec);
 		c->held++;
 	} else {
 		c->dropped++;
@@ -541,104 +538,166 @@ static uint64_t committed_by(unsigned int i)
 	return cs.committed;
 }
 
+static bool running[N + 1];	/* a client runs there */
+
+static bool clients_done(void)
+{
+	unsigned int i;
+
+	for (i = 1; i <= N; i++)
+		if (running[i] && !frozen[i] && !kv_node_client_done(nd[i]))
+			return false;
+	return true;
+}
+
 /*
- * Node 1, the client and the decision log's leader, stops dead with
- * orders in flight.  Nodes 2 and 3 elect a leader of the decision log;
- * the shards' leaders resolve the dead coordinator's prepared
- * transactions with it (COMMIT if the log holds one, else ABORT); a
- * new client there goes on with the same tally and history.  The
- * orders that were in doubt count as committed exactly when the log
- * holds their COMMIT; then both survivors' replicas are identical,
- * nothing is locked, every record agrees with the tally and the whole
- * history of both clients is strictly serializable.
+ * Clients on the nodes of @before run with one tally and one history;
+ * node @v, one of them, stops dead with orders in doubt and
+ * transactions prepared; the clients of @after (the survivors' own,
+ * started now if they were not running) go on for 300 orders each.
+ * The victim's decision log gets a new leader, which answers for its
+ * transactions; the victim's orders in doubt count as committed
+ * exactly when its log holds their COMMIT.  Then both survivors'
+ * replicas are identical, nothing is locked, every record agrees with
+ * the tally, and the history of every client is strictly serializable.
  */
-static void test_coord_failover(void)
+static void clients_kill(uint32_t before, uint32_t v, uint32_t after)
 {
 	struct kv_no_tally tally = { 0 };
 	struct kv_history *hist = NULL;
 	struct kv_node_stats st;
 	struct doubt_ctx dc = { 0 };
-	double t_kill, end;
-	unsigned int l = 0, i, g;
-	uint64_t answers = 0, resolved = 0;
+	uint64_t at_kill[N + 1] = { 0 };
+	uint64_t answers = 0, resolved = 0, total = 0;
+	double t_kill, t_back = 0, end;
+	unsigned int i, g;
+	bool more;
 	char why[256];
 
+	nclients = N;
+	victim = v;
+	sa = v == 1 ? 2 : 1;
+	sb = v == 3 ? 2 : 3;
+	memset(running, 0, sizeof(running));
 	if (kv_no_tally_init(&tally, &no) || kv_hist_new(&hist)) {
 		TAP_CHECK(0);
 		goto out;
 	}
 	if (!cluster_up())
 		goto out;
-	TAP_CHECK_INT(kv_node_client_share(nd[1], &tally, hist), 0);
-	TAP_CHECK_INT(kv_node_client_start(nd[1], 8, 11, 0), 0);
+	for (i = 1; i <= N; i++)
+		TAP_CHECK_INT(kv_node_client_share(nd[i], &tally, hist), 0);
+	for (i = 1; i <= N; i++) {
+		if (!(before & 1U << i))
+			continue;
+		TAP_CHECK_INT(kv_node_client_start(nd[i], 8, 10 + i, 0), 0);
+		running[i] = true;
+	}
 	end = now_s() + 60;
 	while (now_s() < end &&
-	       (committed_by(1) < 200 ||
-		!kv_node_client_in_doubt(nd[1], NULL, NULL) ||
+	       (committed_by(v) < 200 ||
+		!kv_node_client_in_doubt(nd[v], NULL, NULL) ||
 		!(kv_node_prepared(nd[2], 0) + kv_node_prepared(nd[3], 1))))
 		poll_all();
-	frozen[1] = true;
+	frozen[v] = true;
 	t_kill = now_s();
-	tap_diag("node 1 stops after %llu commits, %u orders in doubt",
-		 (unsigned long long)committed_by(1),
-		 kv_node_client_in_doubt(nd[1], NULL, NULL));
-	TAP_CHECK(wait_for(dlog_moved, 30));
-	l = kv_node_leader(nd[2], NSHARD);
-	sa = l;
-	sb = l == 2 ? 3 : 2;
-	TAP_CHECK(wait_for(orphans_gone, 30));
-	tap_diag("node %u leads the decision log; no transaction prepared "
-		 "on the survivors %.2f s after the stop", l,
-		 now_s() - t_kill);
-	/* the log's replica on the new leader decides the doubtful ones */
-	dc.leader = l;
-	kv_node_client_in_doubt(nd[1], doubt_one, &dc);
-	tap_diag("orders in doubt: %u committed (held by the log), %u not",
-		 dc.held, dc.dropped);
-
-	TAP_CHECK_INT(kv_node_client_share(nd[l], &tally, hist), 0);
-	TAP_CHECK_INT(kv_node_client_start(nd[l], 8, 12, 0), 0);
-	end = now_s() + 60;
-	while (now_s() < end && committed_by(l) < 300)
+	tap_diag("node %u stops after %llu commits of its own, %u orders in "
+		 "doubt", v, (unsigned long long)committed_by(v),
+		 kv_node_client_in_doubt(nd[v], NULL, NULL));
+	for (i = 1; i <= N; i++) {
+		if (!(after & 1U << i))
+			continue;
+		at_kill[i] = running[i] ? committed_by(i) : 0;
+		if (!running[i]) {
+			TAP_CHECK_INT(kv_node_client_start(nd[i], 8, 20 + i,
+							   0), 0);
+			running[i] = true;
+		}
+	}
+	end = t_kill + 60;
+	do {
 		poll_all();
-	tap_diag("new client on node %u: %llu orders committed, %.2f s "
-		 "after the stop", l, (unsigned long long)committed_by(l),
+		more = false;
+		for (i = 1; i <= N; i++) {
+			if (!(after & 1U << i))
+				continue;
+			if (committed_by(i) < at_kill[i] + 300)
+				more = true;
+			if (!t_back && committed_by(i) > at_kill[i] + 8)
+				t_back = now_s();
+		}
+	} while (more && now_s() < end);
+	TAP_CHECK(!more);
+	tap_diag("survivors' clients commit again %.2f s after the stop, "
+		 "300 orders each in %.2f s", t_back ? t_back - t_kill : -1.0,
 		 now_s() - t_kill);
-	TAP_CHECK(committed_by(l) >= 300);
-	kv_node_client_stop(nd[l]);
-	TAP_CHECK(wait_for(client_done_l, 60));
-	TAP_CHECK_INT(kv_node_sync(nd[l]), 0);
+	for (i = 1; i <= N; i++)
+		if (running[i] && !frozen[i])
+			kv_node_client_stop(nd[i]);
+	TAP_CHECK(wait_for(clients_done, 60));
+	TAP_CHECK(wait_for(dlog_moved, 30));
+	TAP_CHECK_INT(kv_node_sync(nd[sa]), 0);
 	TAP_CHECK(wait_for(pair_settled, 30));
-	for (i = 2; i <= 3; i++) {
+	/* the victim's log, as its new leader holds it, decides its doubts */
+	dc.leader = kv_node_leader(nd[sa], NSHARD + v - 1);
+	kv_node_client_in_doubt(nd[v], doubt_one, &dc);
+	tap_diag("node %u's orders in doubt: %u committed (held by its log, "
+		 "led by node %u now), %u not", v, dc.held, dc.leader,
+		 dc.dropped);
+	for (i = 1; i <= N; i++) {
+		if (i == v)
+			continue;
 		kv_node_stats(nd[i], &st);
 		answers += st.answers;
 		resolved += st.resolved_commit + st.resolved_abort +
 			    st.learned;
+		if (running[i])
+			total += committed_by(i);
 	}
-	tap_diag("survivors: %llu orphans resolved, %llu answers given",
-		 (unsigned long long)resolved, (unsigned long long)answers);
+	tap_diag("survivors: %llu transactions of node %u resolved, %llu "
+		 "answers given", (unsigned long long)resolved, v,
+		 (unsigned long long)answers);
 	TAP_CHECK(resolved > 0);
 	for (g = 0; g < NSHARD; g++) {
 		void *a, *b;
 		size_t la, lb;
 
-		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[2], g), &a,
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[sa], g), &a,
 						&la), 0);
-		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[3], g), &b,
+		TAP_CHECK_INT(kv_shard_snapshot(kv_node_shard(nd[sb], g), &b,
 						&lb), 0);
 		TAP_CHECK(la == lb && !memcmp(a, b, la));
 		free(a);
 		free(b);
 	}
-	TAP_CHECK_INT(check_node(2, &tally), 0);
-	TAP_CHECK_INT(check_node(3, &tally), 0);
-	TAP_CHECK_INT(kv_node_check_history(nd[l], why, sizeof(why)), 0);
-	tap_diag("history of %llu orders of two clients: %s",
-		 (unsigned long long)tally.committed, why);
+	TAP_CHECK_INT(check_node(sa, &tally), 0);
+	TAP_CHECK_INT(check_node(sb, &tally), 0);
+	TAP_CHECK_INT(kv_node_check_history(nd[sa], why, sizeof(why)), 0);
+	tap_diag("history of %llu orders of %u clients: %s",
+		 (unsigned long long)tally.committed,
+		 __builtin_popcount(before | after), why);
+	(void)total;
 out:
 	cluster_down();
 	kv_no_tally_free(&tally);
 	kv_hist_free(hist);
+	nclients = 1;
+}
+
+/* the only client's node stops; a client on node 2 takes over */
+static void test_coord_failover(void)
+{
+	clients_kill(1U << 1, 1, 1U << 2);
+}
+
+/*
+ * Three clients, one per node, each its own coordinator with its own
+ * decision log and a participant of the others' (and its own)
+ * transactions; node 3 (also shard 1's leader) stops dead
+ */
+static void test_clients(void)
+{
+	clients_kill(1U << 1 | 1U << 2 | 1U << 3, 3, 1U << 1 | 1U << 2);
 }
 
 static const struct tap_test tests[] = {
@@ -646,6 +705,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_failover, "a shard's leader stops with transactions prepared: the next resolves them, orders go on, none lost"),
 	TAP_TEST(test_restart, "on write-ahead files: the stopped leader comes back, catches up, all replicas equal"),
 	TAP_TEST(test_coord_failover, "the client's node stops: its transactions resolved from the decision log, a new client goes on, none lost"),
+	TAP_TEST(test_clients, "3 clients, one per node; a node stops dead: the others go on, one strictly serializable history, none lost"),
 };
 
 int main(void)
