@@ -35,25 +35,25 @@
  * shard it holds, the log has a decision, and it ACKs: the coordinator
  * then forgets the transaction instead of resending forever.
  *
- * The coordinator's own death.  Its participants are alive and hold
- * their yes votes (P_VOTED) with no decision coming: a vote older than
- * VOTED_WAIT_NS is asked about as an orphan is, and the answer goes to
- * the participant machine (txn_node_learned()) as the coordinator's
- * record would.  Orphans are asked of their
- * coordinator and of the decision log's leader.  A coordinator
- * (client) is fenced from the log for good once the log's term moves
- * past the one it began in (kv_fo_fenced(): txn_log() proposes
- * nothing any more, the client stops).  So a node that leads the
- * decision log in the current term can answer for every coordinator
- * but an unfenced itself: what such a coordinator logged in an earlier
- * term is in the log by the time a barrier of the current term went
- * through (Raft's leader completeness), and it logs nothing more;
+ * The coordinator's own death.  Each client logs its decisions in a
+ * decision log of its own (a Raft group it leads), and is fenced from
+ * it for good once the log's term moves past the one it began in
+ * (kv_fo_fenced(): txn_log() proposes nothing any more, the client
+ * stops).  So the node that leads client c's log in the current term
+ * can answer for c whenever c is not itself unfenced: whatever c
+ * logged is in the log once a barrier of the current term went
+ * through (Raft's leader completeness), and c logs nothing more;
  * COMMIT if the log holds the transaction, else ABORT.  The barrier is
  * proposed after the question arrived (as a ReadIndex would): a
  * deposed leader that still believes it leads cannot get one through,
- * so it never answers from a log that a later leader's coordinator has
- * moved past.  The dead coordinator's COMMITs stay held in the log (no
- * one collects their ACKs to forget them).
+ * so it never answers from a log that moved on without it.  Orphans
+ * are asked of their coordinator and of its log's leader.  The dead
+ * coordinator's participants are alive and hold their yes votes
+ * (P_VOTED) with no decision coming: a vote older than VOTED_WAIT_NS
+ * is asked about as an orphan is, and the answer goes to the
+ * participant machine (txn_node_learned()) as the coordinator's record
+ * would.  The dead coordinator's COMMITs stay held in its log (no one
+ * collects their ACKs to forget them).
  */
 #include <endian.h>
 #include <stddef.h>
