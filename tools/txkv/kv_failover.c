@@ -337,6 +337,20 @@ static void stuck_check(struct kv_node *n)
 	}
 }
 
+/* every group led as preferred, seen from here: steady timeouts */
+static void steady_check(struct kv_node *n)
+{
+	unsigned int g;
+
+	for (g = 0; g < n->ngroups; g++)
+		if (n->cfg.prefer[g] && kv_node_leader(n, g) != n->cfg.prefer[g])
+			return;
+	for (g = 0; g < n->ngroups; g++)
+		raft_set_election_timeout(&n->grp[g].raft,
+					  kv_election_ms(n, g));
+	n->steady = true;
+}
+
 void kv_fo_tick(struct kv_node *n)
 {
 	uint64_t now = now_ns();
@@ -345,6 +359,8 @@ void kv_fo_tick(struct kv_node *n)
 	if (now < n->fo_next_ns)
 		return;
 	n->fo_next_ns = now + FO_TICK_NS;
+	if (!n->steady)
+		steady_check(n);
 	/* a client whose log moved on stops (its txn_log() refuses too) */
 	if (n->client && !n->client_failed && kv_fo_fenced(n)) {
 		n->client_failed = true;

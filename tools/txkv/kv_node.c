@@ -1402,9 +1402,11 @@ int kv_node_start(struct kv_node *n)
 			break;
 		}
 		gr->inited = true;
+		/* short where preferred, until placed (kv_fo_tick()) */
 		raft_set_election_timeout(&gr->raft,
 					  n->cfg.prefer[g] == n->cfg.self ?
-					  300 : 1500);
+					  PLACING_ELECTION_MS :
+					  kv_election_ms(n, g));
 		raft_set_heartbeat_timeout(&gr->raft, 50);
 		raft_set_pre_vote(&gr->raft, true);
 		raft_set_snapshot_threshold(&gr->raft, 4096);

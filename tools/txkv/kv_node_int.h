@@ -200,6 +200,7 @@ struct kv_node {
 	bool barrier_busy[KV_MAX_SHARDS];
 	uint32_t barrier_waiters[KV_MAX_SHARDS];
 	bool closing;		/* kv_node_close(): propose nothing more */
+	bool steady;		/* placed once: steady election timeouts */
 	/* failover (kv_failover.c) */
 	bool dlog_barrier_busy[KV_MAX_NODES + 1];	/* per client's log */
 	struct kv_ask_q *askq;		/* asks waiting for a barrier */
@@ -239,6 +240,24 @@ static inline bool leads(const struct kv_node *n, unsigned int g)
 {
 	return n->grp[g].inited && raft_state((struct raft *)&n->grp[g].raft) ==
 	       RAFT_LEADER;
+}
+
+/*
+ * Election timeouts (ms).  The preferred node of a group starts with a
+ * short one, to win the first election; once every group is led as
+ * preferred, every node takes the steady ones (kv_fo_tick()): a leader
+ * also steps down when it has not heard a majority for that long, and
+ * a client whose decision log changes term is fenced for good, so the
+ * logs' timeout outlasts the stalls of a loaded TCG guest (seconds).
+ */
+#define PLACING_ELECTION_MS	300
+#define SHARD_ELECTION_MS	1500
+#define DLOG_ELECTION_MS	5000
+
+static inline unsigned int kv_election_ms(const struct kv_node *n,
+					  unsigned int g)
+{
+	return g < n->cfg.no.nshard ? SHARD_ELECTION_MS : DLOG_ELECTION_MS;
 }
 
 /* kv_failover.c */
