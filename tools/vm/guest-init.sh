@@ -85,8 +85,10 @@ fi
 HOME=/root
 TERM=${TXRDMA_TERM:-vt100}
 PATH="$TXRDMA_ROOT/tools/txrdma-admin:$PATH"
+# boots of this guest before this one (txrdmavm.Cluster.restart())
+TXRDMA_BOOT=${TXRDMA_BOOT:-0}
 export TXRDMA_GUEST TXRDMA_NGUESTS TXRDMA_JOB TXRDMA_OUT TXRDMA_ROOT \
-	TXRDMA_KO TXRDMA_PEER_KEY HOME TERM PATH
+	TXRDMA_KO TXRDMA_PEER_KEY TXRDMA_BOOT HOME TERM PATH
 
 : > "$OUT/output"
 

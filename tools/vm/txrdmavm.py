@@ -419,6 +419,8 @@ class Cluster:
         self.started = [None] * n
         self.ended = [None] * n
         self.errors = [None] * n
+        self.boots = [0] * n    # restarts of each guest so far
+        self.initramfs = None
         self.sockdir = None
         self._own_sockdir = False
         self._results = None
@@ -583,6 +585,7 @@ class Cluster:
         if not os.path.exists(self.kernel):
             raise RuntimeError("kernel image %s missing" % self.kernel)
         initramfs = build_initramfs(self.kver, self.moddir)
+        self.initramfs = initramfs
         if os.path.exists(self.rundir) and os.listdir(self.rundir):
             raise RuntimeError("rundir %s is not empty" % self.rundir)
         os.makedirs(self.rundir, exist_ok=True)
@@ -602,6 +605,58 @@ class Cluster:
                 log.close()
             self.started[g] = time.monotonic()
         return self
+
+    def _launch(self, g):
+        argv = self.qemu_argv(g, self.initramfs)
+        log = open(os.path.join(self.guest_dir(g), "qemu.log"), "a")
+        self.procs[g] = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        self.started[g] = time.monotonic()
+        self.ended[g] = None
+
+    # files of a boot that the next boot of the guest would overwrite
+    BOOT_FILES = ("output", "status", "dmesg", "boot_time", "end_time",
+                  "cmd_jiffies", "module_jiffies", "kmemleak", "modsyms")
+
+    def restart(self, g):
+        """Power guest g on again after it was killed (a crash and a
+        reboot): the same kernel, command and links.  What its earlier
+        boot left (its job files, its console log) is kept with a
+        ".boot<K>" suffix; its command finds TXRDMA_BOOT=<boots so far>
+        in its environment.  Return that count."""
+        p = self.procs[g]
+        if p is None or p.poll() is None:
+            raise RuntimeError("guest %d is not down" % g)
+        k = self.boots[g]
+        self.boots[g] = k + 1
+        for name in self.BOOT_FILES:
+            path = self.job_path("g%d/%s" % (g, name))
+            if os.path.exists(path):
+                os.rename(path, "%s.boot%d" % (path, k))
+        con = self.console_path(g)
+        if os.path.exists(con):
+            os.rename(con, "%s.boot%d" % (con, k))
+        env = self.job_path("g%d/env" % g)
+        with open(env) as f:
+            lines = [l for l in f if not l.startswith("TXRDMA_BOOT=")]
+        lines.append("TXRDMA_BOOT=%d\n" % self.boots[g])
+        with open(env, "w") as f:
+            f.writelines(lines)
+        # QEMU binds its own ends again: a killed one left them behind
+        for l in self.guest_links(g):
+            try:
+                os.unlink(self._sock(l, g))
+            except FileNotFoundError:
+                pass
+        try:
+            os.unlink(self.qmp_path(g))
+        except FileNotFoundError:
+            pass
+        self.errors[g] = None
+        self._launch(g)
+        return self.boots[g]
 
     # -- rendezvous ---------------------------------------------------------
     def wait_file(self, g, relpath, timeout=60, interval=0.1):

@@ -118,6 +118,32 @@ def t_kill():
     return "guest 0 killed, guest 1 ok"
 
 
+def t_restart():
+    """Guest 1 is killed mid-command and powered on again: its second
+    boot runs the command again (TXRDMA_BOOT=1), reaches guest 0 over
+    the same link (the survivor's dgram netdev reaches the new QEMU's
+    socket), and the first boot's output is kept aside."""
+    g1 = ('if [ "$TXRDMA_BOOT" = 0 ]; then echo first; '
+          'txrdma_signal up-1; sleep 1000; fi; echo "boot $TXRDMA_BOOT"; '
+          'txrdma_wait_until 60 busybox ping -c 1 -W 2 "$(txrdma_peer_addr 0)" && '
+          'txrdma_signal back-1')
+    g0 = "txrdma_wait_file back-1 300"
+    with Cluster(2, [". $TXRDMA_ROOT/tools/vm/guestlib.sh; " + g0,
+                     ". $TXRDMA_ROOT/tools/vm/guestlib.sh; " + g1],
+                 load_module=False, timeout=400) as c:
+        c.start()
+        c.wait_file(1, "up-1", 120)
+        c.kill(1, hard=True)
+        assert c.restart(1) == 1
+        res = c.wait()
+        first = c._read_job(1, "output.boot0") or ""
+    assert res[0].ok, format_result(res[0])
+    assert res[1].ok and "boot 1" in res[1].output, format_result(res[1])
+    assert "first" in first and "boot 1" not in first, first
+    return "guest 1 killed, booted again, reached guest 0 (run %.1fs)" % (
+        res[1].cmd_s or -1)
+
+
 DEBUG_BUGS = {
     # bug=NAME of debugcheck.ko: what the guest's problems must show.  In
     # this order: a KASAN report turns lockdep off (the kernel is then
@@ -172,6 +198,7 @@ TESTS = [
     ("missing_module", t_missing_module),
     ("timeout_kill", t_timeout_kill),
     ("kill", t_kill),
+    ("restart", t_restart),
     ("debug_checks", t_debug_checks),
 ]
 
