@@ -364,6 +364,7 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto repost;
 	}
 	c->rx_seq = seq;
+	c->rx_last_ns = now;
 	if (type != TXRDMA_CTRL_PROBE) {
 		/* endpoint pairing: handled in process context */
 		txrdma_pair_ctrl_rx(peer, &e);

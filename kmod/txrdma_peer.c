@@ -169,6 +169,7 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 				peer->ctrl->state = TXRDMA_CONN_CLOSE;
 			peer->ctrl = c;
 			peer->ctrl_backoff_ns = 0;
+			c->rx_last_ns = now;
 			strscpy(peer->used_dev, c->dev->name,
 				sizeof(peer->used_dev));
 		} else if (peer->ctrl == c) {
@@ -444,6 +445,19 @@ static void txrdma_peer_work(struct work_struct *work)
 				txrdma_peer_close_locked(c);
 				n_close--;
 			}
+		}
+	}
+	/* a control QP that hears nothing while the session is down */
+	c = peer->ctrl;
+	if (c && peer->bfd.state != TXRDMA_BFD_UP) {
+		t = c->rx_last_ns + TXRDMA_CTRL_STALE_NS;
+		if ((s64)(now - t) >= 0) {
+			txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
+			pr_info_ratelimited("txrdma: peer %s: control QP silent for %llu ms while down, closed\n",
+					    peer->name,
+					    TXRDMA_CTRL_STALE_NS / NSEC_PER_MSEC);
+		} else {
+			next = min(next, t);
 		}
 	}
 	list_for_each_entry_safe(c, tmp, &peer->conns, node)

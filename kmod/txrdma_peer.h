@@ -44,6 +44,15 @@ struct txrdma_ep;
 #define TXRDMA_POOL_DEF_MAX		16
 /* a connection not established in this time is abandoned and retried */
 #define TXRDMA_CONNECT_TIMEOUT_NS	(3000ULL * NSEC_PER_MSEC)
+/*
+ * A control QP that has accepted nothing for this long while the
+ * session is not Up is closed, and the initiator dials a new one.  Its
+ * own retries (about 2 s, txrdma_conn.c) should end a QP whose other
+ * end is gone, but one was seen to outlive a rebooted peer for minutes
+ * with every send slot in flight and no completion: probes were
+ * skipped, the peer never heard, and nothing dialled again.
+ */
+#define TXRDMA_CTRL_STALE_NS		(4000ULL * NSEC_PER_MSEC)
 #define TXRDMA_RESOLVE_TIMEOUT_MS	1000
 
 /* control QP: probes in flight and receive buffers posted */
@@ -142,6 +151,8 @@ struct txrdma_ctrl_slot {
  * @rx_key: control QP: key of the messages we receive
  * @tx_seq: control QP: sequence number of our last message (peer->lock)
  * @rx_seq: control QP: that of the last one accepted (peer->lock)
+ * @rx_last_ns: control QP: when it was ready or last accepted a
+ *	message (peer->lock); see TXRDMA_CTRL_STALE_NS
  * @block: control QP only: slot buffers, DMA-mapped as one
  * @block_dma: DMA address of @block
  * @tx_busy: control QP only: bitmap of send slots in flight
@@ -186,6 +197,7 @@ struct txrdma_conn {
 	struct txrdma_auth rx_key;
 	u64 tx_seq;
 	u64 rx_seq;
+	u64 rx_last_ns;
 	void *block;
 	u64 block_dma;
 	unsigned long tx_busy;
