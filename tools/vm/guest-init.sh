@@ -65,6 +65,9 @@ for arg in $(cat /proc/cmdline); do
 done
 [ -n "$G" ] || early_die "no txrdmavm.guest= on the kernel command line"
 echo "txrdma-g$G" > /proc/sys/kernel/hostname
+# every SysRq key: a hung guest's tasks can be dumped to its console
+# from the host (QMP send-key alt-sysrq-w, -t)
+echo 1 > /proc/sys/kernel/sysrq
 
 mkdir -p $JOB
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 job $JOB ||

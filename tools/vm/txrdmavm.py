@@ -849,11 +849,14 @@ class Cluster:
             r.problems += kmemleak_problems(
                 r.kmemleak, since, self._read_job(g, "modsyms"))
         # The console also sees what happened after dmesg was saved, or
-        # everything when the guest died before saving it.
+        # everything when the guest died before saving it; so do the
+        # consoles of its earlier boots (restart()), killed ones.
         seen = set(r.problems)
-        if r.console:
+        consoles = ["%s.boot%d" % (self.console_path(g), k)
+                    for k in range(self.boots[g])]
+        for con in consoles + ([r.console] if r.console else []):
             try:
-                with open(r.console, errors="replace") as f:
+                with open(con, errors="replace") as f:
                     for line in dmesg_problems(f.read()):
                         if line not in seen:
                             seen.add(line)
