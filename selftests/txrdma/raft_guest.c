@@ -22,18 +22,24 @@
  * The server keeps its Raft state in the write-ahead file WAL
  * (lib/raft/txraft_store.c, synced): started on a file that holds a
  * term it does not bootstrap, it replays the file and rejoins as the
- * same server.  With RAFT_GUEST_KILL_AT=N in its environment, the
- * first server of the cluster to lead once N commands are applied
- * (JOB_DIR/raft-kill is its claim) kills itself with SIGKILL; the
- * script starts it again on its file, without N.
+ * same server.
+ *
+ * For the host's crash tests (run_vm_tests.py raft kills the leader's
+ * QEMU and powers the guest on again): a leader whose first command of
+ * a term is applied writes "NODE TERM APPLIED" to JOB_DIR/raft-serves.TERM
+ * (the host times a kill to the next such file); a server started with
+ * RAFT_GUEST_BACK=BOOT reads the newest of those files and, once it has
+ * applied at least that leader's APPLIED (all that was committed before
+ * it was killed) and its pairs to both other servers are up, writes
+ * JOB_DIR/raft-back.NODE.BOOT: back in the cluster, ready for the next
+ * kill.
  *
  * With RAFT_GUEST_CUT_AT=M, the leader once M commands are applied
  * asks the host (JOB_DIR/raft-cut-req: its node) to cut its link to one
  * follower for 2 s (run_vm_tests.py raft does, then writes
  * JOB_DIR/raft-cut-done: "LEADER FOLLOWER"); commands go on through the
  * other follower meanwhile (checked: some were applied during the cut)
- * and the cut-off follower catches up (the hashes at the end).  The
- * kill waits until the cut is over.
+ * and the cut-off follower catches up (the hashes at the end).
  *
  * Output: TAP lines for this node, and "# " lines with the leader's
  * commit latency (proposal to its apply callback) and the raft_io's
@@ -47,8 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <raft.h>
@@ -60,11 +66,12 @@
 
 #define NODES		3
 #define WINDOW		32
-#define DEADLINE_S	600
+#define DEADLINE_S	1400
 
 struct prop {
 	struct raft_apply req;	/* first: the callback gets it back */
 	uint64_t t0_ns;
+	raft_term term;		/* the term it was proposed in */
 };
 
 static struct raft raft;
@@ -77,6 +84,8 @@ static unsigned int node;
 static bool wrote;
 static uint64_t restores;
 static bool closed;
+static const char *job;
+static raft_term served_term;	/* the last term announced as served */
 
 static uint64_t now_ns(void)
 {
@@ -96,6 +105,57 @@ static void die(const char *fmt, ...)
 	printf("\n");
 	va_end(ap);
 	exit(1);
+}
+
+/* JOB_DIR/NAME holds LINE whole when it appears: the host polls for it */
+static void put_file(const char *name, const char *line)
+{
+	char path[4096], tmp[4096 + 16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", job, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%u", path, node);
+	f = fopen(tmp, "w");
+	if (!f || fputs(line, f) < 0 || fclose(f) || rename(tmp, path))
+		die("writing %s: %s", path, strerror(errno));
+}
+
+/*
+ * What the newest raft-serves.TERM says: the applied count of the last
+ * leader to begin serving (@leader: its node).  Once that leader serves
+ * it has applied everything committed before it was elected.
+ */
+static uint64_t newest_served(unsigned int *leader)
+{
+	unsigned long long term, best = 0, t2;
+	uint64_t got = 0, a;
+	char path[4096], extra;
+	struct dirent *d;
+	unsigned int n;
+	DIR *dir;
+	FILE *f;
+
+	*leader = 0;
+	dir = opendir(job);
+	if (!dir)
+		die("opendir %s: %s", job, strerror(errno));
+	while ((d = readdir(dir))) {
+		if (sscanf(d->d_name, "raft-serves.%llu%c", &term, &extra) != 1 ||
+		    term <= best)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", job, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u %llu %" SCNu64, &n, &t2, &a) == 3) {
+			best = term;
+			got = a;
+			*leader = n;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return got;
 }
 
 static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
@@ -146,6 +206,18 @@ static void apply_cb(struct raft_apply *req, int status, void *result)
 		accepted++;
 		if (nlat < count)
 			lat_ns[nlat++] = now_ns() - p->t0_ns;
+		/* the first command of its term applied: this leader serves */
+		if (p->term > served_term && raft.current_term == p->term &&
+		    raft_state(&raft) == RAFT_LEADER) {
+			char name[64], line[96];
+
+			served_term = p->term;
+			snprintf(name, sizeof(name), "raft-serves.%llu",
+				 (unsigned long long)p->term);
+			snprintf(line, sizeof(line), "%u %llu %" PRIu64 "\n",
+				 node, (unsigned long long)p->term, applied);
+			put_file(name, line);
+		}
 	}
 	free(p);
 }
@@ -169,6 +241,7 @@ static void propose(void)
 		for (i = sizeof(id); i < b.len; i++)
 			((uint8_t *)b.base)[i] = (uint8_t)(uint32_t)mix64((uint32_t)(id * 131 + i));
 		p->t0_ns = now_ns();
+		p->term = raft.current_term;
 		if (raft_apply(&raft, &p->req, &b, 1, apply_cb)) {
 			raft_free(b.base);
 			free(p);
@@ -199,9 +272,11 @@ int main(int argc, char **argv)
 	struct txraft_io_stats st;
 	struct txraft_store *store;
 	struct txn_transport *t;
-	const char *kill_at_env = getenv("RAFT_GUEST_KILL_AT");
 	const char *cut_at_env = getenv("RAFT_GUEST_CUT_AT");
-	uint64_t kill_at = kill_at_env ? strtoull(kill_at_env, NULL, 0) : 0;
+	const char *back_env = getenv("RAFT_GUEST_BACK");
+	unsigned int back_boot = back_env ? (unsigned int)atoi(back_env) : 0;
+	uint64_t back_target = 0;
+	bool back_done = !back_boot;
 	uint64_t cut_at = cut_at_env ? strtoull(cut_at_env, NULL, 0) : 0;
 	uint64_t cut_applied = 0, t_cut = 0;
 	bool cut_asked = false, cut_over = !cut_at;
@@ -212,7 +287,6 @@ int main(int argc, char **argv)
 				.snapshot = fsm_snapshot,
 				.restore = fsm_restore };
 	char addr[NODES + 1][8], path[4096], mine[4096];
-	const char *job;
 	uint64_t t_start, t_led = 0, deadline, next_check = 0;
 	uint64_t t_down = 0, downs_seen = 0;
 	unsigned int j, service;
@@ -283,6 +357,12 @@ int main(int argc, char **argv)
 		       txraft_store_count(store),
 		       (unsigned long long)txraft_store_start(store));
 
+	if (back_boot) {
+		back_target = newest_served(&j);
+		printf("# node %u (boot %u) catches up to %" PRIu64 " applied (node %u served last)\n",
+		       node, back_boot, back_target, j);
+	}
+
 	t_start = now_ns();
 	deadline = t_start + DEADLINE_S * 1000000000ull;
 	for (;;) {
@@ -336,19 +416,20 @@ int main(int argc, char **argv)
 			       applied > cut_applied ? "ok" : "not ok", node,
 			       applied - cut_applied, (now_ns() - t_cut) / 1e9);
 		}
-		if (kill_at && applied >= kill_at && cut_over &&
-		    raft_state(&raft) == RAFT_LEADER) {
-			snprintf(path, sizeof(path), "%s/raft-kill", job);
-			/* one kill in the cluster: whoever claims it */
-			if (open(path, O_CREAT | O_EXCL | O_WRONLY, 0644) >= 0) {
-				printf("# node %u (leader, term %llu) kills itself at %" PRIu64 " applied\n",
-				       node,
-				       (unsigned long long)raft.current_term,
-				       applied);
-				fflush(stdout);
-				raise(SIGKILL);
-			}
-			kill_at = 0;
+		if (!back_done && applied >= back_target &&
+		    txn_transport_peer_up(t, node % NODES + 1) &&
+		    txn_transport_peer_up(t, (node + 1) % NODES + 1)) {
+			char name[64], line[96];
+
+			back_done = true;
+			snprintf(name, sizeof(name), "raft-back.%u.%u", node,
+				 back_boot);
+			snprintf(line, sizeof(line), "%u %" PRIu64 " %.3f\n",
+				 node, applied, (now_ns() - t_start) / 1e9);
+			put_file(name, line);
+			printf("ok - node %u (boot %u) caught up: %" PRIu64 " applied (the next leader had %" PRIu64 " when it began to serve), pairs to both others up, %.1f s after its start\n",
+			       node, back_boot, applied, back_target,
+			       (now_ns() - t_start) / 1e9);
 		}
 		if (applied == count && !wrote) {
 			FILE *f = fopen(mine, "w");

@@ -60,9 +60,12 @@ Suites:
             guest: a leader is elected and --raft-count commands of
             64 B-4 KiB are applied by all three in the same order,
             byte for byte (one hash), through a 2 s cut of the
-            leader's link to one follower and a SIGKILL of the
-            leader, which rejoins from its file; every tenant ends
-            empty (raft_guest.sh, raft_guest)
+            leader's link to one follower and then --raft-kills
+            SIGKILLs of the leader's QEMU: each time a new leader
+            must serve within --raft-serve-ms of the kill (host
+            clock), and the guest boots again, rejoins from its file
+            (kept on the host) and catches up before the next kill;
+            every tenant ends empty (raft_guest.sh, raft_guest)
   hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
             every word it shares with the module, calls every ioctl
             with bad arguments, maps, forks, closes while blocked and
@@ -452,17 +455,82 @@ def suite_vread(args):
     return report(args.prefix + "vread", results)
 
 
+def raft_served(c):
+    """{term: (node, applied)} of the job's raft-serves.TERM files."""
+    out = {}
+    for name in os.listdir(c.job_path()):
+        m = re.fullmatch(r"raft-serves\.(\d+)", name)
+        if not m:
+            continue
+        try:
+            with open(c.job_path(name)) as f:
+                node, term, applied = (int(x) for x in f.read().split())
+        except (OSError, ValueError):
+            continue
+        out[int(m.group(1))] = (node, applied)
+    return out
+
+
+def raft_kills(c, kills, lines):
+    """Phase (a): KILLS times, SIGKILL the QEMU of the leader of the
+    moment, time the next leader's first applied command (its
+    raft-serves file; the host's clock from the kill), power the guest
+    on again and wait until it says it caught up.  Returns the seconds
+    from each kill to the next leader serving; LINES gets TAP lines."""
+    served_s = []
+    for k in range(1, kills + 1):
+        if any(os.path.exists(c.job_path("raft-%d" % n)) for n in (1, 2, 3)):
+            lines.append("not ok - raft: the stream ended after %d of %d "
+                         "kills (raise --raft-count)" % (k - 1, kills))
+            break
+        served = raft_served(c)
+        if not served:
+            raise RuntimeError("no leader has served yet")
+        term = max(served)
+        leader = served[term][0]
+        g = leader - 1
+        c.kill(g, "killed by the test (raft suite, kill %d)" % k, hard=True)
+        t0 = time.monotonic()
+        while True:
+            now = time.monotonic()
+            later = [t for t in raft_served(c) if t > term]
+            if later:
+                break
+            if now - t0 > 120:
+                raise TimeoutError("kill %d: no leader served within 120 s"
+                                   % k)
+            time.sleep(0.002)
+        new_term = min(later)
+        new_node = raft_served(c)[new_term][0]
+        served_s.append(now - t0)
+        boot = c.restart(g)
+        t1 = time.monotonic()
+        back = c.wait_file(g, "raft-back.%d.%d" % (leader, boot), 600)
+        lines.append("ok - raft: kill %d: node %d (leader, term %d, g%d) "
+                     "killed; node %d served in term %d after %.0f ms; "
+                     "the guest booted again and caught up in %.1f s "
+                     "(applied %s)" % (k, leader, term, g, new_node,
+                                       new_term, served_s[-1] * 1000,
+                                       time.monotonic() - t1,
+                                       back.split()[1]))
+    return served_s
+
+
 def suite_raft(args):
     """Raft replication (libraft on lib/raft's raft_io) over txrdma
     across three guests (raft_guest.sh): a leader is elected, its
     commands are applied by all three in the same order (guest 0
     compares their hashes), every tenant ends empty.  A quarter in, the
     leader's link to one follower is cut for 2 s (QMP set_link): the
-    leader commits on through the other; halfway, the leader kills
-    itself and rejoins from its file."""
-    cmd = ("TXRDMA_RAFT_COUNT=%d selftests/txrdma/raft_guest.sh"
-           % args.raft_count)
+    leader commits on through the other.  Then --raft-kills times the
+    leader's QEMU is SIGKILLed: the next leader must serve within
+    --raft-serve-ms of the kill, and the guest is powered on again and
+    rejoins from its file on the host before the next kill."""
+    cmd = ("TXRDMA_RAFT_COUNT=%d TXRDMA_RAFT_LIVENESS='%s' "
+           "selftests/txrdma/raft_guest.sh"
+           % (args.raft_count, args.raft_liveness))
     err = None
+    lines = []
     with cluster(args, 3, [cmd] * 3, timeout=args.timeout) as c:
         c.start()
         try:
@@ -482,8 +550,24 @@ def suite_raft(args):
         except (TimeoutError, RuntimeError, OSError, ValueError,
                 IndexError) as e:
             err = "the cut phase: %r" % e
+        if err is None and args.raft_kills:
+            try:
+                served = raft_kills(c, args.raft_kills, lines)
+                if len(served) == args.raft_kills:
+                    bound = args.raft_serve_ms / 1000.0
+                    lines.append(
+                        "%s - raft: after each of %d leader kills a new "
+                        "leader served within %d ms: %s" % (
+                            "ok" if max(served) <= bound else "not ok",
+                            len(served), args.raft_serve_ms,
+                            stats_ms(served)))
+            except (TimeoutError, RuntimeError, OSError, ValueError) as e:
+                err = "the kill phase: %r" % e
         results = c.wait()
-    return report(args.prefix + "raft", results, err)
+    for line in lines:
+        print(line)
+    failed = sum(line.startswith("not ok") for line in lines)
+    return failed + report(args.prefix + "raft", results, err)
 
 
 def suite_hostile(args):
@@ -815,9 +899,17 @@ def main():
                     "on d8755f3 the oops came after 17-27 s)")
     ap.add_argument("--vread-seconds", type=int, default=60,
                     help="vread: seconds of writing and reading (default 60)")
-    ap.add_argument("--raft-count", type=int, default=5000,
+    ap.add_argument("--raft-liveness", default="50000 8",
+                    help="raft: the peers' liveness, \"TX_US MULT\" "
+                    "(default \"50000 8\": 400 ms)")
+    ap.add_argument("--raft-kills", type=int, default=10,
+                    help="raft: leader QEMU kills (default 10)")
+    ap.add_argument("--raft-serve-ms", type=int, default=500,
+                    help="raft: a new leader must serve within this "
+                    "many ms of each kill (default 500)")
+    ap.add_argument("--raft-count", type=int, default=100000,
                     help="raft: commands the leader proposes and every "
-                    "server applies (default 5000)")
+                    "server applies (default 100000)")
     ap.add_argument("--churn-seconds", type=int, default=60,
                     help="pair_churn: seconds of churn (default 60: half "
                     "at ~10 pairs/s, half as fast as possible)")
