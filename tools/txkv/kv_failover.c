@@ -337,12 +337,15 @@ static void stuck_check(struct kv_node *n)
 	}
 }
 
-/* every group led as preferred, seen from here: steady timeouts */
-static void steady_check(struct kv_node *n)
+/*
+ * Every group led as preferred, seen from here, or PLACING_MAX_NS since
+ * the node was opened: steady timeouts.
+ */
+static void steady_check(struct kv_node *n, uint64_t now)
 {
 	unsigned int g;
 
-	for (g = 0; g < n->ngroups; g++)
+	for (g = 0; g < n->ngroups && now - n->opened_ns < PLACING_MAX_NS; g++)
 		if (n->cfg.prefer[g] && kv_node_leader(n, g) != n->cfg.prefer[g])
 			return;
 	for (g = 0; g < n->ngroups; g++)
@@ -360,7 +363,7 @@ void kv_fo_tick(struct kv_node *n)
 		return;
 	n->fo_next_ns = now + FO_TICK_NS;
 	if (!n->steady)
-		steady_check(n);
+		steady_check(n, now);
 	/* a client whose log moved on stops (its txn_log() refuses too) */
 	if (n->client && !n->client_failed && kv_fo_fenced(n)) {
 		n->client_failed = true;

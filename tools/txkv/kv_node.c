@@ -870,6 +870,11 @@ void kv_xfer_done(struct raft_transfer *req)
 	gr->xfer_busy = false;
 }
 
+bool kv_node_steady(const struct kv_node *n)
+{
+	return n->steady;
+}
+
 bool kv_node_placed(struct kv_node *n)
 {
 	bool placed = true;
@@ -1229,6 +1234,7 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 	if (!n)
 		return -ENOMEM;
 	n->cfg = *cfg;
+	n->opened_ns = now_ns();
 	if (!n->cfg.nclients)
 		n->cfg.nclients = 1;
 	n->ngroups = KV_GROUPS(cfg->no.nshard, n->cfg.nclients);

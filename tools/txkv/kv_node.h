@@ -180,6 +180,12 @@ int kv_node_check_history(struct kv_node *n, char *why, size_t cap);
 bool kv_node_placed(struct kv_node *n);
 
 /*
+ * Has the node taken the steady election timeouts: every group seen led
+ * by its preferred node once, or 10 s gone since kv_node_open()?
+ */
+bool kv_node_steady(const struct kv_node *n);
+
+/*
  * Catch up with the shards' leaders: kv_node_sync() asks each for the
  * index of a barrier (every entry before it applied there), then
  * kv_node_synced() (keep polling) says when this node applied that far

@@ -201,6 +201,8 @@ struct kv_node {
 	uint32_t barrier_waiters[KV_MAX_SHARDS];
 	bool closing;		/* kv_node_close(): propose nothing more */
 	bool steady;		/* placed once: steady election timeouts */
+	uint64_t opened_ns;	/* kv_node_open(): placing ends by
+				 * PLACING_MAX_NS after it */
 	/* failover (kv_failover.c) */
 	bool dlog_barrier_busy[KV_MAX_NODES + 1];	/* per client's log */
 	struct kv_ask_q *askq;		/* asks waiting for a barrier */
@@ -251,6 +253,12 @@ static inline bool leads(const struct kv_node *n, unsigned int g)
  * logs' timeout outlasts the stalls of a loaded TCG guest (seconds).
  */
 #define PLACING_ELECTION_MS	300
+/*
+ * A node that never sees every group led as preferred (it was opened
+ * again after a failover moved leadership away) still goes steady:
+ * 300 ms timeouts kept for good would stand for election on every stall.
+ */
+#define PLACING_MAX_NS		(10000 * MS)
 #define SHARD_ELECTION_MS	1500
 #define DLOG_ELECTION_MS	5000
 
