@@ -32,7 +32,9 @@
  * applied at least that leader's APPLIED (all that was committed before
  * it was killed) and its pairs to both other servers are up, writes
  * JOB_DIR/raft-back.NODE.BOOT: back in the cluster, ready for the next
- * kill.
+ * kill.  A follower whose leader's pairs go down (the transport's Down,
+ * txraft_io_watch_leader()) writes JOB_DIR/raft-down.NODE.BOOT.N: the
+ * host times that from the kill too.
  *
  * With RAFT_GUEST_CUT_AT=M, the leader once M commands are applied
  * asks the host (JOB_DIR/raft-cut-req: its node) to cut its link to one
@@ -43,7 +45,9 @@
  *
  * Output: TAP lines for this node, and "# " lines with the leader's
  * commit latency (proposal to its apply callback) and the raft_io's
- * counters.
+ * counters; every 10 s a line with its term, role, leader, applied and
+ * commit indexes and its transport's pairs and dials, for a run that
+ * stalls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -252,6 +256,28 @@ static void propose(void)
 	}
 }
 
+static const char *state_name(int st)
+{
+	switch (st) {
+	case RAFT_FOLLOWER:
+		return "follower";
+	case RAFT_CANDIDATE:
+		return "candidate";
+	case RAFT_LEADER:
+		return "leader";
+	}
+	return "unavailable";
+}
+
+static raft_id leader_id(void)
+{
+	raft_id id = 0;
+	const char *addr = NULL;
+
+	raft_leader(&raft, &id, &addr);
+	return id;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -288,7 +314,7 @@ int main(int argc, char **argv)
 				.restore = fsm_restore };
 	char addr[NODES + 1][8], path[4096], mine[4096];
 	uint64_t t_start, t_led = 0, deadline, next_check = 0;
-	uint64_t t_down = 0, downs_seen = 0;
+	uint64_t t_down = 0, downs_seen = 0, next_status = 0;
 	unsigned int j, service;
 	int ret, all, fd;
 
@@ -371,8 +397,16 @@ int main(int argc, char **argv)
 			die("txraft_io_poll: %s", strerror(-ret));
 		txraft_io_stats(xio, &st);
 		if (st.leader_downs > downs_seen) {
+			char name[64], line[64];
+
 			downs_seen = st.leader_downs;
 			t_down = now_ns();
+			/* the host times a kill to its followers' Downs */
+			snprintf(name, sizeof(name), "raft-down.%u.%u.%" PRIu64,
+				 node, back_boot, downs_seen);
+			snprintf(line, sizeof(line), "%u %llu\n", node,
+				 (unsigned long long)raft.current_term);
+			put_file(name, line);
 		}
 		if (raft_state(&raft) == RAFT_LEADER && !t_led) {
 			t_led = now_ns();
@@ -440,6 +474,23 @@ int main(int argc, char **argv)
 			wrote = true;
 			printf("# node %u applied %" PRIu64 " commands in %.2f s\n",
 			       node, count, (now_ns() - t_start) / 1e9);
+		}
+		if (now_ns() > next_status) {
+			struct txn_txrdma_stats ts;
+
+			/* where each server is, for a run that stalls */
+			next_status = now_ns() + 10000000000ull;
+			txn_txrdma_stats(t, &ts);
+			printf("# node %u: term %llu %s, leader %llu, applied %" PRIu64 ", commit %llu; peers up %d%d; pairs %" PRIu64 " up %" PRIu64 " down, dials %" PRIu64 " (%" PRIu64 " failed, last %" PRId64 "), accepts %" PRIu64 " (%" PRIu64 " refused)\n",
+			       node, (unsigned long long)raft.current_term,
+			       state_name(raft_state(&raft)),
+			       (unsigned long long)leader_id(),
+			       applied,
+			       (unsigned long long)raft.commit_index,
+			       txn_transport_peer_up(t, node % NODES + 1),
+			       txn_transport_peer_up(t, (node + 1) % NODES + 1),
+			       ts.ups, ts.downs, ts.dials, ts.dial_errors,
+			       ts.last_dial_error, ts.accepts, ts.refused);
 		}
 		if (now_ns() > deadline)
 			die("%" PRIu64 " of %" PRIu64 " applied after %d s",

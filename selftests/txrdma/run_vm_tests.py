@@ -471,6 +471,12 @@ def raft_served(c):
     return out
 
 
+def raft_downs(c):
+    """The job's raft-down.* files: followers' Downs of their leader."""
+    return {n for n in os.listdir(c.job_path())
+            if re.fullmatch(r"raft-down\.\d+\.\d+\.\d+", n)}
+
+
 def raft_kills(c, kills, lines):
     """Phase (a): KILLS times, SIGKILL the QEMU of the leader of the
     moment, time the next leader's first applied command (its
@@ -489,10 +495,14 @@ def raft_kills(c, kills, lines):
         term = max(served)
         leader = served[term][0]
         g = leader - 1
+        downs = raft_downs(c)
         c.kill(g, "killed by the test (raft suite, kill %d)" % k, hard=True)
         t0 = time.monotonic()
+        down_s = None
         while True:
             now = time.monotonic()
+            if down_s is None and raft_downs(c) - downs:
+                down_s = now - t0
             later = [t for t in raft_served(c) if t > term]
             if later:
                 break
@@ -507,12 +517,14 @@ def raft_kills(c, kills, lines):
         t1 = time.monotonic()
         back = c.wait_file(g, "raft-back.%d.%d" % (leader, boot), 600)
         lines.append("ok - raft: kill %d: node %d (leader, term %d, g%d) "
-                     "killed; node %d served in term %d after %.0f ms; "
-                     "the guest booted again and caught up in %.1f s "
-                     "(applied %s)" % (k, leader, term, g, new_node,
-                                       new_term, served_s[-1] * 1000,
-                                       time.monotonic() - t1,
-                                       back.split()[1]))
+                     "killed; a follower saw its Down after %s, node %d "
+                     "served in term %d after %.0f ms; the guest booted "
+                     "again and caught up in %.1f s (applied %s)" % (
+                         k, leader, term, g,
+                         "%.0f ms" % (down_s * 1000) if down_s is not None
+                         else "- (none before a leader served)",
+                         new_node, new_term, served_s[-1] * 1000,
+                         time.monotonic() - t1, back.split()[1]))
     return served_s
 
 
