@@ -455,12 +455,13 @@ def suite_vread(args):
     return report(args.prefix + "vread", results)
 
 
-def raft_served(c):
-    """{term: (node, applied)} of the job's raft-serves.TERM files."""
+def raft_served(c, above=0):
+    """{term: (node, applied)} of the job's raft-serves.TERM files whose
+    TERM is above ABOVE (only those are read)."""
     out = {}
     for name in os.listdir(c.job_path()):
         m = re.fullmatch(r"raft-serves\.(\d+)", name)
-        if not m:
+        if not m or int(m.group(1)) <= above:
             continue
         try:
             with open(c.job_path(name)) as f:
@@ -503,7 +504,7 @@ def raft_kills(c, kills, lines):
             now = time.monotonic()
             if down_s is None and raft_downs(c) - downs:
                 down_s = now - t0
-            later = [t for t in raft_served(c) if t > term]
+            later = raft_served(c, term)
             if later:
                 break
             if now - t0 > 120:
@@ -511,7 +512,7 @@ def raft_kills(c, kills, lines):
                                    % k)
             time.sleep(0.002)
         new_term = min(later)
-        new_node = raft_served(c)[new_term][0]
+        new_node = later[new_term][0]
         served_s.append(now - t0)
         boot = c.restart(g)
         t1 = time.monotonic()

@@ -597,18 +597,14 @@ class Cluster:
                 f.write(" ".join(shlex.quote(a) for a in argv) + "\n")
             if self.shell:
                 self.procs[g] = subprocess.Popen(argv)
+                self.started[g] = time.monotonic()
             else:
-                log = open(os.path.join(self.guest_dir(g), "qemu.log"), "w")
-                self.procs[g] = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=log,
-                    stderr=subprocess.STDOUT, start_new_session=True)
-                log.close()
-            self.started[g] = time.monotonic()
+                self._launch(g, argv, "w")
         return self
 
-    def _launch(self, g):
-        argv = self.qemu_argv(g, self.initramfs)
-        log = open(os.path.join(self.guest_dir(g), "qemu.log"), "a")
+    def _launch(self, g, argv, mode):
+        """Start guest g's QEMU on ARGV, its output to qemu.log (MODE)."""
+        log = open(os.path.join(self.guest_dir(g), "qemu.log"), mode)
         self.procs[g] = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=log,
             stderr=subprocess.STDOUT, start_new_session=True)
@@ -655,7 +651,7 @@ class Cluster:
         except FileNotFoundError:
             pass
         self.errors[g] = None
-        self._launch(g)
+        self._launch(g, self.qemu_argv(g, self.initramfs), "a")
         return self.boots[g]
 
     # -- rendezvous ---------------------------------------------------------
