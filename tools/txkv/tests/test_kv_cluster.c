@@ -152,6 +152,26 @@ static unsigned int check_node(unsigned int i, const struct kv_no_tally *t)
 static uint32_t base;		/* fixed ports (a node restarts on them) */
 static char wal_root[64];	/* per node n<i> below it; "": none */
 
+/*
+ * Fixed ports for a node that restarts on them, below the kernel's
+ * ephemeral range: there no connection of this test (or of anything
+ * else on the host) is given one of them as its local port, which
+ * made a reopened node's bind fail with EADDRINUSE now and then.
+ */
+static uint32_t fixed_base(void)
+{
+	unsigned int lo = 32768, hi = 60999, span;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+
+	if (f) {
+		if (fscanf(f, "%u %u", &lo, &hi) != 2)
+			lo = 32768;
+		fclose(f);
+	}
+	span = lo > 10000 + 200 ? (lo - 200 - 10000) / 100 : 1;
+	return 10000 + (uint32_t)(getpid() % span) * 100;
+}
+
 /* open node @i: on its write-ahead files when the test has them */
 static bool node_open(unsigned int i)
 {
@@ -468,7 +488,7 @@ static void test_restart(void)
 		TAP_CHECK(0);
 		return;
 	}
-	base = 20000 + (uint32_t)(getpid() % 400) * 100;
+	base = fixed_base();
 	failover(true);
 	{
 		char cmd[128];
