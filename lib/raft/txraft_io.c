@@ -98,6 +98,8 @@ struct txraft_io {
 	uint64_t rnd;
 	struct raft *watch;		/* txraft_io_watch_leader() */
 	unsigned int stagger_ms;
+	unsigned int rank;		/* among the voters left, at the Down */
+	uint64_t hurry_until;		/* hurry_election() until then, 0: not */
 	struct txraft_io_stats st;
 };
 
@@ -636,6 +638,8 @@ static void leader_down(struct txraft_io *x, uint32_t node)
 	}
 	now = io_now(x);
 	due = now + (uint64_t)rank * x->stagger_ms;
+	x->rank = rank;
+	x->hurry_until = now + r->election_timeout;
 	r->follower_state.current_leader.id = 0;
 	raft_free(r->follower_state.current_leader.address);
 	r->follower_state.current_leader.address = NULL;
@@ -647,6 +651,57 @@ static void leader_down(struct txraft_io *x, uint32_t node)
 	if (x->tick && x->next_tick > due)
 		x->next_tick = due;
 	x->st.leader_downs++;
+}
+
+/*
+ * After a Down of its leader, until a leader is known again or one
+ * election timeout has passed: a candidate that has not won asks again
+ * after a short retry, half the stagger times its rank + 1, not after
+ * a whole randomized election timeout (1-2 s).  Two cases made that
+ * wait, both seen when leader guests were killed: the first follower's
+ * pre-vote is refused by one whose own Down comes tens of ms later (it
+ * still knows the leader), and two followers whose Downs come close
+ * together both win their pre-votes and split the real vote.  Asking
+ * again is what a timed-out candidate does anyway (a pre-vote again,
+ * or a new term after a won pre-vote), so Raft's safety is untouched;
+ * the ranks keep two candidates' retries apart, the lower one first,
+ * and a higher term from it makes the other a follower that can vote.
+ * Once a leader is known the follower's timeout is drawn afresh, so
+ * the one leader_down() shortened does not outlive the Down.
+ */
+static void hurry_election(struct txraft_io *x, uint64_t now)
+{
+	struct raft *r = x->watch;
+	unsigned int retry;
+	uint64_t due;
+
+	if (!x->hurry_until)
+		return;
+	if (raft_state(r) == RAFT_LEADER ||
+	    (raft_state(r) == RAFT_FOLLOWER &&
+	     r->follower_state.current_leader.id)) {
+		x->hurry_until = 0;
+		if (raft_state(r) == RAFT_FOLLOWER)
+			r->follower_state.randomized_election_timeout =
+				(unsigned int)m_random(&x->io,
+						       (int)r->election_timeout,
+						       2 * (int)r->election_timeout);
+		return;
+	}
+	if (now >= x->hurry_until) {
+		x->hurry_until = 0;
+		return;
+	}
+	if (raft_state(r) != RAFT_CANDIDATE)
+		return;
+	retry = (x->rank + 1) * (x->stagger_ms > 1 ? x->stagger_ms / 2 : 1);
+	if (r->candidate_state.randomized_election_timeout > retry) {
+		r->candidate_state.randomized_election_timeout = retry;
+		x->st.hurried++;
+	}
+	due = r->election_timer_start + retry;
+	if (x->tick && x->next_tick > due)
+		x->next_tick = due;
 }
 
 static void on_peer(void *ctx, uint32_t node, bool up)
@@ -684,6 +739,8 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 			x->close_cb(&x->io);
 		return 0;
 	}
+	if (x->watch)
+		hurry_election(x, io_now(x));
 	if (x->head)
 		wait = 0;
 	else if (x->tick) {
@@ -706,6 +763,9 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 			x->next_tick = now + x->tick_ms;
 			x->st.ticks++;
 			x->tick(&x->io);
+			/* a candidate's new timer: hurried at once */
+			if (x->watch)
+				hurry_election(x, now);
 		}
 	}
 	return n;

@@ -45,6 +45,7 @@ struct txraft_io_stats {
 	uint64_t appended;		/* entries stored */
 	uint64_t leader_downs;		/* the leader's Downs acted on */
 	uint64_t ticks;
+	uint64_t hurried;		/* candidates' timers cut after a Down */
 };
 
 /* The callbacks to open the transport with, @ctx the txraft_io. */
@@ -116,7 +117,10 @@ int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
  * when the leader that @r (raft_init()'d on this io) follows goes down,
  * @r forgets it and its election timer expires after @stagger_ms times
  * its rank among the other voters (0 for the lowest id), not after
- * 1-2 election timeouts.  Safety stays Raft's (terms and votes): a
+ * 1-2 election timeouts; until a leader is known again (at most one
+ * election timeout), a candidate that has not won asks again after
+ * (rank + 1) * @stagger_ms / 2, so a refused or split vote does not
+ * wait out a timeout either.  Safety stays Raft's (terms and votes): a
  * wrong Down only makes this follower ask for pre-votes that followers
  * still hearing the leader refuse.  Acts only while @r has pre-vote on
  * (raft_set_pre_vote()).  See txraft_io.c.  NULL: off.

@@ -42,6 +42,7 @@ struct server {
 	struct raft raft;
 	struct raft_fsm fsm;
 	bool up;		/* raft started, not closed */
+	bool frozen;		/* never polled: a host that stopped dead */
 	uint64_t applied;	/* commands applied */
 	uint64_t hash;		/* of every command, in order */
 	unsigned int snapshots;	/* taken */
@@ -131,7 +132,7 @@ static void poll_all(void)
 	unsigned int i;
 
 	for (i = 1; i <= N; i++)
-		if (srv[i].net.x)
+		if (srv[i].net.x && !srv[i].frozen)
 			txraft_io_poll(srv[i].net.x, 1);
 	if (!leaders_ok())
 		two_leaders = true;
@@ -142,7 +143,8 @@ static unsigned int leader(void)
 	unsigned int i;
 
 	for (i = 1; i <= N; i++)
-		if (srv[i].up && raft_state(&srv[i].raft) == RAFT_LEADER)
+		if (srv[i].up && !srv[i].frozen &&
+		    raft_state(&srv[i].raft) == RAFT_LEADER)
 			return i;
 	return 0;
 }
@@ -475,6 +477,91 @@ static void test_leader_down(void)
 			stop(i);
 }
 
+/*
+ * The leader stops dead (never polled again: no FIN, no message) and
+ * its followers' Downs come apart, @gap ms: f0, the lower id (rank 0),
+ * at t0 and f1 at t0 + @gap.  Election timeout 300 ms, stagger 50.  Returns ms from t0 to a new leader
+ * (or 1000: none) after checking that it takes 50 more commands.
+ */
+static unsigned int staggered_downs(unsigned int gap)
+{
+	struct txraft_io_stats st;
+	unsigned int i, l, f0 = 0, f1 = 0, ms = 1000;
+	uint64_t t0, hurried = 0;
+
+	init_hashes();
+	vclock_ms = 1000000;
+	if (start_all(true, 50))
+		return ms;
+	TAP_CHECK(vwait_for(have_leader, 10000));
+	l = leader();
+	if (!l)
+		goto out;
+	want_applied = 50;
+	TAP_CHECK_INT(propose(l, 0, 50), 0);
+	TAP_CHECK(vwait_for(all_applied, 10000));
+	for (i = 1; i <= N; i++) {
+		if (i == l)
+			continue;
+		if (!f0)
+			f0 = i;
+		else
+			f1 = i;
+	}
+	srv[l].frozen = true;
+	old_leader = l;
+	t0 = vclock_ms;
+	txraft_io_transport_cb.peer(srv[f0].net.x, l, false);
+	while (vclock_ms < t0 + gap) {
+		vclock_ms++;
+		poll_all();
+	}
+	txraft_io_transport_cb.peer(srv[f1].net.x, l, false);
+	if (vwait_for(new_leader, 1000 - gap))
+		ms = (unsigned int)(vclock_ms - t0);
+	for (i = 1; i <= N; i++) {
+		if (i == l)
+			continue;
+		txraft_io_stats(srv[i].net.x, &st);
+		hurried += st.hurried;
+	}
+	tap_diag("leader %u stopped dead; Downs at %u +0, %u +%u ms: leader %u after %u virtual ms, %llu elections hurried",
+		 l, f0, f1, gap, leader(), ms,
+		 (unsigned long long)hurried);
+	l = leader();
+	if (l) {
+		want_applied = 100;
+		srv[old_leader].up = false;	/* all_applied: not it */
+		TAP_CHECK_INT(propose(l, 50, 100), 0);
+		TAP_CHECK(vwait_for(all_applied, 10000));
+		for (i = 1; i <= N; i++)
+			if (srv[i].up)
+				TAP_CHECK(srv[i].hash == proposed_hash[100]);
+		srv[old_leader].up = true;
+	}
+	TAP_CHECK(!two_leaders);
+out:
+	for (i = 1; i <= N; i++) {
+		srv[i].frozen = false;
+		if (srv[i].net.x)
+			stop(i);
+	}
+	return ms;
+}
+
+/*
+ * f0's pre-vote comes while f1 still knows the leader (its Down comes
+ * 120 ms later) and is refused: f0 asks again 25 ms later, not after a
+ * whole election timeout, so it wins soon after f1's Down (f1's own
+ * staggered try would only start 50 ms after it).
+ */
+static void test_refused_prevote(void)
+{
+	unsigned int ms = staggered_downs(120);
+
+	TAP_CHECK(ms <= 120 + 30);
+}
+
 static void test_bad_args(void)
 {
 	struct txraft_io *x;
@@ -494,6 +581,7 @@ static void test_bad_args(void)
 static const struct tap_test tests[] = {
 	TAP_TEST(test_bad_args, "txraft_io_new/add_peer refuse bad arguments"),
 	TAP_TEST(test_cluster, "3 libraft servers over TCP: one leader, 400 commands applied everywhere in order, leader closes, 200 more"),
+	TAP_TEST(test_refused_prevote, "the first follower's pre-vote refused (the other's Down 120 ms later): asked again, a leader within 30 ms of the second Down"),
 	TAP_TEST(test_leader_down, "followers watching Downs: a wrong one changes no leader or term; the leader's close gives a new one in < 100 ms, not the 300 ms timeout"),
 };
 
