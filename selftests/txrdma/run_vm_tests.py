@@ -456,8 +456,11 @@ def suite_vread(args):
 
 
 def raft_served(c, above=0):
-    """{term: (node, applied)} of the job's raft-serves.TERM files whose
-    TERM is above ABOVE (only those are read)."""
+    """{term: (node, applied, down_ms, led_ms)} of the job's
+    raft-serves.TERM files whose TERM is above ABOVE (only those are
+    read): the leader's node, what it had applied when it began to
+    serve, and on its own clock the ms from its Down of the last leader
+    to leading (-1: it saw none) and from leading to serving."""
     out = {}
     for name in os.listdir(c.job_path()):
         m = re.fullmatch(r"raft-serves\.(\d+)", name)
@@ -465,10 +468,11 @@ def raft_served(c, above=0):
             continue
         try:
             with open(c.job_path(name)) as f:
-                node, term, applied = (int(x) for x in f.read().split())
+                node, term, applied, down_ms, led_ms = f.read().split()
+            out[int(m.group(1))] = (int(node), int(applied),
+                                    float(down_ms), float(led_ms))
         except (OSError, ValueError):
             continue
-        out[int(m.group(1))] = (node, applied)
     return out
 
 
@@ -512,19 +516,23 @@ def raft_kills(c, kills, lines):
                                    % k)
             time.sleep(0.002)
         new_term = min(later)
-        new_node = later[new_term][0]
+        new_node, _, new_down_ms, new_led_ms = later[new_term]
         served_s.append(now - t0)
         boot = c.restart(g)
         t1 = time.monotonic()
         back = c.wait_file(g, "raft-back.%d.%d" % (leader, boot), 600)
         lines.append("ok - raft: kill %d: node %d (leader, term %d, g%d) "
                      "killed; a follower saw its Down after %s, node %d "
-                     "served in term %d after %.0f ms; the guest booted "
-                     "again and caught up in %.1f s (applied %s)" % (
+                     "served in term %d after %.0f ms (on its clock: led "
+                     "%s ms after its Down, first commit %.0f ms after "
+                     "that); the guest booted again and caught up in "
+                     "%.1f s (applied %s)" % (
                          k, leader, term, g,
                          "%.0f ms" % (down_s * 1000) if down_s is not None
                          else "- (none before a leader served)",
                          new_node, new_term, served_s[-1] * 1000,
+                         "%.0f" % new_down_ms if new_down_ms >= 0
+                         else "- (no Down seen)", new_led_ms,
                          time.monotonic() - t1, back.split()[1]))
     return served_s
 
