@@ -694,7 +694,8 @@ static void hurry_election(struct txraft_io *x, uint64_t now)
 	}
 	if (raft_state(r) != RAFT_CANDIDATE)
 		return;
-	retry = (x->rank + 1) * (x->stagger_ms > 1 ? x->stagger_ms / 2 : 1);
+	/* at least 10 ms apart, whatever the stagger: no storm of asks */
+	retry = (x->rank + 1) * (x->stagger_ms > 20 ? x->stagger_ms / 2 : 10);
 	if (r->candidate_state.randomized_election_timeout > retry) {
 		r->candidate_state.randomized_election_timeout = retry;
 		x->st.hurried++;
