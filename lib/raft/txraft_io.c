@@ -740,6 +740,7 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 			x->close_cb(&x->io);
 		return 0;
 	}
+	/* before the wait: a candidate's timer, new since, is cut first */
 	if (x->watch)
 		hurry_election(x, io_now(x));
 	if (x->head)
@@ -764,9 +765,6 @@ int txraft_io_poll(struct txraft_io *x, int timeout_ms)
 			x->next_tick = now + x->tick_ms;
 			x->st.ticks++;
 			x->tick(&x->io);
-			/* a candidate's new timer: hurried at once */
-			if (x->watch)
-				hurry_election(x, now);
 		}
 	}
 	return n;

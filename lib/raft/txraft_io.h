@@ -120,7 +120,8 @@ int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
  * 1-2 election timeouts; until a leader is known again (at most one
  * election timeout), a candidate that has not won asks again after
  * (rank + 1) * @stagger_ms / 2 (at least (rank + 1) * 10 ms), so a
- * refused or split vote does not wait out a timeout either.  Safety stays Raft's (terms and votes): a
+ * refused or split vote does not wait out a timeout either.  Safety
+ * stays Raft's (terms and votes): a
  * wrong Down only makes this follower ask for pre-votes that followers
  * still hearing the leader refuse.  Acts only while @r has pre-vote on
  * (raft_set_pre_vote()).  See txraft_io.c.  NULL: off.

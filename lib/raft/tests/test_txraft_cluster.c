@@ -480,8 +480,9 @@ static void test_leader_down(void)
 /*
  * The leader stops dead (never polled again: no FIN, no message) and
  * its followers' Downs come apart, @gap ms: f0, the lower id (rank 0),
- * at t0 and f1 at t0 + @gap.  Election timeout 300 ms, stagger 50.  Returns ms from t0 to a new leader
- * (or 1000: none) after checking that it takes 50 more commands.
+ * at t0 and f1 at t0 + @gap.  Election timeout 300 ms, stagger 50.
+ * Returns ms from t0 to a new leader (or 1000: none) after checking
+ * that it takes 50 more commands.
  */
 static unsigned int staggered_downs(unsigned int gap)
 {
