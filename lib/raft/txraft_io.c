@@ -70,6 +70,8 @@ struct pending {
 struct peer_name {
 	uint64_t id;
 	char *address;
+	uint64_t heard_ms;	/* io_now() of its last message, 0: never */
+	uint64_t up_ms;		/* io_now() when its peer last came up */
 };
 
 struct txraft_io {
@@ -347,6 +349,8 @@ static int send_entries(struct txraft_io *x, const struct raft_message *m)
 	return 0;
 }
 
+static void stand_now(struct txraft_io *x);
+
 static int m_send(struct raft_io *io, struct raft_io_send *req,
 		  const struct raft_message *message, raft_io_send_cb cb)
 {
@@ -357,6 +361,10 @@ static int m_send(struct raft_io *io, struct raft_io_send *req,
 		return RAFT_CANCELED;
 	if (!message->server_id || message->server_id > UINT32_MAX)
 		return RAFT_INVALID;
+	if (message->type == RAFT_IO_REQUEST_VOTE_RESULT &&
+	    !message->request_vote_result.vote_granted &&
+	    message->request_vote_result.pre_vote == raft_tribool_true)
+		stand_now(x);
 	req->cb = cb;
 	if (message->type == RAFT_IO_APPEND_ENTRIES)
 		status = send_entries(x, message);
@@ -513,8 +521,11 @@ static void complete(struct txraft_io *x, struct pending *p, bool cancel)
  */
 static void flush_failed(struct txraft_io *x)
 {
-	fprintf(stderr, "txraft: server %llu: its write-ahead file could not be written (%s); stopping, as after a failed fsync: restart it on its file\n",
-		(unsigned long long)x->self, strerror(errno));
+	const char *what;
+	int err = txraft_store_error(x->s, &what);
+
+	fprintf(stderr, "txraft: server %llu: its write-ahead file could not be written (%s: %s); stopping, as after a failed fsync: restart it on its file\n",
+		(unsigned long long)x->self, what ? what : "?", strerror(err));
 	abort();
 }
 
@@ -551,6 +562,37 @@ static void run_pending(struct txraft_io *x, bool cancel)
 	}
 }
 
+/*
+ * A follower refused this leader's AppendEntries (its log does not hold
+ * the previous entry): libraft moves its next index back and retries,
+ * but a follower in probe state (every follower of a new leader) gets
+ * at most one AppendEntries per heartbeat interval, and the refused one
+ * was just sent, so the corrected one waited a heartbeat, up to two
+ * with the tick's phase.  After a failover whose followers' logs
+ * differed, that was 20-40 ms before the new leader's first commit in
+ * the guests.  Marking the last send as long ago lets the retry leave
+ * with this result, as Raft's "decrement nextIndex and retry" reads;
+ * when libraft finds the refusal stale it sends nothing, and the next
+ * tick sends a heartbeat early.  Which AppendEntries is sent when is
+ * the leader's to choose: safety is untouched.  raft.h makes the
+ * progress array public; libraft 0.15's replication.c uses last_send
+ * only to pace probes and heartbeats.
+ */
+static void retry_at_once(struct txraft_io *x, raft_id from, raft_term term)
+{
+	struct raft *r = x->watch;
+	unsigned int i;
+
+	if (!r || raft_state(r) != RAFT_LEADER || term != r->current_term ||
+	    !r->leader_state.progress)
+		return;
+	for (i = 0; i < r->configuration.n; i++)
+		if (r->configuration.servers[i].id == from) {
+			r->leader_state.progress[i].last_send = 0;
+			x->st.retried++;
+		}
+}
+
 static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 {
 	struct txraft_io *x = ctx;
@@ -584,7 +626,13 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		x->st.bad_in++;
 		return;
 	}
+	for (i = 0; i < x->npeers; i++)
+		if (x->peers[i].id == node)
+			x->peers[i].heard_ms = io_now(x);
 	m.server_address = addr;
+	if (m.type == RAFT_IO_APPEND_ENTRIES_RESULT &&
+	    m.append_entries_result.rejected)
+		retry_at_once(x, m.server_id, m.append_entries_result.term);
 	x->st.msgs_in++;
 	if (m.type == RAFT_IO_INSTALL_SNAPSHOT)
 		x->st.snapshots_in++;
@@ -705,10 +753,47 @@ static void hurry_election(struct txraft_io *x, uint64_t now)
 		x->next_tick = due;
 }
 
+/*
+ * This follower, its leader Down and no new one known, refuses a
+ * candidate's pre-vote: with a leader gone it refuses only a candidate
+ * whose log is behind its own (Raft's up-to-date rule) or whose term
+ * is.  Then that candidate cannot win this vote however often it asks
+ * (its hurried retries), and this follower, whose log is the longer,
+ * is the one that can: it stands now instead of after its stagger.
+ * Seen when leader guests were killed: the follower ranked first was
+ * a few entries short and the other waited out its 50 ms.  Standing is
+ * what its election timer would make it do anyway; terms and votes
+ * decide as always.
+ */
+static void stand_now(struct txraft_io *x)
+{
+	struct raft *r = x->watch;
+	uint64_t now;
+
+	if (!r || !x->hurry_until || raft_state(r) != RAFT_FOLLOWER ||
+	    r->follower_state.current_leader.id)
+		return;
+	now = io_now(x);
+	if (now >= x->hurry_until)
+		return;
+	if (now - r->election_timer_start <
+	    r->follower_state.randomized_election_timeout) {
+		r->follower_state.randomized_election_timeout =
+			(unsigned int)(now - r->election_timer_start);
+		x->st.stood++;
+	}
+	if (x->tick && x->next_tick > now)
+		x->next_tick = now;
+}
+
 static void on_peer(void *ctx, uint32_t node, bool up)
 {
 	struct txraft_io *x = ctx;
+	size_t i;
 
+	for (i = 0; up && i < x->npeers; i++)
+		if (x->peers[i].id == node)
+			x->peers[i].up_ms = io_now(x);
 	/* otherwise Raft's own timeouts and retries cover a lost peer */
 	if (!up && x->watch && !x->closing)
 		leader_down(x, node);
@@ -854,10 +939,11 @@ int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address)
 	if (!p)
 		return -ENOMEM;
 	x->peers = p;
+	p[x->npeers] = (struct peer_name){ .id = id };
 	p[x->npeers].address = strdup(address);
 	if (!p[x->npeers].address)
 		return -ENOMEM;
-	p[x->npeers++].id = id;
+	x->npeers++;
 	return 0;
 }
 
@@ -893,6 +979,50 @@ int txraft_io_timeout_ms(const struct txraft_io *x)
 void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s)
 {
 	*s = x->st;
+}
+
+/*
+ * Whether @id sent a message, or its peer came up, within the last @ms:
+ * one whose pair was just made again has had no time to answer yet, and
+ * counts (its match index is what it last acknowledged).
+ */
+static bool heard_within(const struct txraft_io *x, raft_id id, uint64_t ms)
+{
+	uint64_t now = io_now(x), last;
+	size_t i;
+
+	for (i = 0; i < x->npeers; i++) {
+		if (x->peers[i].id != id)
+			continue;
+		last = x->peers[i].heard_ms > x->peers[i].up_ms ?
+		       x->peers[i].heard_ms : x->peers[i].up_ms;
+		return last && now - last <= ms;
+	}
+	return false;
+}
+
+uint64_t txraft_io_lag(const struct txraft_io *x)
+{
+	struct raft *r = x->watch;
+	raft_index last, lag = 0, m;
+	unsigned int i;
+
+	if (!r || raft_state(r) != RAFT_LEADER || !r->leader_state.progress ||
+	    !x->t)
+		return 0;
+	last = raft_last_index(r);
+	for (i = 0; i < r->configuration.n; i++) {
+		const struct raft_server *v = &r->configuration.servers[i];
+
+		if (v->id == x->self || v->role != RAFT_VOTER ||
+		    !txn_transport_peer_up(x->t, (uint32_t)v->id) ||
+		    !heard_within(x, v->id, r->election_timeout))
+			continue;
+		m = r->leader_state.progress[i].match_index;
+		if (m < last && last - m > lag)
+			lag = last - m;
+	}
+	return lag;
 }
 
 void txraft_io_free(struct txraft_io *x)

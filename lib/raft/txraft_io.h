@@ -46,6 +46,8 @@ struct txraft_io_stats {
 	uint64_t leader_downs;		/* the leader's Downs acted on */
 	uint64_t ticks;
 	uint64_t hurried;		/* candidates' timers cut after a Down */
+	uint64_t stood;			/* stood at once, refusing a pre-vote */
+	uint64_t retried;		/* refused appends retried at once */
 };
 
 /* The callbacks to open the transport with, @ctx the txraft_io. */
@@ -79,6 +81,13 @@ int txraft_store_open(struct txraft_store **sp, const char *path,
 void txraft_store_stats(const struct txraft_store *s,
 			struct txraft_store_stats *st);
 void txraft_store_free(struct txraft_store *s);	/* not while an io has it */
+/*
+ * The errno of the first write, sync or rename of its file that failed
+ * (after which every change fails with RAFT_IOERR), and in *@what the
+ * call's name; 0 (*@what NULL) while none has.  A server whose libraft
+ * turned unavailable says why with it.
+ */
+int txraft_store_error(const struct txraft_store *s, const char **what);
 /* its log: index of the first entry, the count, one entry (or NULL) */
 raft_index txraft_store_start(const struct txraft_store *s);
 size_t txraft_store_count(const struct txraft_store *s);
@@ -120,11 +129,14 @@ int txraft_io_add_peer(struct txraft_io *x, uint64_t id, const char *address);
  * 1-2 election timeouts; until a leader is known again (at most one
  * election timeout), a candidate that has not won asks again after
  * (rank + 1) * @stagger_ms / 2 (at least (rank + 1) * 10 ms), so a
- * refused or split vote does not wait out a timeout either.  Safety
- * stays Raft's (terms and votes): a
- * wrong Down only makes this follower ask for pre-votes that followers
- * still hearing the leader refuse.  Acts only while @r has pre-vote on
- * (raft_set_pre_vote()).  See txraft_io.c.  NULL: off.
+ * refused or split vote does not wait out a timeout either; and a
+ * follower that refuses a pre-vote meanwhile stands at once (the
+ * candidate's log is behind its own).  As leader, @r resends a refused
+ * AppendEntries at once instead of a heartbeat later.  Safety stays
+ * Raft's (terms and votes): a wrong Down only makes this follower ask
+ * for pre-votes that followers still hearing the leader refuse.  The
+ * Down rules act only while @r has pre-vote on (raft_set_pre_vote()).
+ * See txraft_io.c.  NULL: off.
  */
 void txraft_io_watch_leader(struct txraft_io *x, struct raft *r,
 			    unsigned int stagger_ms);
@@ -156,6 +168,27 @@ int txraft_io_timeout_ms(const struct txraft_io *x);
 bool txraft_io_closed(const struct txraft_io *x);
 
 void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s);
+
+/*
+ * For a leader's flow control: how many entries the follower furthest
+ * behind lacks of the leader's log (the leader's last index less
+ * libraft's match index for it), among the followers whose transport
+ * peer is up and that sent a message, or whose peer came up, within
+ * the election timeout (a live follower answers every heartbeat; one
+ * whose host is up but whose raft has stopped, unavailable after a
+ * failed write say, answers nothing and must not hold the others
+ * back).  A majority commits without the slowest follower, so a slow
+ * one can fall behind without bound; if the leader then dies and that
+ * follower is the one left, the new leader must send it the whole
+ * backlog before it commits anything.  A leader that proposes only
+ * while this is under a bound keeps every live follower within reach
+ * (as MySQL group replication's flow control bounds a member's queue),
+ * at the price of the slowest live follower's pace, and of a pause
+ * while one that rejoins far behind catches up (libraft sends it a
+ * snapshot when the entries it lacks are gone).  0 when the watched
+ * raft (txraft_io_watch_leader()) is not leading, or none is watched.
+ */
+uint64_t txraft_io_lag(const struct txraft_io *x);
 
 /*
  * Free @x after raft_close() has called back (the raft_io is closed);

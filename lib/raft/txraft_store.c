@@ -257,12 +257,26 @@ static uint32_t rec_crc(const struct wal_hdr *h, const struct iovec *iov,
 	return ~crc;
 }
 
+/*
+ * A write, sync or rename failed: RAFT_IOERR, and the first such
+ * failure's call and errno kept for txraft_store_error() (libraft only
+ * learns RAFT_IOERR, and a server that stops must say why).
+ */
+static int io_fail(struct txraft_store *s, const char *what)
+{
+	if (!s->err) {
+		s->err = errno ? errno : EIO;
+		s->err_what = what;
+	}
+	return RAFT_IOERR;
+}
+
 static int sync_fd(struct txraft_store *s, int fd)
 {
 	if (s->nosync)
 		return 0;
 	s->st.syncs++;
-	return fdatasync(fd) ? RAFT_IOERR : 0;
+	return fdatasync(fd) ? io_fail(s, "fdatasync") : 0;
 }
 
 /* grow @w to take @more bytes */
@@ -305,12 +319,14 @@ static int wbuf_write(struct txraft_store *s, int fd, struct txraft_wbuf *w)
 			dsync = false;
 			continue;
 		}
-		if (n <= 0)
-			return RAFT_IOERR;	/* the tail is torn */
+		if (n == 0)
+			errno = EIO;
+		if (n <= 0)	/* the tail is torn */
+			return io_fail(s, "pwritev2");
 		off += (size_t)n;
 	}
 	if (!s->nosync && !dsync && fdatasync(fd))
-		return RAFT_IOERR;
+		return io_fail(s, "fdatasync");
 	if (!s->nosync)
 		s->st.syncs++;
 	w->len = 0;
@@ -547,7 +563,7 @@ static int load_file(struct txraft_store *s, int fd)
 	int rv = 0;
 
 	if (fstat(fd, &stt))
-		return RAFT_IOERR;
+		return io_fail(s, "fstat");
 	size = (size_t)stt.st_size;
 	buf = malloc(size ? size : 1);
 	if (!buf)
@@ -555,8 +571,10 @@ static int load_file(struct txraft_store *s, int fd)
 	for (off = 0; off < size; off += (size_t)r) {
 		r = pread(fd, buf + off, size - off, (off_t)off);
 		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
 			free(buf);
-			return RAFT_IOERR;
+			return io_fail(s, "pread");
 		}
 	}
 	off = 0;
@@ -586,8 +604,10 @@ static int load_file(struct txraft_store *s, int fd)
 				break;
 			}
 			s->st.torn_bytes += size - off;
-			if (ftruncate(fd, (off_t)off) || sync_fd(s, fd))
-				rv = RAFT_IOERR;
+			if (ftruncate(fd, (off_t)off))
+				rv = io_fail(s, "ftruncate");
+			else
+				rv = sync_fd(s, fd);
 			break;
 		}
 		rv = replay(s, &h, buf + off + sizeof(h));
@@ -725,9 +745,9 @@ static int sync_dir(struct txraft_store *s)
 	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
 	free(copy);
 	if (fd < 0)
-		return RAFT_IOERR;
+		return io_fail(s, "open directory");
 	if (!s->nosync && fsync(fd))
-		rv = RAFT_IOERR;
+		rv = io_fail(s, "fsync directory");
 	close(fd);
 	return rv;
 }
@@ -752,7 +772,7 @@ static int compact(struct txraft_store *s)
 		  0600);
 	if (fd < 0) {
 		free(tmp);
-		return RAFT_IOERR;
+		return io_fail(s, "open new file");
 	}
 	rv = rec_term(s, &w);
 	/* the entries kept before the snapshot's end, for the replay */
@@ -766,7 +786,7 @@ static int compact(struct txraft_store *s)
 	if (!rv)
 		rv = wbuf_write(s, fd, &w);
 	if (!rv && rename(tmp, s->path))
-		rv = RAFT_IOERR;
+		rv = io_fail(s, "rename");
 	if (rv) {
 		/* the old file stands, as it was */
 		close(fd);
@@ -896,4 +916,11 @@ void txraft_store_stats(const struct txraft_store *s,
 			struct txraft_store_stats *st)
 {
 	*st = s->st;
+}
+
+int txraft_store_error(const struct txraft_store *s, const char **what)
+{
+	if (what)
+		*what = s->err ? s->err_what : NULL;
+	return s->err;
 }

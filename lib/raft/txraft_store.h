@@ -36,6 +36,8 @@ struct txraft_store {
 	bool no_rwf_dsync;	/* pwritev2 refused RWF_DSYNC: fdatasync */
 	bool failed;		/* a flush failed: every change fails now */
 	bool crashed;		/* txraft_store_crash(): writes are lost */
+	int err;		/* errno of the first failed file call */
+	const char *err_what;	/* that call */
 	struct txraft_wbuf pend;	/* gathered, not yet flushed */
 	char *path;
 	struct txraft_store_stats st;

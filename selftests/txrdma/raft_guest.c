@@ -72,6 +72,13 @@
 #define WINDOW		32
 #define DEADLINE_S	1400
 #define HEARTBEAT_MS	20
+/*
+ * The leader proposes only while every follower it holds lacks fewer
+ * than this many of its entries (txraft_io_lag()): a failover then
+ * never waits for a backlog larger than this to cross to the follower
+ * left (two windows of up to 4 KiB: about 128 KiB).
+ */
+#define MAX_LAG		(2 * WINDOW)
 
 struct prop {
 	struct raft_apply req;	/* first: the callback gets it back */
@@ -94,6 +101,23 @@ static raft_term served_term;	/* the last term announced as served */
 static raft_term led_term;	/* the last term this server led */
 static uint64_t t_led_term;	/* when it began to lead it */
 static uint64_t t_down;		/* its last Down of a leader it followed */
+static uint64_t t_held, held_max_ns;	/* proposals held back by MAX_LAG */
+
+/*
+ * RAFT_GUEST_TRACE=1: libraft's own trace lines (and this program's
+ * events) kept in a ring with their times; 700 ms after each Down of a
+ * leader the lines from 50 ms before it are written to
+ * JOB_DIR/raft-trace.NODE.BOOT.N, times in ms from the Down: the steps
+ * of a failover on each server's own clock.
+ */
+#define TRACE_N		16384
+struct trace_line {
+	uint64_t t_ns;
+	char msg[144];
+};
+
+static struct trace_line *trace_ring;
+static uint64_t trace_n, trace_dump_at;
 
 static uint64_t now_ns(void)
 {
@@ -102,6 +126,38 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+static void trace_put(const char *file, int line, const char *msg)
+{
+	struct trace_line *l;
+	const char *base = strrchr(file, '/');
+
+	if (!trace_ring)
+		return;
+	l = &trace_ring[trace_n++ % TRACE_N];
+	l->t_ns = now_ns();
+	snprintf(l->msg, sizeof(l->msg), "%s:%d %s", base ? base + 1 : file,
+		 line, msg);
+}
+
+static void trace_emit(struct raft_tracer *tr, const char *file, int line,
+		       const char *msg)
+{
+	(void)tr;
+	trace_put(file, line, msg);
+}
+
+static struct raft_tracer tracer = { .enabled = true, .emit = trace_emit };
+
+#define TRACE(...)							\
+	do {								\
+		if (trace_ring) {					\
+			char _m[128];					\
+									\
+			snprintf(_m, sizeof(_m), __VA_ARGS__);		\
+			trace_put(__FILE__, __LINE__, _m);		\
+		}							\
+	} while (0)
 
 static void die(const char *fmt, ...)
 {
@@ -125,6 +181,30 @@ static void put_file(const char *name, const char *line)
 	snprintf(tmp, sizeof(tmp), "%s.tmp%u", path, node);
 	f = fopen(tmp, "w");
 	if (!f || fputs(line, f) < 0 || fclose(f) || rename(tmp, path))
+		die("writing %s: %s", path, strerror(errno));
+}
+
+/* the trace lines from 50 ms before the last Down on, times from it */
+static void trace_dump(unsigned int boot, uint64_t n_down)
+{
+	uint64_t i = trace_n > TRACE_N ? trace_n - TRACE_N : 0;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/raft-trace.%u.%u.%" PRIu64, job, node,
+		 boot, n_down);
+	f = fopen(path, "w");
+	if (!f)
+		die("writing %s: %s", path, strerror(errno));
+	for (; i < trace_n; i++) {
+		const struct trace_line *l = &trace_ring[i % TRACE_N];
+
+		if (l->t_ns + 50000000ull >= t_down)
+			fprintf(f, "%9.3f %s\n",
+				((double)l->t_ns - (double)t_down) / 1e6,
+				l->msg);
+	}
+	if (fclose(f))
 		die("writing %s: %s", path, strerror(errno));
 }
 
@@ -164,6 +244,60 @@ static uint64_t newest_served(unsigned int *leader)
 	}
 	closedir(dir);
 	return got;
+}
+
+/*
+ * For the host's kills: JOB_DIR/raft-even-req holds K, the kill it is
+ * about to make.  The leader answers once its pairs to both followers
+ * are up and neither lacks more than MAX_LAG of its entries
+ * (txraft_io_lag()), with JOB_DIR/raft-even.K: "NODE TERM LAST LAG".
+ * A kill then finds the cluster as a steady stream leaves it, not
+ * with a follower still catching up from a reboot or a cut, which the
+ * next leader would have to send its backlog before it commits
+ * anything (measured in Documentation/testing.rst).
+ */
+static void answer_even(struct txn_transport *t)
+{
+	static uint64_t answered, next_look;
+	unsigned long long k;
+	char path[4096], name[64], line[128];
+	uint64_t lag;
+	FILE *f;
+
+	if (raft_state(&raft) != RAFT_LEADER || now_ns() < next_look)
+		return;
+	next_look = now_ns() + 20000000ull;
+	snprintf(path, sizeof(path), "%s/raft-even-req", job);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &k) != 1)
+		k = 0;
+	fclose(f);
+	lag = txraft_io_lag(xio);
+	if (k <= answered)
+		return;
+	if (lag > MAX_LAG ||
+	    !txn_transport_peer_up(t, node % NODES + 1) ||
+	    !txn_transport_peer_up(t, (node + 1) % NODES + 1)) {
+		static uint64_t said;
+
+		/* why a kill waits, once a second, for a run that stalls */
+		if (now_ns() > said) {
+			said = now_ns() + 1000000000ull;
+			printf("# node %u: kill %llu waits: lag %" PRIu64 ", peers up %d%d\n",
+			       node, k, lag,
+			       txn_transport_peer_up(t, node % NODES + 1),
+			       txn_transport_peer_up(t, (node + 1) % NODES + 1));
+		}
+		return;
+	}
+	answered = k;
+	snprintf(name, sizeof(name), "raft-even.%llu", k);
+	snprintf(line, sizeof(line), "%u %llu %llu %" PRIu64 "\n", node,
+		 (unsigned long long)raft.current_term,
+		 (unsigned long long)raft_last_index(&raft), lag);
+	put_file(name, line);
 }
 
 static int fsm_apply(struct raft_fsm *fsm, const struct raft_buffer *buf,
@@ -234,6 +368,7 @@ static void apply_cb(struct raft_apply *req, int status, void *result)
 				 node, (unsigned long long)p->term, applied,
 				 down_ms, led_ms);
 			put_file(name, line);
+			TRACE("serves term %llu", (unsigned long long)p->term);
 			printf("# node %u serves term %llu: leader %.1f ms after its Down of the last, first commit %.1f ms after that\n",
 			       node, (unsigned long long)p->term, down_ms,
 			       led_ms);
@@ -245,8 +380,20 @@ static void apply_cb(struct raft_apply *req, int status, void *result)
 /* the leader keeps WINDOW commands in flight until COUNT are in */
 static void propose(void)
 {
+	uint64_t now = now_ns();
+
+	/* how long the followers held proposals back, the longest once */
+	if (raft_state(&raft) == RAFT_LEADER && txraft_io_lag(xio) >= MAX_LAG) {
+		if (!t_held)
+			t_held = now;
+		return;
+	}
+	if (t_held && now - t_held > held_max_ns)
+		held_max_ns = now - t_held;
+	t_held = 0;
 	while (raft_state(&raft) == RAFT_LEADER && in_flight < WINDOW &&
-	       accepted + in_flight < count) {
+	       accepted + in_flight < count &&
+	       txraft_io_lag(xio) < MAX_LAG) {
 		uint64_t id = ((uint64_t)node << 40) | next_id++;
 		struct raft_buffer b;
 		struct prop *p;
@@ -316,6 +463,7 @@ int main(int argc, char **argv)
 	struct txn_transport *t;
 	const char *cut_at_env = getenv("RAFT_GUEST_CUT_AT");
 	const char *back_env = getenv("RAFT_GUEST_BACK");
+	const char *trace_env;
 	unsigned int back_boot = back_env ? (unsigned int)atoi(back_env) : 0;
 	uint64_t back_target = 0;
 	bool back_done = !back_boot;
@@ -378,6 +526,13 @@ int main(int argc, char **argv)
 	}
 	if (raft_init(&raft, txraft_io_raft(xio), &fsm, node, addr[node]))
 		die("raft_init: %s", raft_errmsg(&raft));
+	trace_env = getenv("RAFT_GUEST_TRACE");
+	if (trace_env && *trace_env && strcmp(trace_env, "0")) {
+		trace_ring = calloc(TRACE_N, sizeof(*trace_ring));
+		if (!trace_ring)
+			die("out of memory");
+		raft.tracer = &tracer;
+	}
 	/* a pair to the leader that breaks starts an election at once */
 	txraft_io_watch_leader(xio, &raft, 50);
 	/* TCG guests stall for 100-225 ms: no elections for that */
@@ -432,11 +587,41 @@ int main(int argc, char **argv)
 			snprintf(line, sizeof(line), "%u %llu\n", node,
 				 (unsigned long long)raft.current_term);
 			put_file(name, line);
+			TRACE("Down of the leader (term %llu)",
+			      (unsigned long long)raft.current_term);
+			if (trace_ring)
+				trace_dump_at = t_down + 700000000ull;
+		}
+		if (raft_state(&raft) == RAFT_UNAVAILABLE) {
+			const char *what;
+			int err = txraft_store_error(store, &what);
+
+			/*
+			 * libraft stops for good after an error it cannot
+			 * take (a failed write of term, vote or snapshot):
+			 * say which, with the last 2 s of its trace (as
+			 * raft-trace.NODE.BOOT.0), rather than sit silent
+			 */
+			if (trace_ring) {
+				t_down = now_ns() - 2000000000ull;
+				trace_dump(back_boot, 0);
+			}
+			die("libraft turned unavailable in term %llu at %" PRIu64 " applied: %s; its file: %s%s%s",
+			    (unsigned long long)raft.current_term, applied,
+			    raft_errmsg(&raft), what ? what : "no failed call",
+			    err ? ": " : "", err ? strerror(err) : "");
+		}
+		if (trace_dump_at && now_ns() >= trace_dump_at) {
+			trace_dump(back_boot, downs_seen);
+			trace_dump_at = 0;
 		}
 		if (raft_state(&raft) == RAFT_LEADER &&
 		    raft.current_term != led_term) {
 			led_term = raft.current_term;
 			t_led_term = now_ns();
+			TRACE("leads term %llu, last index %llu",
+			      (unsigned long long)led_term,
+			      (unsigned long long)raft_last_index(&raft));
 		}
 		if (raft_state(&raft) == RAFT_LEADER && !t_led) {
 			t_led = now_ns();
@@ -448,6 +633,7 @@ int main(int argc, char **argv)
 				       node, (t_led - t_down) / 1e6);
 		}
 		propose();
+		answer_even(t);
 		if (cut_at && !cut_asked && applied >= cut_at &&
 		    raft_state(&raft) == RAFT_LEADER) {
 			snprintf(path, sizeof(path), "%s/raft-cut-claim", job);
@@ -511,12 +697,13 @@ int main(int argc, char **argv)
 			/* where each server is, for a run that stalls */
 			next_status = now_ns() + 10000000000ull;
 			txn_txrdma_stats(t, &ts);
-			printf("# node %u: term %llu %s, leader %llu, applied %" PRIu64 ", commit %llu; peers up %d%d; pairs %" PRIu64 " up %" PRIu64 " down, dials %" PRIu64 " (%" PRIu64 " failed, last %" PRId64 "), accepts %" PRIu64 " (%" PRIu64 " refused)\n",
+			printf("# node %u: term %llu %s, leader %llu, applied %" PRIu64 ", commit %llu, lag %" PRIu64 "; peers up %d%d; pairs %" PRIu64 " up %" PRIu64 " down, dials %" PRIu64 " (%" PRIu64 " failed, last %" PRId64 "), accepts %" PRIu64 " (%" PRIu64 " refused)\n",
 			       node, (unsigned long long)raft.current_term,
 			       state_name(raft_state(&raft)),
 			       (unsigned long long)leader_id(),
 			       applied,
 			       (unsigned long long)raft.commit_index,
+			       txraft_io_lag(xio),
 			       txn_transport_peer_up(t, node % NODES + 1),
 			       txn_transport_peer_up(t, (node + 1) % NODES + 1),
 			       ts.ups, ts.downs, ts.dials, ts.dial_errors,
@@ -548,7 +735,10 @@ int main(int argc, char **argv)
 		       WINDOW);
 	}
 	txraft_io_stats(xio, &st);
-	printf("# node %u: %" PRIu64 " snapshots restored\n", node, restores);
+	printf("# node %u: %" PRIu64 " snapshots restored; flow control (a follower %d entries behind) held proposals back for %.1f ms at most\n",
+	       node, restores, MAX_LAG, held_max_ns / 1e6);
+	printf("# node %u: %" PRIu64 " elections hurried, %" PRIu64 " stood at once, %" PRIu64 " refused appends retried at once\n",
+	       node, st.hurried, st.stood, st.retried);
 	printf("# node %u raft_io: %" PRIu64 " messages out, %" PRIu64 " in, %" PRIu64 " AppendEntries in parts, %" PRIu64 " bad, %" PRIu64 " refused by the transport\n",
 	       node, st.msgs_out, st.msgs_in, st.split, st.bad_in,
 	       st.send_fail);

@@ -21,7 +21,7 @@
 # included; every guest checks that its tenant holds nothing
 # afterwards.
 #
-# Liveness is 400 ms (8 x 50 ms; TXRDMA_RAFT_LIVENESS="TX_US MULT",
+# Liveness is 350 ms (7 x 50 ms; TXRDMA_RAFT_LIVENESS="TX_US MULT",
 # run_vm_tests.py --raft-liveness): a killed leader's Down reaches both
 # followers in about that, and each stands for election at once,
 # staggered by node (txraft_io_watch_leader).  A TCG guest that stalls
@@ -43,7 +43,7 @@ g=g$me
 node=$((me + 1))
 
 check "$g: raft_guest is built" test -x "$PROG"
-read -r live_us live_mult <<< "${TXRDMA_RAFT_LIVENESS:-50000 8}"
+read -r live_us live_mult <<< "${TXRDMA_RAFT_LIVENESS:-50000 7}"
 mesh_up 2:8 tx "$live_us" rx "$live_us" mult "$live_mult"
 mesh_tenant "$TENANT"
 
@@ -58,6 +58,7 @@ run_server() {
 	TAP_RELAYED_FAILS=0
 	shopt -s lastpipe
 	RAFT_GUEST_BACK=$boot RAFT_GUEST_CUT_AT=$((COUNT / 4)) \
+		RAFT_GUEST_TRACE=${TXRDMA_RAFT_TRACE:-0} \
 		timeout -k 10 1500 "$PROG" "$node" \
 		"$SERVICE" "$COUNT" "$TXRDMA_JOB" "$WAL" 2>&1 |
 		tap_relay "$g raft"

@@ -115,6 +115,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import time
@@ -483,8 +484,10 @@ def raft_downs(c):
 
 
 def raft_kills(c, kills, lines):
-    """Phase (a): KILLS times, SIGKILL the QEMU of the leader of the
-    moment, time the next leader's first applied command (its
+    """Phase (a): KILLS times, once the leader of the moment says its
+    pairs to both followers are up and neither lacks more than two
+    windows (64) of its entries (raft-even.K), SIGKILL
+    its QEMU, time the next leader's first applied command (its
     raft-serves file; the host's clock from the kill), power the guest
     on again and wait until it says it caught up.  Returns the seconds
     from each kill to the next leader serving; LINES gets TAP lines."""
@@ -494,11 +497,10 @@ def raft_kills(c, kills, lines):
             lines.append("not ok - raft: the stream ended after %d of %d "
                          "kills (raise --raft-count)" % (k - 1, kills))
             break
-        served = raft_served(c)
-        if not served:
-            raise RuntimeError("no leader has served yet")
-        term = max(served)
-        leader = served[term][0]
+        # the leader of the moment says when its followers are level
+        c.write_file("raft-even-req", "%d\n" % k)
+        even = c.wait_file(None, "raft-even.%d" % k, 300, interval=0.01)
+        leader, term, last, lag = (int(v) for v in even.split())
         g = leader - 1
         downs = raft_downs(c)
         c.kill(g, "killed by the test (raft suite, kill %d)" % k, hard=True)
@@ -521,13 +523,14 @@ def raft_kills(c, kills, lines):
         boot = c.restart(g)
         t1 = time.monotonic()
         back = c.wait_file(g, "raft-back.%d.%d" % (leader, boot), 600)
-        lines.append("ok - raft: kill %d: node %d (leader, term %d, g%d) "
+        lines.append("ok - raft: kill %d: node %d (leader, term %d, g%d, "
+                     "last index %d, no follower more than %d behind) "
                      "killed; a follower saw its Down after %s, node %d "
                      "served in term %d after %.0f ms (on its clock: led "
                      "%s ms after its Down, first commit %.0f ms after "
                      "that); the guest booted again and caught up in "
                      "%.1f s (applied %s)" % (
-                         k, leader, term, g,
+                         k, leader, term, g, last, lag,
                          "%.0f ms" % (down_s * 1000) if down_s is not None
                          else "- (none before a leader served)",
                          new_node, new_term, served_s[-1] * 1000,
@@ -548,8 +551,8 @@ def suite_raft(args):
     --raft-serve-ms of the kill, and the guest is powered on again and
     rejoins from its file on the host before the next kill."""
     cmd = ("TXRDMA_RAFT_COUNT=%d TXRDMA_RAFT_LIVENESS='%s' "
-           "selftests/txrdma/raft_guest.sh"
-           % (args.raft_count, args.raft_liveness))
+           "TXRDMA_RAFT_TRACE=%d selftests/txrdma/raft_guest.sh"
+           % (args.raft_count, args.raft_liveness, bool(args.raft_trace)))
     err = None
     lines = []
     with cluster(args, 3, [cmd] * 3, timeout=args.timeout) as c:
@@ -585,6 +588,14 @@ def suite_raft(args):
             except (TimeoutError, RuntimeError, OSError, ValueError) as e:
                 err = "the kill phase: %r" % e
         results = c.wait()
+        if args.raft_trace:
+            os.makedirs(args.raft_trace, exist_ok=True)
+            names = [n for n in os.listdir(c.job_path())
+                     if n.startswith("raft-trace.")]
+            for n in names:
+                shutil.copy(c.job_path(n), args.raft_trace)
+            print("# raft: %d trace files in %s" % (len(names),
+                                                    args.raft_trace))
     for line in lines:
         print(line)
     failed = sum(line.startswith("not ok") for line in lines)
@@ -920,14 +931,17 @@ def main():
                     "on d8755f3 the oops came after 17-27 s)")
     ap.add_argument("--vread-seconds", type=int, default=60,
                     help="vread: seconds of writing and reading (default 60)")
-    ap.add_argument("--raft-liveness", default="50000 8",
+    ap.add_argument("--raft-liveness", default="50000 7",
                     help="raft: the peers' liveness, \"TX_US MULT\" "
-                    "(default \"50000 8\": 400 ms)")
+                    "(default \"50000 7\": 350 ms)")
     ap.add_argument("--raft-kills", type=int, default=10,
                     help="raft: leader QEMU kills (default 10)")
     ap.add_argument("--raft-serve-ms", type=int, default=500,
                     help="raft: a new leader must serve within this "
                     "many ms of each kill (default 500)")
+    ap.add_argument("--raft-trace", metavar="DIR",
+                    help="raft: keep libraft's trace around each Down "
+                    "(raft_guest's RAFT_GUEST_TRACE) in DIR")
     ap.add_argument("--raft-count", type=int, default=100000,
                     help="raft: commands the leader proposes and every "
                     "server applies (default 100000)")

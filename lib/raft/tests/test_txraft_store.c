@@ -303,10 +303,17 @@ static void test_group_commit(void)
 	if (full >= 0) {
 		struct raft_entry e = entry(2, 20, 100);
 
+		const char *what = "x";
+
 		TAP_CHECK(dup2(full, a->fd) == a->fd);
 		close(full);
+		TAP_CHECK_INT(txraft_store_error(a, &what), 0);
+		TAP_CHECK(!what);
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), 0);
 		TAP_CHECK_INT(txraft_store_flush(a), RAFT_IOERR);
+		/* which call failed, and why, for the server to say */
+		TAP_CHECK_INT(txraft_store_error(a, &what), ENOSPC);
+		TAP_CHECK(what && !strcmp(what, "pwritev2"));
 		TAP_CHECK_INT(txraft_store_flush(a), RAFT_IOERR);
 		TAP_CHECK_INT(txraft_store_append(a, &e, 1), RAFT_IOERR);
 		TAP_CHECK_INT(txraft_store_set_term(a, 3), RAFT_IOERR);
@@ -433,7 +440,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_reopen, "term, vote, entries, truncation and snapshots survive a reopen"),
 	TAP_TEST(test_torn_tail, "a last record cut at every byte is dropped, the rest kept, and the file goes on"),
 	TAP_TEST(test_damage, "a damaged record before others fails the open (-EBADMSG)"),
-	TAP_TEST(test_group_commit, "appends reach the file with one flush, unflushed ones die with the process, a failed flush fails all after it"),
+	TAP_TEST(test_group_commit, "appends reach the file with one flush, unflushed ones die with the process, a failed flush fails all after it and says which call failed with which errno"),
 	TAP_TEST(test_io_durable_first, "an append completes only once its entries are in the file; one flush per poll"),
 	TAP_TEST(test_io_flush_fails, "a group commit that fails stops the process (SIGABRT), never a group of failed appends"),
 	TAP_TEST(test_bad_args, "bad arguments are refused"),
