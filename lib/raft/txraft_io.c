@@ -525,7 +525,8 @@ static void flush_failed(struct txraft_io *x)
 	int err = txraft_store_error(x->s, &what);
 
 	fprintf(stderr, "txraft: server %llu: its write-ahead file could not be written (%s: %s); stopping, as after a failed fsync: restart it on its file\n",
-		(unsigned long long)x->self, what ? what : "?", strerror(err));
+		(unsigned long long)x->self, what ? what : "unknown call",
+		err ? strerror(err) : "unknown error");
 	abort();
 }
 
@@ -575,7 +576,7 @@ static void run_pending(struct txraft_io *x, bool cancel)
  * when libraft finds the refusal stale it sends nothing, and the next
  * tick sends a heartbeat early.  Which AppendEntries is sent when is
  * the leader's to choose: safety is untouched.  raft.h makes the
- * progress array public; libraft 0.15's replication.c uses last_send
+ * progress array public; libraft 0.15's progress.c uses last_send
  * only to pace probes and heartbeats.
  */
 static void retry_at_once(struct txraft_io *x, raft_id from, raft_term term)
@@ -626,7 +627,13 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		x->st.bad_in++;
 		return;
 	}
-	for (i = 0; i < x->npeers; i++)
+	/*
+	 * An answer to this leader's appends is what flow control counts
+	 * as heard (txraft_io_lag()): a follower cut off from them still
+	 * sends pre-votes, and must not hold the leader back by them.
+	 */
+	for (i = 0; m.type == RAFT_IO_APPEND_ENTRIES_RESULT && i < x->npeers;
+	     i++)
 		if (x->peers[i].id == node)
 			x->peers[i].heard_ms = io_now(x);
 	m.server_address = addr;

@@ -46,7 +46,7 @@ struct txraft_io_stats {
 	uint64_t leader_downs;		/* the leader's Downs acted on */
 	uint64_t ticks;
 	uint64_t hurried;		/* candidates' timers cut after a Down */
-	uint64_t stood;			/* stood at once, refusing a pre-vote */
+	uint64_t stood;			/* stood, refusing a pre-vote */
 	uint64_t retried;		/* refused appends retried at once */
 };
 
@@ -172,13 +172,14 @@ void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s);
 /*
  * For a leader's flow control: how many entries the follower furthest
  * behind lacks of the leader's log (the leader's last index less
- * libraft's match index for it), among the followers whose transport
- * peer is up and that sent a message, or whose peer came up, within
- * the election timeout (a live follower answers every heartbeat; one
- * whose host is up but whose raft has stopped, unavailable after a
- * failed write say, answers nothing and must not hold the others
- * back).  A majority commits without the slowest follower, so a slow
- * one can fall behind without bound; if the leader then dies and that
+ * libraft's match index for it), among the voters whose transport peer
+ * is up and that answered an AppendEntries, or whose peer came up,
+ * within the election timeout (a live follower answers every
+ * heartbeat; one whose host is up but whose raft has stopped,
+ * unavailable after a failed write say, or that the leader's appends
+ * no longer reach, answers none and must not hold the others back).
+ * A majority commits without the slowest follower, so a slow one can
+ * fall behind without bound; if the leader then dies and that
  * follower is the one left, the new leader must send it the whole
  * backlog before it commits anything.  A leader that proposes only
  * while this is under a bound keeps every live follower within reach
@@ -186,7 +187,8 @@ void txraft_io_stats(const struct txraft_io *x, struct txraft_io_stats *s);
  * at the price of the slowest live follower's pace, and of a pause
  * while one that rejoins far behind catches up (libraft sends it a
  * snapshot when the entries it lacks are gone).  0 when the watched
- * raft (txraft_io_watch_leader()) is not leading, or none is watched.
+ * raft (txraft_io_watch_leader()) is not leading, none is watched, or
+ * no transport is attached.
  */
 uint64_t txraft_io_lag(const struct txraft_io *x);
 

@@ -249,7 +249,7 @@ static uint64_t newest_served(unsigned int *leader)
 /*
  * For the host's kills: JOB_DIR/raft-even-req holds K, the kill it is
  * about to make.  The leader answers once its pairs to both followers
- * are up and neither lacks more than MAX_LAG of its entries
+ * are up and neither lacks MAX_LAG or more of its entries
  * (txraft_io_lag()), with JOB_DIR/raft-even.K: "NODE TERM LAST LAG".
  * A kill then finds the cluster as a steady stream leaves it, not
  * with a follower still catching up from a reboot or a cut, which the
@@ -277,7 +277,7 @@ static void answer_even(struct txn_transport *t)
 	lag = txraft_io_lag(xio);
 	if (k <= answered)
 		return;
-	if (lag > MAX_LAG ||
+	if (lag >= MAX_LAG ||
 	    !txn_transport_peer_up(t, node % NODES + 1) ||
 	    !txn_transport_peer_up(t, (node + 1) % NODES + 1)) {
 		static uint64_t said;

@@ -485,8 +485,8 @@ def raft_downs(c):
 
 def raft_kills(c, kills, lines):
     """Phase (a): KILLS times, once the leader of the moment says its
-    pairs to both followers are up and neither lacks more than two
-    windows (64) of its entries (raft-even.K), SIGKILL
+    pairs to both followers are up and neither lacks two windows (64)
+    or more of its entries (raft-even.K), SIGKILL
     its QEMU, time the next leader's first applied command (its
     raft-serves file; the host's clock from the kill), power the guest
     on again and wait until it says it caught up.  Returns the seconds

@@ -302,7 +302,6 @@ static void test_group_commit(void)
 	TAP_CHECK(full >= 0);
 	if (full >= 0) {
 		struct raft_entry e = entry(2, 20, 100);
-
 		const char *what = "x";
 
 		TAP_CHECK(dup2(full, a->fd) == a->fd);
