@@ -609,20 +609,18 @@ static unsigned int leader(void)
 	return 0;
 }
 
-static void run_seed(uint64_t seed, uint64_t *min_applied)
+/* the clock, terms, links and files reset; N servers bootstrapped */
+static void start_fresh(void)
 {
 	struct raft_configuration conf;
-	unsigned int i, s, l;
-	uint64_t applied = 0;
-	int rounds;
+	unsigned int i;
 
-	rng = seed;
 	clock_ms = 1000000;
 	nterms = 0;
 	free(leader_of);
 	leader_of = NULL;
-	memset(cut, 0, sizeof(cut));
 	next_cmd = 0;
+	memset(cut, 0, sizeof(cut));
 	raft_configuration_init(&conf);
 	for (i = 1; i <= N; i++) {
 		snprintf(srv[i].addr, sizeof(srv[i].addr), "sim-%u", i);
@@ -636,6 +634,16 @@ static void run_seed(uint64_t seed, uint64_t *min_applied)
 	for (i = 1; i <= N; i++)
 		start_server(i, true, &conf);
 	raft_configuration_close(&conf);
+}
+
+static void run_seed(uint64_t seed, uint64_t *min_applied)
+{
+	unsigned int i, s, l;
+	uint64_t applied = 0;
+	int rounds;
+
+	rng = seed;
+	start_fresh();
 
 	for (s = 0; s < STEPS && !violation; s++) {
 		step();
@@ -761,29 +769,10 @@ static bool has_last(unsigned int i, raft_index idx)
  */
 static bool cluster_up(unsigned int *l, unsigned int *f0, unsigned int *f1)
 {
-	struct raft_configuration conf;
 	unsigned int i, ms;
 
 	rng = 42;
-	clock_ms = 1000000;
-	nterms = 0;
-	free(leader_of);
-	leader_of = NULL;
-	next_cmd = 0;
-	memset(cut, 0, sizeof(cut));
-	raft_configuration_init(&conf);
-	for (i = 1; i <= N; i++) {
-		snprintf(srv[i].addr, sizeof(srv[i].addr), "sim-%u", i);
-		if (raft_configuration_add(&conf, i, srv[i].addr, RAFT_VOTER))
-			abort();
-		unlink(srv[i].path);
-		if (txraft_store_open(&srv[i].store, srv[i].path,
-				      TXRAFT_STORE_NOSYNC))
-			abort();
-	}
-	for (i = 1; i <= N; i++)
-		start_server(i, true, &conf);
-	raft_configuration_close(&conf);
+	start_fresh();
 	for (ms = 0; ms < 5000 && !leader(); ms++)
 		ms_step();
 	*l = leader();
