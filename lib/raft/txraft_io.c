@@ -102,6 +102,7 @@ struct txraft_io {
 	unsigned int stagger_ms;
 	unsigned int rank;		/* among the voters left, at the Down */
 	uint64_t hurry_until;		/* hurry_election() until then, 0: not */
+	uint64_t behind_from;		/* pre-vote candidate, log behind ours */
 	struct txraft_io_stats st;
 };
 
@@ -363,8 +364,10 @@ static int m_send(struct raft_io *io, struct raft_io_send *req,
 		return RAFT_INVALID;
 	if (message->type == RAFT_IO_REQUEST_VOTE_RESULT &&
 	    !message->request_vote_result.vote_granted &&
-	    message->request_vote_result.pre_vote == raft_tribool_true)
+	    message->request_vote_result.pre_vote == raft_tribool_true &&
+	    message->server_id == x->behind_from)
 		stand_now(x);
+	x->behind_from = 0;
 	req->cb = cb;
 	if (message->type == RAFT_IO_APPEND_ENTRIES)
 		status = send_entries(x, message);
@@ -594,6 +597,34 @@ static void retry_at_once(struct txraft_io *x, raft_id from, raft_term term)
 		}
 }
 
+/*
+ * Whether @rv's candidate has a log behind this server's, by Raft's
+ * up-to-date rule (last term, then last index), and this server is a
+ * voter: the refusal that stand_now() may answer.  libraft refuses a
+ * pre-vote for other reasons too (a term behind, a leader still
+ * known, not a voter), and in those the refuser may have the shorter
+ * log.  Reads the public struct raft_log as libraft's log.c does.
+ */
+static bool candidate_behind(const struct raft *r,
+			     const struct raft_request_vote *rv)
+{
+	const struct raft_log *l = &r->log;
+	size_t n = l->back >= l->front ? l->back - l->front :
+		   l->size - l->front + l->back;
+	raft_index last = n ? l->offset + n : l->snapshot.last_index;
+	raft_term term = n ? l->entries[(l->back ? l->back : l->size) - 1].term
+			   : l->snapshot.last_term;
+	unsigned int i;
+	bool voter = false;
+
+	for (i = 0; i < r->configuration.n; i++)
+		if (r->configuration.servers[i].id == r->id)
+			voter = r->configuration.servers[i].role == RAFT_VOTER;
+	return voter && (rv->last_log_term < term ||
+			 (rv->last_log_term == term &&
+			  rv->last_log_index < last));
+}
+
 static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 {
 	struct txraft_io *x = ctx;
@@ -637,6 +668,10 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		if (x->peers[i].id == node)
 			x->peers[i].heard_ms = io_now(x);
 	m.server_address = addr;
+	x->behind_from = 0;
+	if (m.type == RAFT_IO_REQUEST_VOTE && m.request_vote.pre_vote &&
+	    x->watch && candidate_behind(x->watch, &m.request_vote))
+		x->behind_from = m.server_id;
 	if (m.type == RAFT_IO_APPEND_ENTRIES_RESULT &&
 	    m.append_entries_result.rejected)
 		retry_at_once(x, m.server_id, m.append_entries_result.term);
@@ -762,9 +797,11 @@ static void hurry_election(struct txraft_io *x, uint64_t now)
 
 /*
  * This follower, its leader Down and no new one known, refuses a
- * candidate's pre-vote: with a leader gone it refuses only a candidate
- * whose log is behind its own (Raft's up-to-date rule) or whose term
- * is.  Then that candidate cannot win this vote however often it asks
+ * candidate's pre-vote whose log is behind its own (Raft's up-to-date
+ * rule; on_msg() compares them, candidate_behind()).  A refusal for
+ * another reason (the candidate's term behind, this server no voter)
+ * does not count: then the refuser may have the shorter log.  So the
+ * candidate cannot win this vote however often it asks
  * (its hurried retries), and this follower, whose log is the longer,
  * is the one that can: it stands now instead of after its stagger.
  * Seen when leader guests were killed: the follower ranked first was
