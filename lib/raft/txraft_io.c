@@ -598,6 +598,34 @@ static void retry_at_once(struct txraft_io *x, raft_id from, raft_term term)
 }
 
 /*
+ * Raft's rule for a follower (Figure 2 of the paper): "if leaderCommit
+ * > commitIndex, set commitIndex = min(leaderCommit, index of last new
+ * entry)", the last entry this AppendEntries vouches for.  libraft 0.15
+ * takes min(leader_commit, last_stored) instead when every entry of the
+ * message is already in the log (replicationAppend(), n == 0, and so
+ * for a heartbeat).  A deposed leader keeps a tail of its own term that
+ * no majority stored; while the new leader sends it entries that match
+ * its log up to a point before that tail's end, it would commit and
+ * apply the whole tail, which the new leader's log replaces.  Seen in
+ * the raft suite (libraft then stops on "new index conflicts with
+ * committed entry", the replicas already diverged): send_entries()
+ * cuts a catch-up into parts that each carry the leader's commit.
+ * Cutting leader_commit to prev_log_index + n_entries before libraft
+ * sees the message restores the paper's rule; an up-to-date follower
+ * is sent entries or a heartbeat that reach the leader's last index,
+ * so it commits no later than before.
+ */
+static void clamp_commit(struct txraft_io *x, struct raft_append_entries *ae)
+{
+	raft_index covered = ae->prev_log_index + ae->n_entries;
+
+	if (ae->leader_commit > covered) {
+		ae->leader_commit = covered;
+		x->st.commit_clamped++;
+	}
+}
+
+/*
  * Whether @rv's candidate has a log behind this server's, by Raft's
  * up-to-date rule (last term, then last index), and this server is a
  * voter: the refusal that stand_now() may answer.  libraft refuses a
@@ -668,6 +696,8 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		if (x->peers[i].id == node)
 			x->peers[i].heard_ms = io_now(x);
 	m.server_address = addr;
+	if (m.type == RAFT_IO_APPEND_ENTRIES)
+		clamp_commit(x, &m.append_entries);
 	x->behind_from = 0;
 	if (m.type == RAFT_IO_REQUEST_VOTE && m.request_vote.pre_vote &&
 	    x->watch && candidate_behind(x->watch, &m.request_vote))

@@ -48,6 +48,7 @@ struct txraft_io_stats {
 	uint64_t hurried;		/* candidates' timers cut after a Down */
 	uint64_t stood;			/* stood, refusing a pre-vote */
 	uint64_t retried;		/* refused appends retried at once */
+	uint64_t commit_clamped;	/* leader_commit cut to what an append covers */
 };
 
 /* The callbacks to open the transport with, @ctx the txraft_io. */

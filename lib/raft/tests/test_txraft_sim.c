@@ -41,6 +41,7 @@
 #include "../txraft_io.h"
 #include "../txraft_snap2.h"
 #include "../txraft_store.h"
+#include "../txraft_wire.h"
 #include "tap.h"
 #include "txn_test.h"
 
@@ -979,9 +980,101 @@ out:
 	cluster_down();
 }
 
+/*
+ * Hand server @to an AppendEntries from @from: @n entries of term
+ * @eterm from index @prev + 1, command ids from @id0.
+ */
+static void inject_append(unsigned int to, unsigned int from, raft_term term,
+			  raft_index prev, raft_term prev_term,
+			  unsigned int n, raft_term eterm, uint32_t id0,
+			  raft_index commit)
+{
+	static uint64_t buf[MAXMSG / 8];
+	struct raft_entry e[32];
+	uint32_t ids[32];
+	struct raft_message m = { .type = RAFT_IO_APPEND_ENTRIES,
+				  .server_id = from };
+	unsigned int i;
+	long len;
+
+	if (n > 32)
+		abort();
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		ids[i] = id0 + i;
+		e[i].term = eterm;
+		e[i].type = RAFT_COMMAND;
+		e[i].buf.base = &ids[i];
+		e[i].buf.len = sizeof(ids[i]);
+	}
+	m.append_entries = (struct raft_append_entries) {
+		.term = term, .prev_log_index = prev,
+		.prev_log_term = prev_term, .leader_commit = commit,
+		.entries = e, .n_entries = n };
+	len = txraft_wire_encode(&m, from, buf, sizeof(buf));
+	if (len <= 0)
+		abort();
+	srv[to].st->t.cb.msg(srv[to].st->t.ctx, from, buf, (size_t)len);
+	poll_all();		/* the append's flush and completion */
+	poll_all();
+}
+
+/*
+ * A deposed leader's tail is not committed by a new leader's append
+ * that covers less than it (libraft 0.15 would: txraft_io.c
+ * clamp_commit()).  Server 3 follows leader 1 of term 2, which sends
+ * it 20 entries (indices 2-21) and commits 5.  Leader 2 of term 3,
+ * whose log holds only up to index 10 of term 2 and then entries of
+ * its own, has committed index 30; it sends entries 9-10 (both match)
+ * with that commit.  Server 3 may commit 10, not 21: its entries 11-21
+ * are no majority's.  Then leader 2's entries 11-12 replace them.
+ * Seen in the raft suite as a server that applied such a tail and
+ * later stopped on "new index conflicts with committed entry".
+ */
+static void test_stale_tail_not_committed(void)
+{
+	struct txraft_io_stats st;
+	unsigned int i, a, b;
+
+	rng = 7;
+	start_fresh();
+	for (a = 1; a <= N; a++)
+		for (b = 1; b <= N; b++)
+			cut[a][b] = true;
+	/* no snapshot may take the entries under test from the log */
+	raft_set_snapshot_threshold(&srv[3].raft, 1000);
+	next_cmd = 100;		/* ids 100-199 only here */
+
+	inject_append(3, 1, 2, 1, 1, 20, 2, 100, 5);
+	TAP_CHECK_INT(raft_last_index(&srv[3].raft), 21);
+	TAP_CHECK_INT(srv[3].applied, 4);	/* indices 2-5 */
+
+	inject_append(3, 2, 3, 8, 2, 2, 2, 107, 30);
+	txraft_io_stats(srv[3].x, &st);
+	tap_diag("after leader 2's append of 9-10 with commit 30: applied %llu, commit cut %llu times",
+		 (unsigned long long)srv[3].applied,
+		 (unsigned long long)st.commit_clamped);
+	TAP_CHECK_INT(srv[3].applied, 9);	/* indices 2-10 */
+	TAP_CHECK(st.commit_clamped >= 1);
+	for (i = 109; i < 120; i++)
+		TAP_CHECK(!srv[3].seen[i]);	/* 11-21 never applied */
+
+	/* leader 2's own 11-12 replace the tail and commit */
+	inject_append(3, 2, 3, 10, 2, 2, 3, 150, 30);
+	TAP_CHECK_INT(raft_last_index(&srv[3].raft), 12);
+	TAP_CHECK_INT(srv[3].applied, 11);
+	TAP_CHECK(srv[3].seen[150] && srv[3].seen[151]);
+	for (i = 109; i < 120; i++)
+		TAP_CHECK(!srv[3].seen[i]);
+	TAP_CHECK(raft_state(&srv[3].raft) == RAFT_FOLLOWER);
+	TAP_CHECK(!violation);
+	cluster_down();
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_longer_log_stands, "a leader dies with entries on one follower only: that follower, refusing the other's pre-vote, stands at once and leads within its stagger; the other's refusal of its first append is answered at once"),
 	TAP_TEST(test_lag_skips_quiet_follower, "flow control's lag counts a follower whose transport is up but whose raft is quiet for an election timeout at most (from its last answer to an append or its peer's last Up); the other follower commits on; it counts again once it answers; its pre-votes are no answer"),
+	TAP_TEST(test_stale_tail_not_committed, "a deposed leader's tail is not committed by a new leader's append that covers less of it (libraft 0.15 takes min(leader_commit, last stored)): applied up to the append's last entry, the tail replaced after"),
 	TAP_TEST(test_random_schedules, "100,000 randomized steps (loss, duplication, reordering, partitions, crashes, right and wrong Downs): one leader per term, same commands applied in the same order, log matching, convergence"),
 };
 
