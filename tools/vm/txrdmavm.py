@@ -71,6 +71,11 @@ PROBLEM_PATTERNS = [
     r"ODEBUG:",
     # kmemleak (guest-init's end-of-run scan; see kmemleak_problems)
     r"unreferenced object",
+    # a task stuck in D state for the hung-task timeout (120 s): a
+    # deadlock, or a virtual NIC whose transmit queue stalled (then
+    # also "NETDEV WATCHDOG"); either way the run proves nothing
+    r"blocked for more than \d+ seconds",
+    r"NETDEV WATCHDOG",
 ]
 IGNORE_PATTERNS = [
     r"module verification failed: signature and/or required key missing",
@@ -497,6 +502,10 @@ class Cluster:
             GUEST_INIT, g)
         if self.append:
             cmdline += " " + self.append
+        # for a person chasing a problem: e.g. loglevel=7, so that a
+        # hung task's stack (KERN_INFO) reaches the console too
+        if os.environ.get("TXRDMA_VM_APPEND"):
+            cmdline += " " + os.environ["TXRDMA_VM_APPEND"]
         serial = ("mon:stdio" if self.shell
                   else "file:" + self.console_path(g))
         if self.machine:
