@@ -737,8 +737,8 @@ int main(int argc, char **argv)
 	txraft_io_stats(xio, &st);
 	printf("# node %u: %" PRIu64 " snapshots restored; flow control (a follower %d entries behind) held proposals back for %.1f ms at most\n",
 	       node, restores, MAX_LAG, held_max_ns / 1e6);
-	printf("# node %u: %" PRIu64 " elections hurried, %" PRIu64 " stood at once, %" PRIu64 " refused appends retried at once\n",
-	       node, st.hurried, st.stood, st.retried);
+	printf("# node %u: %" PRIu64 " elections hurried, %" PRIu64 " stood at once, %" PRIu64 " refused appends retried at once, %" PRIu64 " leader commits cut to what an append covered\n",
+	       node, st.hurried, st.stood, st.retried, st.commit_clamped);
 	printf("# node %u raft_io: %" PRIu64 " messages out, %" PRIu64 " in, %" PRIu64 " AppendEntries in parts, %" PRIu64 " bad, %" PRIu64 " refused by the transport\n",
 	       node, st.msgs_out, st.msgs_in, st.split, st.bad_in,
 	       st.send_fail);
