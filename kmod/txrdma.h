@@ -35,6 +35,7 @@
  *   txrdma_ringmath.c   ring index and SQE checks (pure, KUnit-tested)
  *   txrdma_ringfile.c   a file's SQ/CQ: setup, mmap, poll, processing
  *   txrdma_poller.c     pollers: a kthread per device (SQPOLL pattern)
+ *   txrdma_trace.c      the tracepoints (events/txrdma, txrdma_trace.h)
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

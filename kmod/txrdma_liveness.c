@@ -31,6 +31,7 @@
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
+#include "txrdma_trace.h"
 
 #define TXRDMA_LATE_NS		(2 * NSEC_PER_MSEC)
 #define TXRDMA_YIELD_NS		(1 * NSEC_PER_MSEC)
@@ -498,6 +499,8 @@ void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
 		.silence_ns	= now_ns - peer->bfd.last_rx_ns,
 	};
 	peer->last_change_ns = e->time_ns;
+	trace_txrdma_peer_state(peer->id, peer->name, old_state,
+				peer->bfd.state, peer->bfd.diag, e->silence_ns);
 	if (peer->bfd.state == TXRDMA_BFD_UP) {
 		peer->ups++;
 		memset(&peer->rtt, 0, sizeof(peer->rtt));

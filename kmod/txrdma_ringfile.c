@@ -28,6 +28,7 @@
 #include "txrdma_ringmath.h"
 #include "txrdma_ringfile.h"
 #include "txrdma_tenant.h"
+#include "txrdma_trace.h"
 
 /* where the index words live in the mapping */
 enum {
@@ -238,6 +239,7 @@ long txrdma_ioctl_ring_enter(struct txrdma_file *tf)
 			    txrdma_class_budget(0));
 	more |= txrdma_ring_pending(ring) || READ_ONCE(ring->blocked);
 	mutex_unlock(&ring->lock);
+	trace_txrdma_doorbell(ring->tenant->id, more);
 	if (more)
 		txrdma_poller_kick(ring);
 	return 0;

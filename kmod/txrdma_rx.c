@@ -28,6 +28,8 @@
 #include "txrdma_msg.h"
 #include "txrdma_peer.h"
 #include "txrdma_ringfile.h"
+#include "txrdma_tenant.h"
+#include "txrdma_trace.h"
 
 /* Caller holds ep->lock and ep->conn is set. */
 int txrdma_rx_post_recv(struct txrdma_ep *ep)
@@ -120,7 +122,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 					    rx_cqe);
 	enum txrdma_frame_verdict v;
 	struct txrdma_frame_rx rx;
-	struct txrdma_frame_in in;
+	struct txrdma_frame_in in = {};
 	u32 frames;
 
 	if (wc->status != IB_WC_SUCCESS)
@@ -159,6 +161,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* a write may carry several frames: each is judged in its turn */
 	frames = 0;
+	trace_txrdma_frame_rx(ep->tenant->id, ep->id, in.f.seq, in.f.len, v);
 	while (v == TXRDMA_FRAME_ACCEPT || v == TXRDMA_FRAME_ACCEPT_PAD) {
 		txrdma_rx_apply(ep, v, &in);
 		frames++;
@@ -170,9 +173,13 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rx.index = frames;
 		v = txrdma_frame_accept_at(&rx, in.unit + in.units, in.rest,
 					   &in);
+		trace_txrdma_frame_rx(ep->tenant->id, ep->id, in.f.seq,
+				      in.f.len, v);
 	}
 	/* what checked out is delivered, even before a bad frame */
 	if (frames) {
+		trace_txrdma_rx_publish(ep->tenant->id, ep->id, frames,
+					ep->rx_seq);
 		txrdma_rx_publish(ep);
 		if (frames > 1)
 			ep->stats.rx_batches++;

@@ -56,6 +56,7 @@
 #include "txrdma_ringfile.h"
 #include "txrdma_tbucket.h"
 #include "txrdma_tenant.h"
+#include "txrdma_trace.h"
 
 /* WRs queued on one endpoint before they are posted without waiting */
 #define TXRDMA_TX_CHAIN_MAX	8
@@ -139,6 +140,8 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			txrdma_tx_slot_ok(ep, o);
 	}
 	ep->tx_done++;
+	trace_txrdma_tx_done(ep->tenant->id, ep->id, s->wr_seq,
+			     failed ? -ECONNRESET : 0);
 	if (failed)
 		txrdma_tx_slot_done(ep, s, -ECONNRESET);
 	else
@@ -596,6 +599,8 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	ret = txrdma_credit_place(&ep->ctx, units, &unit);
 	if (ret == -ENOSPC) {
 		txrdma_tx_unadmit(ep, sqe->len);
+		trace_txrdma_credit_stall(ep->tenant->id, ep->id, ep->tx_seq,
+					  units);
 		ep->stats.credit_stalls++;
 		ep->blocked = true;
 		ret = TXRDMA_EXEC_BLOCKED;
@@ -676,11 +681,15 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	txrdma_ring_reserve(ring);
 	ep->tx_seq++;
 	if (txrdma_tx_coalesce(ep, s, unit, flen)) {
+		trace_txrdma_frame_tx(ep->tenant->id, ep->id, ep->peer_ep,
+				      f.seq, sqe->len, unit, true);
 		/* a frame queued like any: the chain leaves every so many */
 		posted = true;
 		if (++ep->nchain >= TXRDMA_TX_CHAIN_MAX)
 			posted = txrdma_tx_flush_locked(ep);
 	} else {
+		trace_txrdma_frame_tx(ep->tenant->id, ep->id, ep->peer_ep,
+				      f.seq, sqe->len, unit, false);
 		posted = txrdma_tx_queue(ep, ring, s);
 		ep->chain_bytes = flen;
 	}

@@ -12,7 +12,8 @@ Suites:
   smp     - 1 guest with 2 vCPUs, so that races really run in parallel:
             region_stress (twice) and region_test; and the device's
             poller moved between CPUs while it serves a pair
-            (poller_dev.sh)
+            (poller_dev.sh); the tracepoints against the module's
+            counters (trace_events.sh)
   msg     - 2 guests (2 vCPUs each) add each other as peers, first with
             a wrong key (never Up); guest 1 serves and guest 0
             connects endpoint pairs and SENDs (msg_guest.sh, msg_test):
@@ -331,7 +332,7 @@ def suite_logship(args):
 def suite_smp(args):
     cmd = ("cd selftests/txrdma && "
            "TXRDMA_TESTS='region_stress region_test region_stress "
-           "poller_dev.sh' "
+           "poller_dev.sh trace_events.sh' "
            "./guest_suite.sh")
     with cluster(args, 1, cmd, timeout=args.timeout, smp=2) as c:
         c.start()
