@@ -313,6 +313,11 @@ static int send_one(struct txraft_io *x, const struct raft_message *m)
 	return 0;
 }
 
+static raft_index min_index(raft_index a, raft_index b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * An AppendEntries in parts that each fit the transport: entries
  * [first, first + k) with the entry before first as prev.
@@ -342,6 +347,13 @@ static int send_entries(struct txraft_io *x, const struct raft_message *m)
 		if (k == 1)
 			return RAFT_TOOBIG;	/* one entry alone is too long */
 		part.append_entries.n_entries = k - 1;
+		/*
+		 * A part vouches only for what it carries: the follower
+		 * may commit no further (clamp_commit(), receiving side)
+		 */
+		part.append_entries.leader_commit =
+			min_index(ae->leader_commit,
+				  part.append_entries.prev_log_index + k - 1);
 		rv = send_one(x, &part);
 		if (rv)
 			return rv;
@@ -611,9 +623,11 @@ static void retry_at_once(struct txraft_io *x, raft_id from, raft_term term)
  * committed entry", the replicas already diverged): send_entries()
  * cuts a catch-up into parts that each carry the leader's commit.
  * Cutting leader_commit to prev_log_index + n_entries before libraft
- * sees the message restores the paper's rule; an up-to-date follower
- * is sent entries or a heartbeat that reach the leader's last index,
- * so it commits no later than before.
+ * sees the message restores the paper's rule.  libraft's own messages
+ * (probes, pipelined appends, heartbeats) all reach the leader's last
+ * index, so only parts other than the last are cut: a follower commits
+ * no later than before.  send_entries() cuts its parts the same way,
+ * for receivers that do not (counted here as well when one arrives).
  */
 static void clamp_commit(struct txraft_io *x, struct raft_append_entries *ae)
 {
@@ -639,9 +653,11 @@ static bool candidate_behind(const struct raft *r,
 	const struct raft_log *l = &r->log;
 	size_t n = l->back >= l->front ? l->back - l->front :
 		   l->size - l->front + l->back;
-	raft_index last = n ? l->offset + n : l->snapshot.last_index;
+	/* logLastIndex() and logLastTerm() of libraft's log.c */
+	raft_index last = l->offset + n;
 	raft_term term = n ? l->entries[(l->back ? l->back : l->size) - 1].term
-			   : l->snapshot.last_term;
+		       : last && last == l->snapshot.last_index ?
+			 l->snapshot.last_term : 0;
 	unsigned int i;
 	bool voter = false;
 
@@ -710,6 +726,7 @@ static void on_msg(void *ctx, uint32_t node, const void *msg, size_t len)
 		x->st.snapshots_in++;
 	/* libraft takes the message's memory */
 	x->recv(&x->io, &m);
+	x->behind_from = 0;	/* its answer, if any, went out in recv */
 }
 
 /*
@@ -828,10 +845,10 @@ static void hurry_election(struct txraft_io *x, uint64_t now)
 /*
  * This follower, its leader Down and no new one known, refuses a
  * candidate's pre-vote whose log is behind its own (Raft's up-to-date
- * rule; on_msg() compares them, candidate_behind()).  A refusal for
- * another reason (the candidate's term behind, this server no voter)
- * does not count: then the refuser may have the shorter log.  So the
- * candidate cannot win this vote however often it asks
+ * rule; on_msg() compares them, candidate_behind()).  A refusal only
+ * for another reason (the candidate's term behind, this server no
+ * voter) does not count: then the refuser may have the shorter log.
+ * So the candidate cannot win this vote however often it asks
  * (its hurried retries), and this follower, whose log is the longer,
  * is the one that can: it stands now instead of after its stagger.
  * Seen when leader guests were killed: the follower ranked first was

@@ -48,7 +48,8 @@
 #define N		3
 #define SEEDS		20
 #define STEPS		5000
-#define MAXMSG		16384
+/* small enough that a catch-up goes in parts (send_entries()) */
+#define MAXMSG		1024
 #define MAX_APPLIED	20000
 #define MAX_CMDS	(SEEDS * STEPS)
 
@@ -95,6 +96,7 @@ static struct {
 	uint64_t crashes, restarts, cuts, heals, leaders, max_applied;
 	uint64_t snapshots, restores, installs;
 	uint64_t downs, leader_downs;	/* Down events given, acted on */
+	uint64_t appends, parts;	/* AppendEntries sent; of them, parts */
 } stat;
 
 static uint64_t rnd(uint64_t n)
@@ -110,6 +112,32 @@ static uint64_t sim_now(void *ctx)
 
 /* ---- the simulated transport ----------------------------------- */
 
+/*
+ * Every AppendEntries that leaves vouches for what it carries: its
+ * leader_commit is at most prev_log_index + n_entries (libraft's own
+ * reach the leader's last index; send_entries() cuts its parts).
+ */
+static void check_wire(const void *msg, size_t len)
+{
+	struct raft_message m;
+
+	if (txraft_wire_decode(msg, len, &m)) {
+		violation = true;
+		what = "a message sent that does not decode";
+		return;
+	}
+	if (m.type == RAFT_IO_APPEND_ENTRIES) {
+		const struct raft_append_entries *ae = &m.append_entries;
+
+		stat.appends++;
+		if (ae->leader_commit > ae->prev_log_index + ae->n_entries) {
+			violation = true;
+			what = "an AppendEntries commits past what it carries";
+		}
+	}
+	txraft_wire_release(&m);
+}
+
 static int sim_send(struct txn_transport *t, uint32_t node, const void *msg,
 		    size_t len)
 {
@@ -124,6 +152,7 @@ static int sim_send(struct txn_transport *t, uint32_t node, const void *msg,
 		if (!net)
 			abort();
 	}
+	check_wire(msg, len);
 	w = &net[nnet++];
 	w->from = s->self;
 	w->to = node;
@@ -301,6 +330,7 @@ static void stop_server(unsigned int i)
 	txraft_io_stats(s->x, &st);
 	stat.installs += st.snapshots_in;
 	stat.leader_downs += st.leader_downs;
+	stat.parts += st.split;
 	raft_close(&s->raft, close_cb);
 	while (!s->closed)
 		txraft_io_poll(s->x, 0);
@@ -719,6 +749,9 @@ static void test_random_schedules(void)
 	tap_diag("%llu liveness Downs given (right or wrong), %llu about the leader a follower knew",
 		 (unsigned long long)stat.downs,
 		 (unsigned long long)stat.leader_downs);
+	tap_diag("%llu AppendEntries sent, %llu of them sent in parts (%u-byte messages), each committing no further than it carries",
+		 (unsigned long long)stat.appends,
+		 (unsigned long long)stat.parts, MAXMSG);
 	tap_diag("%llu leaders (terms with one), %llu commands proposed, %llu acknowledged; every seed ended with all servers at >= %llu applied",
 		 (unsigned long long)stat.leaders,
 		 (unsigned long long)stat.proposed,
@@ -989,7 +1022,7 @@ static void inject_append(unsigned int to, unsigned int from, raft_term term,
 			  unsigned int n, raft_term eterm, uint32_t id0,
 			  raft_index commit)
 {
-	static uint64_t buf[MAXMSG / 8];
+	static uint64_t buf[16384 / 8];
 	struct raft_entry e[32];
 	uint32_t ids[32];
 	struct raft_message m = { .type = RAFT_IO_APPEND_ENTRIES,
@@ -1036,14 +1069,13 @@ static void test_stale_tail_not_committed(void)
 	struct txraft_io_stats st;
 	unsigned int i, a, b;
 
-	rng = 7;
 	start_fresh();
 	for (a = 1; a <= N; a++)
 		for (b = 1; b <= N; b++)
 			cut[a][b] = true;
 	/* no snapshot may take the entries under test from the log */
 	raft_set_snapshot_threshold(&srv[3].raft, 1000);
-	next_cmd = 100;		/* ids 100-199 only here */
+	/* command ids: 100-119 leader 1's, 150-151 leader 2's own */
 
 	inject_append(3, 1, 2, 1, 1, 20, 2, 100, 5);
 	TAP_CHECK_INT(raft_last_index(&srv[3].raft), 21);
