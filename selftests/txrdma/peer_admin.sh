@@ -60,12 +60,7 @@ command -v jq >/dev/null || skip_all "needs jq"
 [ -r "$KO" ] || skip_all "no module file $KO (set TXRDMA_KO)"
 
 # this host's RDMA device, its netdev and that netdev's IPv4 address
-RXE=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].ifname // empty')
-NETDEV=$(rdma -j link show | jq -r --arg d "$RXE" '.[] | select(.ifname == $d) | .netdev')
-# (no process substitution: guests have no /dev/fd)
-addr=$(ip -j -4 addr show dev "$NETDEV" 2>/dev/null |
-	jq -r '[.[0].addr_info[] | select(.family == "inet")][0] | "\(.local) \(.prefixlen)"')
-read -r ME PREFIX <<<"$addr"
+txrdma_local_rdma
 [ -n "$RXE" ] && [ -n "$ME" ] && [ "$ME" != null ] ||
 	skip_all "no ACTIVE rxe device with an IPv4 address on its netdev"
 

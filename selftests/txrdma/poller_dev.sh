@@ -65,10 +65,7 @@ NCPU=$(nproc)
 diag "$NCPU CPUs online: $(cat /sys/devices/system/cpu/online)"
 check "the guest has 2 or more CPUs (run in the smp suite)" test "$NCPU" -ge 2
 
-RXE=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].ifname // empty')
-NETDEV=$(rdma -j link show | jq -r --arg d "$RXE" '.[] | select(.ifname == $d) | .netdev')
-ME=$(ip -j -4 addr show dev "$NETDEV" 2>/dev/null |
-	jq -r '[.[0].addr_info[] | select(.family == "inet")][0].local // empty')
+txrdma_local_rdma
 check "an ACTIVE RDMA device with an IPv4 address ($RXE $ME)" \
 	test -n "$RXE" -a -n "$ME"
 

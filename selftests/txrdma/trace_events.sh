@@ -57,10 +57,7 @@ done
 n=$(ls -d "$T"/events/txrdma/txrdma_* 2>/dev/null | wc -l)
 check "the family has exactly these 7 events ($n)" test "$n" -eq 7
 
-RXE=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].ifname // empty')
-NETDEV=$(rdma -j link show | jq -r --arg d "$RXE" '.[] | select(.ifname == $d) | .netdev')
-ME=$(ip -j -4 addr show dev "$NETDEV" 2>/dev/null |
-	jq -r '[.[0].addr_info[] | select(.family == "inet")][0].local // empty')
+txrdma_local_rdma
 check "an ACTIVE RDMA device with an IPv4 address ($RXE $ME)" \
 	test -n "$RXE" -a -n "$ME"
 
@@ -80,7 +77,8 @@ echo global > "$T/trace_clock"
 echo > "$T/trace"
 echo 1 > "$T/events/txrdma/enable"
 check "events/txrdma enabled" grep -q 1 "$T/events/txrdma/enable"
-"$ADMIN" peer add tself addr "$ME" key "$TXRDMA_PEER_KEY" pool 2:4
+# liveness of 10 x 50 ms, as poller_dev.sh: a loaded TCG guest stalls
+"$ADMIN" peer add tself addr "$ME" key "$TXRDMA_PEER_KEY" pool 2:4 tx 50000 rx 50000 mult 10
 peer_ready() {
 	"$ADMIN" -j peer show tself 2>/dev/null |
 		jq -e '.[0] | .state == "up" and .pool.ready >= 2' >/dev/null

@@ -99,3 +99,17 @@ txrdma_rxe_to() {
 	awk -v g="$TXRDMA_GUEST" -v p="$1" \
 		'$2 == g && $12 == p { print $18 }' "$TXRDMA_JOB/topology"
 }
+
+# txrdma_local_rdma: this host's first ACTIVE RDMA device with a netdev
+# and that netdev's first IPv4 address, into RXE, NETDEV, ME and PREFIX
+# (empty when there is none).  No process substitution: guests have no
+# /dev/fd.
+txrdma_local_rdma() {
+	local addr
+
+	RXE=$(rdma -j link show | jq -r '[.[] | select(.state == "ACTIVE" and .netdev)][0].ifname // empty')
+	NETDEV=$(rdma -j link show | jq -r --arg d "$RXE" '.[] | select(.ifname == $d) | .netdev')
+	addr=$(ip -j -4 addr show dev "$NETDEV" 2>/dev/null |
+		jq -r '[.[0].addr_info[] | select(.family == "inet")][0] // empty | "\(.local) \(.prefixlen)"')
+	read -r ME PREFIX <<<"$addr"
+}
