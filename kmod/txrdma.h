@@ -20,6 +20,7 @@
  *   txrdma_peer.c       peers, their netlink ops and work item
  *   txrdma_conn.c       rdma_cm: listener, connect, accept, teardown
  *   txrdma_liveness.c   probes on control QPs, BFD timer, state events
+ *   txrdma_stall.c      stall logs, what explains a Down (pure, KUnit)
  *   txrdma_endpoint.c   endpoints: pooled QPs lent to a tenant's process
  *   txrdma_ep_nl.c      endpoints over netlink, tenant-scoped
  *   txrdma_service.c    services: per-tenant listeners and backlogs

@@ -19,7 +19,13 @@
  * that runs late shows that this host was stalled: the stall is not
  * counted as the peer's silence (txrdma_bfd_excuse_stall()), and the
  * timer yields once for 1 ms so that the softirq delivering probes that
- * arrived meanwhile runs before the detection time is checked.
+ * arrived meanwhile runs before the detection time is checked.  The
+ * stall is also logged and reported to the peer in the probes of the
+ * next two seconds, so that the peer, which had to declare us Down,
+ * learns why; the peer's reports are logged in turn, and the Down
+ * before each Up is explained from both logs (txrdma_stall.c): a stall
+ * of the peer, a stall of ours, or unexplained (probes were lost while
+ * both ran: a cut, a dead peer).
  */
 #include <linux/bitops.h>
 #include <linux/delay.h>
@@ -210,6 +216,8 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 	s = &c->slots[i];
 	m.pool_want = min_t(u32, txrdma_pool_want(&peer->pool), U16_MAX);
 	m.tx_ns = now_ns;
+	txrdma_stall_report(&peer->stalls.own, now_ns,
+			    peer->stalls.up.local_min_ns, &m.stall);
 	if (peer->echo_ns) {
 		m.echo_ns = peer->echo_ns;
 		m.echo_delay_ns = min_t(u64, now_ns - peer->echo_rx_ns,
@@ -372,8 +380,13 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto repost;
 	}
 	old = peer->bfd.state;
+	txrdma_peer_stall_bounds_locked(peer);
 	ev = txrdma_bfd_rx(&peer->bfd, &m.bfd, now);
 	if (!(ev & TXRDMA_BFD_EV_DROP)) {
+		peer->peer_stall_max_ns =
+			max(peer->peer_stall_max_ns,
+			    txrdma_stall_heard(&peer->stalls.peer, &m.stall,
+					       now));
 		peer->echo_ns = m.tx_ns;
 		peer->echo_rx_ns = now;
 		if (!txrdma_rtt_sample(&m, now, &rtt))
@@ -411,6 +424,7 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 	/* we were stalled: our silence is not the peer's */
 	if ((s64)late > TXRDMA_LATE_NS) {
 		txrdma_bfd_excuse_stall(&peer->bfd, now, late);
+		txrdma_stall_add(&peer->stalls.own, now, late);
 		peer->stall_max_ns = max(peer->stall_max_ns, late);
 	}
 	if ((s64)late > TXRDMA_LATE_NS && !peer->timer_yielded) {
@@ -421,6 +435,7 @@ static enum hrtimer_restart txrdma_liveness_timer(struct hrtimer *timer)
 	}
 	peer->timer_yielded = false;
 	old = peer->bfd.state;
+	txrdma_peer_stall_bounds_locked(peer);
 	ev = txrdma_bfd_tick(&peer->bfd, now);
 	if (ev & TXRDMA_BFD_EV_STATE)
 		txrdma_peer_state_changed(peer, old, ev, now);
@@ -466,6 +481,60 @@ void txrdma_liveness_stop(struct txrdma_peer *peer)
 }
 
 /**
+ * txrdma_peer_stall_bounds_locked() - note what a stall must be to
+ *	explain a Down of the session as it is Up now
+ * @peer: peer; caller holds peer->lock
+ *
+ * Called before every BFD call that may take the session Down: leaving
+ * Up recomputes the session's timers, so the bounds are taken before.
+ */
+void txrdma_peer_stall_bounds_locked(struct txrdma_peer *peer)
+{
+	struct txrdma_bfd *b = &peer->bfd;
+
+	lockdep_assert_held(&peer->lock);
+	if (b->state == TXRDMA_BFD_UP)
+		txrdma_stall_bounds(&peer->stalls.up, b->detect_ns,
+				    b->remote_mult, b->tx_interval_ns,
+				    b->cfg.detect_mult);
+}
+
+/*
+ * Caller holds peer->lock; the session changed state.  A Down from Up
+ * is opened (not one that either side's administrator made); at the
+ * next Up it is explained from the two stall logs (the peer's report
+ * reaches us only once it runs again) and counted.
+ */
+static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
+				       u64 now_ns, struct txrdma_peer_ev *e)
+{
+	struct txrdma_stall_verdict v;
+
+	lockdep_assert_held(&peer->lock);
+	if (old_state == TXRDMA_BFD_UP)
+		txrdma_stall_down(&peer->stalls, now_ns,
+				  peer->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
+				  peer->bfd.remote_state ==
+				  TXRDMA_BFD_ADMIN_DOWN);
+	if (peer->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
+		txrdma_stall_admin(&peer->stalls);
+	if (peer->bfd.state != TXRDMA_BFD_UP)
+		return;
+	txrdma_peer_stall_bounds_locked(peer);
+	if (!txrdma_stall_up(&peer->stalls, now_ns, &v))
+		return;
+	e->cause = v.cause;
+	e->stall_ns = v.stall_ns;
+	e->down_ns = v.down_ns;
+	e->flap = v.down_ns < TXRDMA_PEER_FLAP_NS;
+	peer->flaps += e->flap;
+	if (v.cause == TXRDMA_PEER_DOWN_UNEXPLAINED)
+		peer->downs_unexplained++;
+	else
+		peer->downs_stalled++;
+}
+
+/**
  * txrdma_peer_state_changed() - record a session state change
  * @peer: peer; caller holds peer->lock
  * @old_state: state before
@@ -498,6 +567,7 @@ void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
 		.time_ns	= ktime_get_real_ns(),
 		.silence_ns	= now_ns - peer->bfd.last_rx_ns,
 	};
+	txrdma_peer_explain_locked(peer, old_state, now_ns, e);
 	peer->last_change_ns = e->time_ns;
 	trace_txrdma_peer_state(peer->id, peer->name, old_state,
 				peer->bfd.state, peer->bfd.diag, e->silence_ns);

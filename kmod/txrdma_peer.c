@@ -305,6 +305,14 @@ static const char *txrdma_peer_reason(const struct txrdma_peer_ev *e)
 	}
 	switch (e->state) {
 	case TXRDMA_PEER_UP:
+		switch (e->cause) {
+		case TXRDMA_PEER_DOWN_PEER_STALL:
+			return "session up: the Down was the peer's stall";
+		case TXRDMA_PEER_DOWN_LOCAL_STALL:
+			return "session up: the Down was this host's stall";
+		case TXRDMA_PEER_DOWN_UNEXPLAINED:
+			return "session up: probes were lost, no stall";
+		}
 		return "session up";
 	case TXRDMA_PEER_INIT:
 		return "peer heard";
@@ -338,6 +346,14 @@ static void txrdma_peer_notify(struct txrdma_peer *peer,
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_SILENCE_NS, e->silence_ns,
 			      TXRDMA_A_PAD) ||
 	    txrdma_nl_put_event_stamp(skb, e->time_ns))
+		goto free;
+	if (e->cause &&
+	    (nla_put_u8(skb, TXRDMA_A_PEER_DOWN_CAUSE, e->cause) ||
+	     nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWN_NS, e->down_ns,
+			       TXRDMA_A_PAD) ||
+	     nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWN_STALL_NS, e->stall_ns,
+			       TXRDMA_A_PAD) ||
+	     nla_put_u8(skb, TXRDMA_A_PEER_FLAP, e->flap)))
 		goto free;
 	genlmsg_end(skb, hdr);
 	txrdma_nl_multicast(skb);
@@ -949,6 +965,7 @@ struct txrdma_peer_snap {
 	u64 last_change_ns;
 	u64 silence_ns;
 	u64 ups, downs, tx_skipped, stall_max_ns;
+	u64 flaps, downs_stalled, downs_unexplained, peer_stall_max_ns;
 	u64 auth_fails, rx_auth_dropped;
 	u32 qps;
 };
@@ -973,6 +990,10 @@ static void txrdma_peer_snapshot(struct txrdma_peer *peer,
 	s->downs = peer->downs;
 	s->tx_skipped = peer->tx_skipped;
 	s->stall_max_ns = peer->stall_max_ns;
+	s->flaps = peer->flaps;
+	s->downs_stalled = peer->downs_stalled;
+	s->downs_unexplained = peer->downs_unexplained;
+	s->peer_stall_max_ns = peer->peer_stall_max_ns;
 	s->auth_fails = peer->auth_fails;
 	s->rx_auth_dropped = peer->rx_auth_dropped;
 	s->qps = 0;
@@ -1050,6 +1071,14 @@ static int txrdma_peer_fill(struct sk_buff *skb, struct txrdma_peer *peer,
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_UPS, s->ups, TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS, s->downs,
 			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_FLAPS, s->flaps,
+			      TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS_STALLED,
+			      s->downs_stalled, TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS_UNEXPLAINED,
+			      s->downs_unexplained, TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_REMOTE_STALL_MAX_NS,
+			      s->peer_stall_max_ns, TXRDMA_A_PAD) ||
 	    nla_put_u32(skb, TXRDMA_A_PEER_POOL_MIN, s->pool.min) ||
 	    nla_put_u32(skb, TXRDMA_A_PEER_POOL_MAX, s->pool.max) ||
 	    nla_put_u32(skb, TXRDMA_A_PEER_POOL_READY, s->pool.ready) ||

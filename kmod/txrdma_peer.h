@@ -35,6 +35,7 @@
 #include "txrdma_bfd.h"
 #include "txrdma_peer_wire.h"
 #include "txrdma_pool.h"
+#include "txrdma_stall.h"
 
 struct txrdma_dev;
 struct txrdma_ep;
@@ -213,6 +214,11 @@ struct txrdma_conn {
  * @deleted: the peer is being deleted
  * @time_ns: CLOCK_REALTIME of the change
  * @silence_ns: time since the last probe was heard, at the change
+ * @cause: a change to Up after a Down: enum txrdma_peer_down_cause of
+ *	that Down; else TXRDMA_PEER_DOWN_NONE
+ * @flap: with @cause: the session was back within TXRDMA_PEER_FLAP_NS
+ * @down_ns: with @cause: how long it was not Up
+ * @stall_ns: with @cause: the length of the stall that explains it
  */
 struct txrdma_peer_ev {
 	u8 old_state;
@@ -220,9 +226,19 @@ struct txrdma_peer_ev {
 	u8 diag;
 	bool restart;
 	bool deleted;
+	u8 cause;
+	bool flap;
 	u64 time_ns;
 	u64 silence_ns;
+	u64 down_ns;
+	u64 stall_ns;
 };
+
+/*
+ * A Down followed by Up within this time is a flap, not a failure: the
+ * grace a session will get before its operations fail (issue 17).
+ */
+#define TXRDMA_PEER_FLAP_NS	(1000ULL * NSEC_PER_MSEC)
 
 /**
  * struct txrdma_peer - one remote host
@@ -266,6 +282,12 @@ struct txrdma_peer_ev {
  * @nonce_next: where the next goes in @nonces
  * @stall_max_ns: the latest the liveness timer ever fired: how long this
  *	host could not run its probes (bfd.stalls counts the late firings)
+ * @stalls: this host's and the peer's recent stalls, and the Down
+ *	that waits for the next Up to be explained (txrdma_stall.h)
+ * @peer_stall_max_ns: the longest stall the peer ever reported
+ * @flaps: Downs followed by Up within TXRDMA_PEER_FLAP_NS
+ * @downs_stalled: Downs explained by a stall of either side
+ * @downs_unexplained: Downs no stall explains (counted at the next Up)
  * @evq: state changes not yet multicast
  * @ev_head: oldest entry of @evq
  * @ev_count: entries in @evq
@@ -317,6 +339,11 @@ struct txrdma_peer {
 	u8 nonces[TXRDMA_PEER_NONCES][TXRDMA_NONCE_LEN];
 	u32 nonce_next;
 	u64 stall_max_ns;
+	struct txrdma_stall_track stalls;
+	u64 peer_stall_max_ns;
+	u64 flaps;
+	u64 downs_stalled;
+	u64 downs_unexplained;
 	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
 	u8 ev_head;
 	u8 ev_count;
@@ -372,6 +399,7 @@ void txrdma_ctrl_teardown(struct txrdma_conn *c);
 void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns);
 int txrdma_ctrl_send_ep(struct txrdma_peer *peer,
 			const struct txrdma_ctrl_ep *e);
+void txrdma_peer_stall_bounds_locked(struct txrdma_peer *peer);
 void txrdma_peer_state_changed(struct txrdma_peer *peer, u8 old_state,
 			       u32 ev, u64 now_ns);
 

@@ -19,7 +19,8 @@
  *  88  sequence number (u64)        96  MAC (32) over bytes 0..95
  *
  * Probe payload: BFD control packet (24 bytes, RFC 5880 4.1), tx_ns
- * (u64), echo_ns (u64), echo_delay_ns (u32).  Pairing payload: see
+ * (u64), echo_ns (u64), echo_delay_ns (u32), stall len_us (u32), stall
+ * ago_us (u32).  Pairing payload: see
  * txrdma_ctrl_ep_encode().  AUTH has none.
  *
  * A receiver refuses a wrong magic, version, kind or type and non-zero
@@ -224,6 +225,8 @@ int txrdma_ctrl_encode(const struct txrdma_ctrl_msg *m, u64 seq,
 	wire_put64(buf + 32, m->tx_ns);
 	wire_put64(buf + 40, m->echo_ns);
 	wire_put32(buf + 48, m->echo_delay_ns);
+	wire_put32(buf + 52, m->stall.len_us);
+	wire_put32(buf + 56, m->stall.ago_us);
 	wire_put64(buf + TXRDMA_CTRL_SEQ_OFF, seq);
 	return 0;
 }
@@ -244,7 +247,7 @@ int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len)
 		return ret;
 	if (ret != TXRDMA_CTRL_PROBE)
 		return -EINVAL;
-	if (!wire_zero(buf + 52, TXRDMA_CTRL_SEQ_OFF - 52))
+	if (!wire_zero(buf + 60, TXRDMA_CTRL_SEQ_OFF - 60))
 		return -EINVAL;
 	ret = txrdma_bfd_decode(&m->bfd, buf + 8, TXRDMA_BFD_PKT_LEN);
 	if (ret)
@@ -254,6 +257,8 @@ int txrdma_ctrl_decode(struct txrdma_ctrl_msg *m, const u8 *buf, size_t len)
 	m->tx_ns = wire_get64(buf + 32);
 	m->echo_ns = wire_get64(buf + 40);
 	m->echo_delay_ns = wire_get32(buf + 48);
+	m->stall.len_us = wire_get32(buf + 52);
+	m->stall.ago_us = wire_get32(buf + 56);
 	return 0;
 }
 

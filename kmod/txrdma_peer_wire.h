@@ -21,14 +21,16 @@
 
 #include "txrdma_auth.h"
 #include "txrdma_bfd.h"
+#include "txrdma_stall.h"
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
 /*
  * 2: authenticated handshake, keyed 128-byte control messages, tenants;
  * 4: CONNECT/ACCEPT carry ahead_max (frames with trailers);
- * 5: a data write may carry several frames (coalesced SENDs)
+ * 5: a data write may carry several frames (coalesced SENDs);
+ * 6: probes report the sender's latest stall (txrdma_stall.h)
  */
-#define TXRDMA_WIRE_VERSION	5
+#define TXRDMA_WIRE_VERSION	6
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {
@@ -153,6 +155,8 @@ struct txrdma_ctrl_ep {
  *	0 if none
  * @echo_delay_ns: time the sender held that message before this one
  *	left (capped at U32_MAX)
+ * @stall: the sender's longest recent stall (zeroes: none), so that the
+ *	receiver can tell a Down caused by it from lost probes
  */
 struct txrdma_ctrl_msg {
 	u8 type;
@@ -161,6 +165,7 @@ struct txrdma_ctrl_msg {
 	u64 tx_ns;
 	u64 echo_ns;
 	u32 echo_delay_ns;
+	struct txrdma_stall_wire stall;
 };
 
 /**

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite txrdma_peer_wire: connection request and reply private
- * data and control messages (wire version 5) keep their big-endian
+ * data and control messages (wire version 6) keep their big-endian
  * layout byte for byte, survive a round trip with every field, leave
  * their MAC space zero for the caller and place the sequence number
  * where the caller seals it; anything another version or a stranger
@@ -39,7 +39,7 @@ static void good_req(struct txrdma_cm_priv *p)
 
 static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x05, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x06, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -66,7 +66,7 @@ static void good_rep(struct txrdma_cm_priv *p)
 
 static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x05, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x06, 0x01, 0x00, 0x00,		/* version, kind, reserved */
 	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -104,11 +104,13 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 	m->tx_ns = 0x0102030405060708ULL;
 	m->echo_ns = 0x8182838485868788ULL;
 	m->echo_delay_ns = 0xc1c2c3c4;
+	m->stall.len_us = 0xd1d2d3d4;
+	m->stall.ago_us = 0xe1e2e3e4;
 }
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x05, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x06, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -122,9 +124,11 @@ static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
 	/* 48: echo_delay_ns */
 	0xc1, 0xc2, 0xc3, 0xc4,
-	/* 52: reserved up to 88 */
+	/* 52: stall len_us, ago_us */
+	0xd1, 0xd2, 0xd3, 0xd4,
+	0xe1, 0xe2, 0xe3, 0xe4,
+	/* 60: reserved up to 88 */
 	0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -165,6 +169,8 @@ static void expect_ctrl_eq(struct kunit *test, const struct txrdma_ctrl_msg *a,
 	KUNIT_EXPECT_EQ(test, a->tx_ns, b->tx_ns);
 	KUNIT_EXPECT_EQ(test, a->echo_ns, b->echo_ns);
 	KUNIT_EXPECT_EQ(test, a->echo_delay_ns, b->echo_delay_ns);
+	KUNIT_EXPECT_EQ(test, a->stall.len_us, b->stall.len_us);
+	KUNIT_EXPECT_EQ(test, a->stall.ago_us, b->stall.ago_us);
 }
 
 static void wire_cm_sizes(struct kunit *test)
@@ -290,7 +296,8 @@ static void wire_cm_req_rejects(struct kunit *test)
 	expect_req_decode(test, 4, 2, -EPROTO);
 	expect_req_decode(test, 4, 3, -EPROTO);
 	expect_req_decode(test, 4, 4, -EPROTO);
-	expect_req_decode(test, 4, 6, -EPROTO);
+	expect_req_decode(test, 4, 5, -EPROTO);
+	expect_req_decode(test, 4, 7, -EPROTO);
 	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
 	memcpy(buf, good_req_wire, sizeof(buf));
@@ -429,7 +436,8 @@ static void wire_cm_rep_rejects(struct kunit *test)
 	expect_rep_decode(test, 4, 2, -EPROTO);
 	expect_rep_decode(test, 4, 3, -EPROTO);
 	expect_rep_decode(test, 4, 4, -EPROTO);
-	expect_rep_decode(test, 4, 6, -EPROTO);
+	expect_rep_decode(test, 4, 5, -EPROTO);
+	expect_rep_decode(test, 4, 7, -EPROTO);
 	expect_rep_decode(test, 4, 255, -EPROTO);
 	memcpy(buf, good_rep_wire, sizeof(buf));
 	buf[3] = 0;
@@ -506,6 +514,8 @@ static void wire_ctrl_round_trip(struct kunit *test)
 	m.tx_ns = U64_MAX;
 	m.echo_ns = U64_MAX;
 	m.echo_delay_ns = U32_MAX;
+	m.stall.len_us = U32_MAX;
+	m.stall.ago_us = U32_MAX;
 	m.bfd.flags = TXRDMA_BFD_PKT_FINAL | TXRDMA_BFD_PKT_CPI;
 	m.bfd.state = TXRDMA_BFD_ADMIN_DOWN;
 	m.bfd.diag = 31;
@@ -517,8 +527,8 @@ static void wire_ctrl_round_trip(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_encode(&m, U64_MAX, buf), 0);
 	KUNIT_EXPECT_EQ(test, buf[6], 0xff);
 	KUNIT_EXPECT_EQ(test, buf[7], 0xff);
-	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0xff, 20));
-	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 52, 0, 36));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 32, 0xff, 28));
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 60, 0, 28));
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 88, 0xff, 8));
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 96, 0, 32));
 	memset(&q, 0, sizeof(q));
@@ -531,6 +541,8 @@ static void wire_ctrl_round_trip(struct kunit *test)
 	m.tx_ns = 0;
 	m.echo_ns = 0;
 	m.echo_delay_ns = 0;
+	m.stall.len_us = 0;
+	m.stall.ago_us = 0;
 	m.bfd.state = TXRDMA_BFD_DOWN;
 	m.bfd.diag = 0;
 	m.bfd.flags = 0;
@@ -590,7 +602,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	expect_ctrl_decode(test, 4, 2, -EPROTO);
 	expect_ctrl_decode(test, 4, 3, -EPROTO);
 	expect_ctrl_decode(test, 4, 4, -EPROTO);
-	expect_ctrl_decode(test, 4, 6, -EPROTO);
+	expect_ctrl_decode(test, 4, 5, -EPROTO);
+	expect_ctrl_decode(test, 4, 7, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
 	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
@@ -598,8 +611,13 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	expect_ctrl_decode(test, 5, TXRDMA_CTRL_AUTH, -EINVAL);
 	expect_ctrl_decode(test, 5, TXRDMA_CTRL_AUTH + 1, -EINVAL);
 	expect_ctrl_decode(test, 5, 255, -EINVAL);
+	/* the stall report: any value, the receiver bounds it */
+	for (i = 52; i < 60; i++) {
+		expect_ctrl_decode(test, i, 0, 0);
+		expect_ctrl_decode(test, i, 0xff, 0);
+	}
 	/* reserved: each byte up to the sequence number */
-	for (i = 52; i < TXRDMA_CTRL_SEQ_OFF; i++) {
+	for (i = 60; i < TXRDMA_CTRL_SEQ_OFF; i++) {
 		expect_ctrl_decode(test, i, 1, -EINVAL);
 		expect_ctrl_decode(test, i, 0x80, -EINVAL);
 	}
@@ -750,7 +768,7 @@ static void wire_ctrl_seq(struct kunit *test)
 
 static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x05, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	0x06, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
 	/* then zeroes: no payload, sequence number 0, MAC the caller's */
 };
 
@@ -810,7 +828,8 @@ static void wire_auth_rejects(struct kunit *test)
 		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
 	expect_auth_decode(test, 4, 3, -EPROTO);
 	expect_auth_decode(test, 4, 4, -EPROTO);
-	expect_auth_decode(test, 4, 6, -EPROTO);
+	expect_auth_decode(test, 4, 5, -EPROTO);
+	expect_auth_decode(test, 4, 7, -EPROTO);
 	/* the type must be AUTH */
 	for (i = 0; i < 256; i++)
 		if (i != TXRDMA_CTRL_AUTH)
@@ -1065,7 +1084,7 @@ static void addr_order(struct kunit *test)
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x05, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x06, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -1326,10 +1345,10 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
-	buf[4] = 4;				/* version */
+	buf[4] = 5;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
-	buf[4] = 6;
+	buf[4] = 7;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
 }
@@ -1556,7 +1575,8 @@ static void wire_ep_ahead_others(struct kunit *test)
 }
 
 /*
- * A version 4 CONNECT (its module refuses writes of several frames) is
+ * A version 5 CONNECT (its module's probes carry no stall report) and a
+ * version 4 one (its module refuses writes of several frames) are
  * another version's: refused, as a version 3 one (no ahead_max)
  */
 static void wire_ep_version(struct kunit *test)
@@ -1565,19 +1585,20 @@ static void wire_ep_version(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	unsigned int k;
 
-	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 5);
+	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 6);
 	for (k = 0; k < 2; k++) {
 		ahead_ep(&e, k, 4096, 0);
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
-		KUNIT_EXPECT_EQ(test, buf[4], 5);
+		KUNIT_EXPECT_EQ(test, buf[4], 6);
 		expect_ep_decode(test, buf, 4, 3, -EPROTO);
 		expect_ep_decode(test, buf, 4, 4, -EPROTO);
-		expect_ep_decode(test, buf, 4, 6, -EPROTO);
-		expect_ep_decode(test, buf, 4, 5, 0);
+		expect_ep_decode(test, buf, 4, 5, -EPROTO);
+		expect_ep_decode(test, buf, 4, 7, -EPROTO);
+		expect_ep_decode(test, buf, 4, 6, 0);
 		/* the version is looked at before what follows it */
 		buf[84] = 0xff;
-		expect_ep_decode(test, buf, 4, 5, -EINVAL);
-		expect_ep_decode(test, buf, 4, 4, -EPROTO);
+		expect_ep_decode(test, buf, 4, 6, -EINVAL);
+		expect_ep_decode(test, buf, 4, 5, -EPROTO);
 	}
 }
 

@@ -6,15 +6,20 @@
 # every session comes Up with its pool full and that "peer show" agrees
 # with the RDMA core's own QP list.  Then, while the host cuts the link
 # between guests 0 and 1 twenty times (and times each Down), RDMA
-# traffic runs on the other links for the soak time and no session on
-# them may go Down.  Then the host pauses guest 2 and kills guest 1;
-# the survivors must see those peers go Down and come back (pause).
+# traffic runs on the other links for the soak time.  Three TCG guests
+# on two host cores stall for 100-225 ms now and then, and their peers
+# declare them Down: each such Down must be explained, once the session
+# is Up again, by a stall that one side reported (the module's
+# downs_unexplained stays 0 on the uncut links), while most Downs of
+# the cut link must stay unexplained (a cut is not a stall).  Then the
+# host pauses guest 2 and kills guest 1; the survivors must see those
+# peers go Down and come back (pause).
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/tap.sh"
 . "$TXRDMA_ROOT/tools/vm/guestlib.sh"
 ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
 MON=$TXRDMA_OUT/events.jsonl
-# 0: no traffic; the uncut links must stay Up while the cuts run
+# 0: no traffic on the uncut links while the cuts run
 SOAK=${TXRDMA_SOAK_S:-300}
 POOL_MIN=2
 POOL_MAX=4
@@ -104,6 +109,8 @@ txrdma_wait_file soak-start 300 || exit 1
 soak_end=$(($EPOCHSECONDS + SOAK))
 for p in $others; do
 	eval "downs0_$p=$(downs_of "g$p")"
+	eval "un0_$p=$(pshow "g$p" .downs_unexplained)"
+	eval "st0_$p=$(pshow "g$p" .downs_stalled)"
 done
 # RDMA traffic on the links that are not cut, for the whole soak: rping
 # rounds (rdma_cm connect, 200 x SEND + RDMA READ + RDMA WRITE of 16 KiB,
@@ -158,20 +165,27 @@ fi
 for p in $others; do
 	eval "d0=\$downs0_$p"
 	d=$(($(downs_of "g$p") - d0))
+	check "$g: g$p is up with a full pool after the cuts" \
+		txrdma_wait_until 60 peer_ready "g$p"
+	# what explained those Downs, counted at each return to Up (the
+	# session is Up again: its last Down is counted)
+	eval "st=\$(($(pshow "g$p" .downs_stalled) - st0_$p))"
+	eval "un=\$(($(pshow "g$p" .downs_unexplained) - un0_$p))"
+	diag "$g: g$p: $d Downs since the cuts began: $st explained by a stall, $un unexplained; in all $(pshow "g$p" .downs) Downs, $(pshow "g$p" .flaps) flaps; longest stall g$p reported $(pshow "g$p" '.remote_stall_max_ns / 1e6')ms, ours $(pshow "g$p" '.bfd.stall_max_ns / 1e6')ms"
 	if [ $((me + p)) = 1 ]; then
 		# a cut can cost more than one Down (flaps of a loaded TCG
 		# guest while the link is down and QPs are rebuilt after), so
 		# the count is at least ncuts
 		check "$g: g$p went down at every cut ($d Downs, $ncuts cuts)" \
 			test "$d" -ge "$ncuts"
-	elif [ "$SOAK" -gt 0 ]; then
-		check "$g: g$p never went down in ${SOAK}s of traffic" \
-			test "$d" = 0
+		# a stall of either guest may happen to cover a cut's Down
+		# (and then it did cause silence too); most must not
+		check "$g: g$p: a cut is not taken for a stall ($un of $d Downs unexplained, at least half)" \
+			test "$((2 * un))" -ge "$d"
 	else
-		diag "$g: g$p (uncut link) went down $d times during the cuts"
+		check "$g: g$p: every Down of the uncut link explained by a stall ($d Downs, $st explained, $un unexplained, ${SOAK}s of traffic)" \
+			test "$un" = 0
 	fi
-	check "$g: g$p is up with a full pool after the cuts" \
-		txrdma_wait_until 60 peer_ready "g$p"
 	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"
 done
 rdma statistic show | while read -r l; do diag "$g: $l"; done

@@ -751,8 +751,18 @@ def down_phase(c, logs, waits_spec, action, undo, label, results):
         t1 = time.monotonic()
         undo()
         seen = wait_events(ups, t1, 120)
+        # the module explains a Down at the next Up (a stall either
+        # side reported, or none: probes lost while both ran)
+        for _, ev in seen.values():
+            results.setdefault("causes", []).append(
+                ev.get("down_cause", "none"))
         print("# %s: up again after %s" % (label, ", ".join(
-            "%s %.2f s" % (k, v[0]) for k, v in sorted(seen.items()))))
+            "%s %.2f s (%s, down %.1f ms%s)" % (
+                k, v[0], v[1].get("down_cause", "no cause"),
+                v[1].get("down_ns", 0) / 1e6,
+                ", stall %.1f ms" % (v[1]["down_stall_ns"] / 1e6)
+                if v[1].get("down_stall_ns") else "")
+            for k, v in sorted(seen.items()))))
 
 
 def suite_peers(args):
@@ -814,6 +824,12 @@ def suite_peers(args):
                            name, len(det), n_expected,
                            "%.1f" % (max(det) * 1000) if det else "-"),
                        good))
+        causes = res.get("causes", [])
+        if causes:
+            print("# %s -> what the module said explained the Down, at "
+                  "the next Up: %s" % (name, ", ".join(
+                      "%s %d" % (cause, causes.count(cause))
+                      for cause in sorted(set(causes)))))
 
     phase("%d link cuts" % ncuts, cuts, 2 * args.cuts)
     phase("pause of g2", pause, 2)

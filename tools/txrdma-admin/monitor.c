@@ -185,6 +185,20 @@ void txa_peer_event_print_plain(FILE *out, const struct txa_peer *ev)
 	if (txa_peer_has(ev, TXA_PF_SILENCE))
 		fprintf(out, " silence %s", ms_str(ev->silence_ns, 1, mbuf,
 						   sizeof(mbuf)));
+	/* back Up: "after 230.4ms down (flap): peer_stall 181.0ms" */
+	if (txa_peer_has(ev, TXA_PF_DOWN_CAUSE)) {
+		if (txa_peer_has(ev, TXA_PF_DOWN_NS))
+			fprintf(out, " after %s down", ms_str(ev->down_ns, 1,
+							      mbuf,
+							      sizeof(mbuf)));
+		if (txa_peer_has(ev, TXA_PF_FLAP) && ev->flap)
+			fputs(" (flap)", out);
+		fprintf(out, ": %s", txa_peer_cause_str(ev->down_cause, sbuf,
+							sizeof(sbuf)));
+		if (txa_peer_has(ev, TXA_PF_DOWN_STALL) && ev->down_stall_ns)
+			fprintf(out, " %s", ms_str(ev->down_stall_ns, 1, mbuf,
+						   sizeof(mbuf)));
+	}
 	fputc('\n', out);
 }
 
@@ -217,6 +231,16 @@ void txa_peer_event_print_json(FILE *out, const struct txa_peer *ev)
 		json_kv_str(&w, "reason", ev->reason);
 	if (txa_peer_has(ev, TXA_PF_SILENCE))
 		json_kv_u64(&w, "silence_ns", ev->silence_ns);
+	if (txa_peer_has(ev, TXA_PF_DOWN_CAUSE))
+		json_kv_str(&w, "down_cause",
+			    txa_peer_cause_str(ev->down_cause, sbuf,
+					       sizeof(sbuf)));
+	if (txa_peer_has(ev, TXA_PF_DOWN_NS))
+		json_kv_u64(&w, "down_ns", ev->down_ns);
+	if (txa_peer_has(ev, TXA_PF_DOWN_STALL))
+		json_kv_u64(&w, "down_stall_ns", ev->down_stall_ns);
+	if (txa_peer_has(ev, TXA_PF_FLAP))
+		json_kv_bool(&w, "flap", ev->flap);
 	json_obj_end(&w);
 	json_finish(&w);
 }

@@ -57,6 +57,13 @@ static const char *const diag_names[] = {
 	[TXRDMA_PEER_DIAG_ADMIN_DOWN]		= "admin_down",
 };
 
+static const char *const cause_names[] = {
+	[TXRDMA_PEER_DOWN_NONE]		= "none",
+	[TXRDMA_PEER_DOWN_UNEXPLAINED]	= "unexplained",
+	[TXRDMA_PEER_DOWN_PEER_STALL]	= "peer_stall",
+	[TXRDMA_PEER_DOWN_LOCAL_STALL]	= "local_stall",
+};
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *lookup_name(const char *const *names, size_t n,
@@ -95,6 +102,17 @@ const char *txa_peer_diag_str(unsigned int diag, char *buf, size_t len)
 	if (name)
 		return name;
 	snprintf(buf, len, "diag %u", diag);
+	return buf;
+}
+
+const char *txa_peer_cause_str(unsigned int cause, char *buf, size_t len)
+{
+	const char *name = lookup_name(cause_names, ARRAY_SIZE(cause_names),
+				       cause);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "cause %u", cause);
 	return buf;
 }
 
@@ -158,6 +176,14 @@ static struct nla_policy peer_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_PEER_UPS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_DOWNS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_ADMIN_UP]	= { .type = NLA_U8 },
+	[TXRDMA_A_PEER_FLAPS]		= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_DOWNS_STALLED]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_DOWNS_UNEXPLAINED] = { .type = NLA_U64 },
+	[TXRDMA_A_PEER_REMOTE_STALL_MAX_NS] = { .type = NLA_U64 },
+	[TXRDMA_A_PEER_DOWN_CAUSE]	= { .type = NLA_U8 },
+	[TXRDMA_A_PEER_DOWN_NS]		= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_DOWN_STALL_NS]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_FLAP]		= { .type = NLA_U8 },
 	[TXRDMA_A_EVENT_TIME_NS]	= { .type = NLA_U64 },
 	[TXRDMA_A_EVENT_SEQ]		= { .type = NLA_U64 },
 };
@@ -217,6 +243,14 @@ static const struct num_attr num_attrs[] = {
 	NUM(PEER_DOWNS, DOWNS, downs),
 	NUM(PEER_LAST_CHANGE_NS, LAST_CHANGE, last_change_ns),
 	NUM(PEER_SILENCE_NS, SILENCE, silence_ns),
+	NUM(PEER_FLAPS, FLAPS, flaps),
+	NUM(PEER_DOWNS_STALLED, DOWNS_STALLED, downs_stalled),
+	NUM(PEER_DOWNS_UNEXPLAINED, DOWNS_UNEXPLAINED, downs_unexplained),
+	NUM(PEER_REMOTE_STALL_MAX_NS, REMOTE_STALL_MAX, remote_stall_max_ns),
+	NUM(PEER_DOWN_CAUSE, DOWN_CAUSE, down_cause),
+	NUM(PEER_DOWN_NS, DOWN_NS, down_ns),
+	NUM(PEER_DOWN_STALL_NS, DOWN_STALL, down_stall_ns),
+	NUM(PEER_FLAP, FLAP, flap),
 	NUM(EVENT_TIME_NS, TIME, time_ns),
 	NUM(EVENT_SEQ, SEQ, seq),
 };
@@ -455,6 +489,27 @@ static void print_rtt_plain(FILE *out, const struct txa_peer *p)
 		sep(out, &first);
 		fprintf(out, "downs %llu", (unsigned long long)p->downs);
 	}
+	/* what explained them, known at each return to Up */
+	if (txa_peer_has(p, TXA_PF_FLAPS)) {
+		sep(out, &first);
+		fprintf(out, "flaps %llu", (unsigned long long)p->flaps);
+	}
+	if (txa_peer_has(p, TXA_PF_DOWNS_STALLED)) {
+		sep(out, &first);
+		fprintf(out, "stalled %llu",
+			(unsigned long long)p->downs_stalled);
+	}
+	if (txa_peer_has(p, TXA_PF_DOWNS_UNEXPLAINED)) {
+		sep(out, &first);
+		fprintf(out, "unexplained %llu",
+			(unsigned long long)p->downs_unexplained);
+	}
+	if (txa_peer_has(p, TXA_PF_REMOTE_STALL_MAX) &&
+	    p->remote_stall_max_ns) {
+		sep(out, &first);
+		fprintf(out, "(peer stalled max %s)",
+			ms_str(p->remote_stall_max_ns, 1, buf, sizeof(buf)));
+	}
 	if (txa_peer_has(p, TXA_PF_LAST_CHANGE)) {
 		sep(out, &first);
 		fprintf(out, "last change %s", p->last_change_ns ?
@@ -617,6 +672,12 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 	kv_u64(w, p, TXA_PF_QPS, "qps", p->qps);
 	kv_u64(w, p, TXA_PF_UPS, "ups", p->ups);
 	kv_u64(w, p, TXA_PF_DOWNS, "downs", p->downs);
+	kv_u64(w, p, TXA_PF_FLAPS, "flaps", p->flaps);
+	kv_u64(w, p, TXA_PF_DOWNS_STALLED, "downs_stalled", p->downs_stalled);
+	kv_u64(w, p, TXA_PF_DOWNS_UNEXPLAINED, "downs_unexplained",
+	       p->downs_unexplained);
+	kv_u64(w, p, TXA_PF_REMOTE_STALL_MAX, "remote_stall_max_ns",
+	       p->remote_stall_max_ns);
 	kv_u64(w, p, TXA_PF_LAST_CHANGE, "last_change_ns", p->last_change_ns);
 	json_obj_end(w);
 }

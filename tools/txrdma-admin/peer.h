@@ -70,6 +70,14 @@ enum txa_peer_field {
 	TXA_PF_DOWNS,
 	TXA_PF_LAST_CHANGE,
 	TXA_PF_SILENCE,
+	TXA_PF_FLAPS,
+	TXA_PF_DOWNS_STALLED,
+	TXA_PF_DOWNS_UNEXPLAINED,
+	TXA_PF_REMOTE_STALL_MAX,
+	TXA_PF_DOWN_CAUSE,	/* an event to Up after a Down: */
+	TXA_PF_DOWN_NS,
+	TXA_PF_DOWN_STALL,
+	TXA_PF_FLAP,
 	TXA_PF_TIME,		/* TXRDMA_A_EVENT_TIME_NS */
 	TXA_PF_SEQ,		/* TXRDMA_A_EVENT_SEQ */
 	TXA_PF_NR
@@ -110,8 +118,15 @@ struct txa_peer {
 	uint64_t pool_takes, pool_misses, pool_failures, pool_errors;
 	uint32_t qps;
 	uint64_t ups, downs;
+	/* Downs: back within 1 s; explained by a stall; not explained */
+	uint64_t flaps, downs_stalled, downs_unexplained;
+	uint64_t remote_stall_max_ns;	/* longest the peer reported */
 	uint64_t last_change_ns;	/* CLOCK_REALTIME, 0: never */
 	uint64_t silence_ns;
+	/* an event to Up after a Down: what explains that Down */
+	uint8_t down_cause;		/* enum txrdma_peer_down_cause */
+	uint8_t flap;
+	uint64_t down_ns, down_stall_ns;
 	/* events */
 	uint64_t time_ns;
 	uint64_t seq;
@@ -132,6 +147,8 @@ const char *txa_peer_state_str(unsigned int state, char *buf, size_t len);
 const char *txa_peer_role_str(unsigned int role, char *buf, size_t len);
 /* none, detect_expired, neighbor_down, admin_down; else "diag <n>" */
 const char *txa_peer_diag_str(unsigned int diag, char *buf, size_t len);
+/* none, unexplained, peer_stall, local_stall; else "cause <n>" */
+const char *txa_peer_cause_str(unsigned int cause, char *buf, size_t len);
 
 /*
  * Parse a txrdma genl message into @p (zeroed first).  Returns 0, -EINVAL

@@ -588,6 +588,22 @@ enum txrdma_attr {
 	TXRDMA_A_STAT_RX_BATCHES,	/* u64: RDMA writes received that
 					 * carried more than one frame
 					 */
+	/*
+	 * Why sessions went Down (enum txrdma_peer_down_cause).  In a
+	 * PEER_STATE_NTF to Up after a Down: DOWN_CAUSE, DOWN_NS,
+	 * DOWN_STALL_NS and FLAP describe that Down; in "peer show" the
+	 * counts.
+	 */
+	TXRDMA_A_PEER_DOWN_CAUSE,	/* u8: enum txrdma_peer_down_cause */
+	TXRDMA_A_PEER_DOWN_NS,		/* u64: how long it was not Up */
+	TXRDMA_A_PEER_DOWN_STALL_NS,	/* u64: the stall that explains it */
+	TXRDMA_A_PEER_FLAP,		/* u8: 1: back within 1 s (a flap) */
+	TXRDMA_A_PEER_FLAPS,		/* u64: Downs that were flaps */
+	TXRDMA_A_PEER_DOWNS_STALLED,	/* u64: Downs a stall explains */
+	TXRDMA_A_PEER_DOWNS_UNEXPLAINED, /* u64: Downs no stall explains */
+	TXRDMA_A_PEER_REMOTE_STALL_MAX_NS, /* u64: longest stall the peer
+					    * reported in its probes
+					    */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
@@ -628,6 +644,18 @@ enum txrdma_peer_diag {
 	TXRDMA_PEER_DIAG_DETECT_EXPIRED	= 1,
 	TXRDMA_PEER_DIAG_NEIGHBOR_DOWN	= 3,
 	TXRDMA_PEER_DIAG_ADMIN_DOWN	= 7,
+};
+
+/*
+ * What explains a session's last Down (TXRDMA_A_PEER_DOWN_CAUSE, in the
+ * event of its return to Up): known only once the peer is heard again,
+ * because a stalled host can report its stall only after it.
+ */
+enum txrdma_peer_down_cause {
+	TXRDMA_PEER_DOWN_NONE		= 0,	/* no Down, or an admin one */
+	TXRDMA_PEER_DOWN_UNEXPLAINED	= 1,	/* probes lost, both ran */
+	TXRDMA_PEER_DOWN_PEER_STALL	= 2,	/* the peer did not run */
+	TXRDMA_PEER_DOWN_LOCAL_STALL	= 3,	/* this host did not run */
 };
 
 /* Endpoint states (TXRDMA_A_EP_STATE). */

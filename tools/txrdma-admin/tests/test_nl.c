@@ -1343,6 +1343,10 @@ static void put_peer_g1(struct nl_msg *m)
 	put_u64(m, TXRDMA_A_PEER_RTT_SAMPLES, 118);
 	put_u64(m, TXRDMA_A_PEER_UPS, 1);
 	put_u64(m, TXRDMA_A_PEER_DOWNS, 0);
+	put_u64(m, TXRDMA_A_PEER_FLAPS, 5);
+	put_u64(m, TXRDMA_A_PEER_DOWNS_STALLED, 6);
+	put_u64(m, TXRDMA_A_PEER_DOWNS_UNEXPLAINED, 7);
+	put_u64(m, TXRDMA_A_PEER_REMOTE_STALL_MAX_NS, 181500000);
 	put_u64(m, TXRDMA_A_PEER_LAST_CHANGE_NS, G1_CHANGE_NS);
 	nla_put_u32(m, TXRDMA_A_PEER_POOL_MIN, 2);
 	nla_put_u32(m, TXRDMA_A_PEER_POOL_MAX, 8);
@@ -1464,7 +1468,8 @@ static const char peer_plain[] =
 "g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
 "    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
 "probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms) auth fails 3 dropped 1\n"
-"    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 last change 2026-11-30 14:00:00.123\n"
+"    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 flaps 5 stalled 6 unexplained 7 "
+"(peer stalled max 181.5ms) last change 2026-11-30 14:00:00.123\n"
 "    pool min 2 max 8 ready 2 in use 0 connecting 0 closing 0 takes 0 misses 0 failures 0 errors 0 qps 3\n"
 "g2: id 2 addr 10.0.0.9 port 7000 role unknown state admin_down (admin_down: held down by \"ops\") "
 "remote down admin down\n"
@@ -1482,7 +1487,8 @@ static const char peer_g1_json[] =
 "\"rtt\":{\"min_ns\":120000,\"avg_ns\":300000,\"max_ns\":1200000,\"samples\":118},"
 "\"pool\":{\"min\":2,\"max\":8,\"ready\":2,\"in_use\":0,\"connecting\":0,\"closing\":0,"
 "\"takes\":0,\"misses\":0,\"failures\":0,\"errors\":0},"
-"\"qps\":3,\"ups\":1,\"downs\":0,\"last_change_ns\":1796047200123456789}";
+"\"qps\":3,\"ups\":1,\"downs\":0,\"flaps\":5,\"downs_stalled\":6,\"downs_unexplained\":7,"
+"\"remote_stall_max_ns\":181500000,\"last_change_ns\":1796047200123456789}";
 
 static const char peer_g2_json[] =
 "{\"name\":\"g2\",\"id\":2,\"addr\":\"10.0.0.9\",\"port\":7000,\"role\":\"unknown\","
@@ -1688,6 +1694,9 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(p.rtt_min_ns == 120000 && p.rtt_avg_ns == 300000 &&
 		  p.rtt_max_ns == 1200000 && p.rtt_samples == 118);
 	TAP_CHECK(p.ups == 1 && p.downs == 0);
+	TAP_CHECK(p.flaps == 5 && p.downs_stalled == 6 &&
+		  p.downs_unexplained == 7 &&
+		  p.remote_stall_max_ns == 181500000);
 	TAP_CHECK(p.last_change_ns == G1_CHANGE_NS);
 	TAP_CHECK(p.pool_min == 2 && p.pool_max == 8 && p.pool_ready == 2);
 	TAP_CHECK_INT(p.qps, 3);
@@ -1696,7 +1705,8 @@ static void test_peer_parse_reply(void)
 	/* every field but the event-only ones */
 	TAP_CHECK(p.have == (((1ULL << TXA_PF_NR) - 1) &
 			     ~(PF(OLD_STATE) | PF(REASON) | PF(SILENCE) |
-			       PF(TIME) | PF(SEQ))));
+			       PF(DOWN_CAUSE) | PF(DOWN_NS) | PF(DOWN_STALL) |
+			       PF(FLAP) | PF(TIME) | PF(SEQ))));
 	txa_peer_free(&p);
 	nlmsg_free(m);
 
@@ -2314,6 +2324,47 @@ static void test_peer_event(void)
 		      "\"addr\":\"198.18.0.2\",\"old_state\":\"up\",\"state\":\"down\","
 		      "\"diag\":\"detect_expired\",\"reason\":\"detection time expired\","
 		      "\"silence_ns\":81200000}\n");
+	free(plain);
+	free(json);
+
+	/* back Up after a flap: what explained the Down */
+	m = peer_event(9, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DIAG, TXRDMA_PEER_DIAG_NONE);
+	nla_put_u8(m, TXRDMA_A_PEER_DOWN_CAUSE, TXRDMA_PEER_DOWN_PEER_STALL);
+	put_u64(m, TXRDMA_A_PEER_DOWN_NS, 230400000);
+	put_u64(m, TXRDMA_A_PEER_DOWN_STALL_NS, 181000000);
+	nla_put_u8(m, TXRDMA_A_PEER_FLAP, 1);
+	print_peer_event(m, &ev, &plain, &json);
+	TAP_CHECK(ev.down_cause == TXRDMA_PEER_DOWN_PEER_STALL &&
+		  ev.down_ns == 230400000 && ev.down_stall_ns == 181000000 &&
+		  ev.flap == 1);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up "
+		      "after 230.4ms down (flap): peer_stall 181.0ms\n");
+	TAP_CHECK_STR(json, "{\"event\":\"peer\",\"seq\":9,\"time_ns\":1714566896123456789,"
+		      "\"time\":\"2024-05-01T12:34:56.123456Z\",\"name\":\"g1\",\"id\":1,"
+		      "\"addr\":\"198.18.0.2\",\"old_state\":\"init\",\"state\":\"up\","
+		      "\"diag\":\"none\",\"down_cause\":\"peer_stall\",\"down_ns\":230400000,"
+		      "\"down_stall_ns\":181000000,\"flap\":true}\n");
+	free(plain);
+	free(json);
+	/* a long one, unexplained, and a cause from a newer module */
+	m = peer_event(10, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DOWN_CAUSE, TXRDMA_PEER_DOWN_UNEXPLAINED);
+	put_u64(m, TXRDMA_A_PEER_DOWN_NS, 2500000000ULL);
+	put_u64(m, TXRDMA_A_PEER_DOWN_STALL_NS, 0);
+	nla_put_u8(m, TXRDMA_A_PEER_FLAP, 0);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up "
+		      "after 2500.0ms down: unexplained\n");
+	free(plain);
+	free(json);
+	m = peer_event(11, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DOWN_CAUSE, 9);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up: cause 9\n");
 	free(plain);
 	free(json);
 

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stall logs and the explanation of a Down (see txrdma_stall.h).
+ *
+ * Clocks are u64 nanoseconds that may start anywhere and wrap, compared
+ * by signed difference as BFD's are.  A log holds few entries and is
+ * searched linearly: it changes only when a timer runs late or a probe
+ * reports a stall, a few times a second at worst.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+
+#include <linux/txrdma.h>
+
+#include "txrdma_stall.h"
+
+static bool stall_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+static u64 stall_start(const struct txrdma_stall *s)
+{
+	return s->end_ns - s->len_ns;
+}
+
+/* [a) and [b) overlap or touch */
+static bool stall_overlap(const struct txrdma_stall *a,
+			  const struct txrdma_stall *b)
+{
+	return !stall_before(a->end_ns, stall_start(b)) &&
+	       !stall_before(b->end_ns, stall_start(a));
+}
+
+/*
+ * Log @n.  Overlapping stalls merge into their union, except a peer's
+ * repeated report of one stall (@report, the same length): each copy
+ * bounds its end from above (it arrived at least a little after it was
+ * sent), so the earliest end is kept.  Otherwise @n takes an empty
+ * entry or the one that ended first, unless it is older than all.
+ */
+static void stall_insert(struct txrdma_stall_log *log,
+			 const struct txrdma_stall *n, bool report)
+{
+	struct txrdma_stall *e, *victim = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TXRDMA_STALL_LOG_LEN; i++) {
+		e = &log->s[i];
+		if (!e->len_ns || !stall_overlap(e, n))
+			continue;
+		if (report && e->len_ns == n->len_ns) {
+			if (stall_before(n->end_ns, e->end_ns))
+				e->end_ns = n->end_ns;
+		} else {
+			u64 start = stall_start(e);
+
+			if (stall_before(stall_start(n), start))
+				start = stall_start(n);
+			if (stall_before(e->end_ns, n->end_ns))
+				e->end_ns = n->end_ns;
+			e->len_ns = e->end_ns - start;
+		}
+		return;
+	}
+	for (i = 0; i < TXRDMA_STALL_LOG_LEN; i++) {
+		e = &log->s[i];
+		if (!e->len_ns) {
+			*e = *n;
+			return;
+		}
+		if (!victim || stall_before(e->end_ns, victim->end_ns))
+			victim = e;
+	}
+	if (stall_before(victim->end_ns, n->end_ns))
+		*victim = *n;
+}
+
+/**
+ * txrdma_stall_add() - log a stall of this host
+ * @log: the log
+ * @end_ns: when it ended
+ * @len_ns: its length; 0 is ignored
+ *
+ * A stall that overlaps a logged one is merged into it (the union):
+ * several timers of one host fire late for the same stall.
+ */
+void txrdma_stall_add(struct txrdma_stall_log *log, u64 end_ns, u64 len_ns)
+{
+	struct txrdma_stall n = { .end_ns = end_ns, .len_ns = len_ns };
+
+	if (len_ns)
+		stall_insert(log, &n, false);
+}
+
+/**
+ * txrdma_stall_covering() - the longest logged stall that can have
+ *	caused a Down
+ * @log: the log
+ * @at_ns: the moment of the Down
+ * @min_len_ns: the shortest stall that can have caused it
+ * @end_slack_ns: how long after the stall's end the Down may come
+ * @out: the stall found, when there is one
+ *
+ * Such a stall is at least @min_len_ns long and had begun at least
+ * that long before the Down (TXRDMA_STALL_SLACK_NS less: the silence
+ * it left began then), and the Down came no later than @end_slack_ns
+ * after its end.  The second rule keeps a stall that began during a
+ * cut's silence from taking the blame for it.
+ *
+ * Return: whether one was found.
+ */
+bool txrdma_stall_covering(const struct txrdma_stall_log *log, u64 at_ns,
+			   u64 min_len_ns, u64 end_slack_ns,
+			   struct txrdma_stall *out)
+{
+	const struct txrdma_stall *e, *best = NULL;
+	u64 latest_start = at_ns - min_len_ns + TXRDMA_STALL_SLACK_NS;
+	unsigned int i;
+
+	for (i = 0; i < TXRDMA_STALL_LOG_LEN; i++) {
+		e = &log->s[i];
+		if (!e->len_ns || e->len_ns < min_len_ns)
+			continue;
+		if (stall_before(latest_start, stall_start(e)) ||
+		    stall_before(e->end_ns + end_slack_ns, at_ns))
+			continue;
+		if (!best || e->len_ns > best->len_ns)
+			best = e;
+	}
+	if (!best)
+		return false;
+	*out = *best;
+	return true;
+}
+
+/**
+ * txrdma_stall_report() - what the next probe says of our stalls
+ * @log: this host's log
+ * @now_ns: the probe's sending time
+ * @min_len_ns: the shortest stall of ours that can make the peer
+ *	declare us Down
+ * @w: output: of the stalls that ended within TXRDMA_STALL_REPORT_NS
+ *	before @now_ns, the latest one at least @min_len_ns long, else the
+ *	longest; zeroes without any
+ *
+ * The latest long one, not the longest: after a stall that caused a
+ * Down, a shorter one that causes the next must reach the peer too.
+ */
+void txrdma_stall_report(const struct txrdma_stall_log *log, u64 now_ns,
+			 u64 min_len_ns, struct txrdma_stall_wire *w)
+{
+	const struct txrdma_stall *e, *best = NULL, *latest = NULL;
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < TXRDMA_STALL_LOG_LEN; i++) {
+		e = &log->s[i];
+		if (!e->len_ns || stall_before(now_ns, e->end_ns) ||
+		    now_ns - e->end_ns > TXRDMA_STALL_REPORT_NS)
+			continue;
+		if (!best || e->len_ns > best->len_ns)
+			best = e;
+		if (e->len_ns >= min_len_ns &&
+		    (!latest || stall_before(latest->end_ns, e->end_ns)))
+			latest = e;
+	}
+	if (latest)
+		best = latest;
+	if (!best)
+		return;
+	w->len_us = min_t(u64, div_u64(best->len_ns, NSEC_PER_USEC),
+			  TXRDMA_STALL_WIRE_MAX_US);
+	w->ago_us = div_u64(now_ns - best->end_ns, NSEC_PER_USEC);
+	if (!w->len_us)
+		w->ago_us = 0;
+}
+
+/**
+ * txrdma_stall_heard() - log a stall a peer reported
+ * @log: the log of the peer's stalls
+ * @w: the report, from a probe that passed its MAC check
+ * @now_ns: when the probe arrived
+ *
+ * The report is placed on our clock as if the probe took no time on
+ * the wire (TXRDMA_STALL_SLACK_NS allows for the way).  A report older
+ * than TXRDMA_STALL_REPORT_NS or at the wire's cap (U32_MAX: a length
+ * nobody measured) is dropped.
+ *
+ * Return: the length logged in nanoseconds, 0 when nothing was.
+ */
+u64 txrdma_stall_heard(struct txrdma_stall_log *log,
+		       const struct txrdma_stall_wire *w, u64 now_ns)
+{
+	u64 ago = (u64)w->ago_us * NSEC_PER_USEC;
+	struct txrdma_stall n;
+
+	if (!w->len_us || w->len_us > TXRDMA_STALL_WIRE_MAX_US ||
+	    ago > TXRDMA_STALL_REPORT_NS)
+		return 0;
+	n.end_ns = now_ns - ago;
+	n.len_ns = (u64)w->len_us * NSEC_PER_USEC;
+	stall_insert(log, &n, true);
+	return n.len_ns;
+}
+
+static u64 sat_sub(u64 a, u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
+/**
+ * txrdma_stall_bounds() - what a stall must be to explain a Down
+ * @b: output
+ * @detect_ns: our detection time of the peer: @remote_mult of its
+ *	intervals
+ * @remote_mult: the peer's multiplier (0 taken as 1)
+ * @tx_interval_ns: our interval between probes
+ * @local_mult: our multiplier, which the peer applies to @tx_interval_ns
+ *	to detect us (0 taken as 1)
+ *
+ * A host that sends every interval and stalls for L is silent for at
+ * most L plus an interval, and the stall its timer measures begins at
+ * the next probe due, at most an interval after the last one heard: a
+ * stall that expires a detection is at least the detection time less
+ * one interval.  TXRDMA_STALL_SLACK_NS less, for what the measure
+ * misses (the timer's yield, the probe's way).
+ */
+void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
+			 u8 remote_mult, u64 tx_interval_ns, u8 local_mult)
+{
+	b->peer_tx_ns = div_u64(detect_ns, max_t(u8, remote_mult, 1));
+	b->peer_min_ns = sat_sub(detect_ns - b->peer_tx_ns,
+				 TXRDMA_STALL_SLACK_NS);
+	b->local_min_ns = sat_sub((u64)(max_t(u8, local_mult, 1) - 1) *
+				  tx_interval_ns, TXRDMA_STALL_SLACK_NS);
+}
+
+/**
+ * txrdma_stall_explain() - what caused the open Down
+ * @t: the session's track, with a Down open
+ * @stall_ns: output: the explaining stall's length, 0 when unexplained
+ *
+ * The peer's stall is looked for first: an expired detection is the
+ * peer's silence, ours being excused by the timer.  Ours explains the
+ * Down of a host that the peer declared dead while it stalled: that
+ * Down comes when the peer's next probe says so, up to one of its
+ * intervals after our stall ended.
+ *
+ * Return: enum txrdma_peer_down_cause.
+ */
+u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
+{
+	struct txrdma_stall s;
+
+	if (txrdma_stall_covering(&t->peer, t->down_at_ns,
+				  t->down.peer_min_ns, TXRDMA_STALL_SLACK_NS,
+				  &s)) {
+		*stall_ns = s.len_ns;
+		return TXRDMA_PEER_DOWN_PEER_STALL;
+	}
+	if (txrdma_stall_covering(&t->own, t->down_at_ns,
+				  t->down.local_min_ns,
+				  t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS,
+				  &s)) {
+		*stall_ns = s.len_ns;
+		return TXRDMA_PEER_DOWN_LOCAL_STALL;
+	}
+	*stall_ns = 0;
+	return TXRDMA_PEER_DOWN_UNEXPLAINED;
+}
+
+/**
+ * txrdma_stall_down() - the session left Up
+ * @t: its track
+ * @now_ns: when
+ * @admin: an administrative Down, of either side: nothing to explain
+ */
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin)
+{
+	t->open = !admin;
+	t->down = t->up;
+	t->down_at_ns = now_ns;
+}
+
+/**
+ * txrdma_stall_admin() - the session was held AdminDown here: a Down
+ *	still open is no longer one to explain
+ * @t: its track
+ */
+void txrdma_stall_admin(struct txrdma_stall_track *t)
+{
+	t->open = false;
+}
+
+/**
+ * txrdma_stall_up() - the session is Up again
+ * @t: its track
+ * @now_ns: when
+ * @v: output: what explained the Down before, when there was one
+ *
+ * Return: whether a Down was explained (@v filled in).
+ */
+bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
+		     struct txrdma_stall_verdict *v)
+{
+	if (!t->open)
+		return false;
+	t->open = false;
+	v->cause = txrdma_stall_explain(t, &v->stall_ns);
+	v->down_ns = now_ns - t->down_at_ns;
+	return true;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Stalls and what they explain, as pure logic (no timers, no rdma/
+ * headers; the clock is the caller's, u64 nanoseconds): KUnit-tested
+ * on UML.
+ *
+ * A host that is not scheduled for a while (a hypervisor running other
+ * guests, an interrupt storm) sends no probes, and its peers declare it
+ * Down although nothing died.  The host itself sees the stall: its
+ * liveness timer fires late by as much.  It keeps its recent stalls in
+ * a small log and reports the longest recent one in every probe, as a
+ * length and an age ("I could not run for 180 ms, which ended 3 ms
+ * before this probe left"); the receiver places it on its own clock and
+ * keeps the peer's stalls in a second log.  When the session comes back
+ * Up, the Down before it is explained by a stall of either side that
+ * covers the moment of the Down and is long enough to have caused it
+ * (the detection time minus one of the peer's intervals); otherwise it
+ * stays unexplained: probes were lost while both hosts ran, which is
+ * what a cut link or a dead peer looks like.
+ *
+ * The report can only reach the other side after the stall, so a Down
+ * is classified when the session is Up again, never at the Down.
+ */
+#ifndef _TXRDMA_STALL_H
+#define _TXRDMA_STALL_H
+
+#include <linux/limits.h>
+#include <linux/types.h>
+
+/* Stalls each log keeps: the newest win. */
+#define TXRDMA_STALL_LOG_LEN	8
+
+/*
+ * How long a stall stays in the probes' report after it ended: long
+ * enough for a session that went Down meanwhile to come back Up
+ * (a few probe intervals) on a host that stalls again.
+ */
+#define TXRDMA_STALL_REPORT_NS	(2000ULL * 1000 * 1000)
+
+/*
+ * Slack for what neither side can measure: the peer's report is placed
+ * on our clock as if its probe took no time on the wire, and a timer
+ * that ran late yields 1 ms before it sends (txrdma_liveness.c), so the
+ * silence a stall leaves is a little longer than the stall measured.
+ */
+#define TXRDMA_STALL_SLACK_NS	(5ULL * 1000 * 1000)
+
+/* The longest a report can say: U32_MAX microseconds means "capped". */
+#define TXRDMA_STALL_WIRE_MAX_US	(U32_MAX - 1)
+
+/**
+ * struct txrdma_stall - an interval in which a host did not run
+ * @end_ns: when it ended, on the log owner's clock
+ * @len_ns: how long it was (0: an empty entry)
+ */
+struct txrdma_stall {
+	u64 end_ns;
+	u64 len_ns;
+};
+
+/**
+ * struct txrdma_stall_log - the recent stalls of one host
+ * @s: entries, unordered; empty ones have @len_ns 0; when none is empty
+ *	the one that ended first gives way
+ */
+struct txrdma_stall_log {
+	struct txrdma_stall s[TXRDMA_STALL_LOG_LEN];
+};
+
+/**
+ * struct txrdma_stall_wire - a stall as a probe carries it
+ * @len_us: its length in microseconds, 0: none to report
+ * @ago_us: microseconds from its end to the probe's sending (capped)
+ */
+struct txrdma_stall_wire {
+	u32 len_us;
+	u32 ago_us;
+};
+
+/**
+ * struct txrdma_stall_bounds - what a stall must be to explain a Down,
+ *	from the session's parameters while it was Up
+ * @peer_min_ns: the shortest stall of the peer that expires our
+ *	detection: our detection time less one of the peer's intervals
+ *	(and the slack)
+ * @local_min_ns: the shortest stall of ours that expires the peer's
+ *	detection of us: our multiplier less one, times our interval
+ *	(and the slack)
+ * @peer_tx_ns: the peer's interval: after our stall, the peer's Down
+ *	reaches us with its next probe, up to this late
+ */
+struct txrdma_stall_bounds {
+	u64 peer_min_ns;
+	u64 local_min_ns;
+	u64 peer_tx_ns;
+};
+
+/**
+ * struct txrdma_stall_track - one session's stalls and its open Down
+ * @own: this host's stalls (its liveness timer ran late)
+ * @peer: the peer's stalls, as it reported them, on our clock
+ * @up: the bounds while the session is Up, refreshed before every call
+ *	that may take it Down (the Down itself recomputes the session's
+ *	timers)
+ * @down: the bounds of the open Down
+ * @down_at_ns: when the session left Up; 0: no Down to explain
+ * @open: a Down waits for the next Up to be explained
+ */
+struct txrdma_stall_track {
+	struct txrdma_stall_log own;
+	struct txrdma_stall_log peer;
+	struct txrdma_stall_bounds up;
+	struct txrdma_stall_bounds down;
+	u64 down_at_ns;
+	bool open;
+};
+
+/**
+ * struct txrdma_stall_verdict - what explained a Down, at the next Up
+ * @cause: enum txrdma_peer_down_cause
+ * @stall_ns: the explaining stall's length, 0 when unexplained
+ * @down_ns: how long the session was not Up
+ */
+struct txrdma_stall_verdict {
+	u8 cause;
+	u64 stall_ns;
+	u64 down_ns;
+};
+
+void txrdma_stall_add(struct txrdma_stall_log *log, u64 end_ns, u64 len_ns);
+bool txrdma_stall_covering(const struct txrdma_stall_log *log, u64 at_ns,
+			   u64 min_len_ns, u64 end_slack_ns,
+			   struct txrdma_stall *out);
+void txrdma_stall_report(const struct txrdma_stall_log *log, u64 now_ns,
+			 u64 min_len_ns, struct txrdma_stall_wire *w);
+u64 txrdma_stall_heard(struct txrdma_stall_log *log,
+		       const struct txrdma_stall_wire *w, u64 now_ns);
+void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
+			 u8 remote_mult, u64 tx_interval_ns, u8 local_mult);
+u8 txrdma_stall_explain(const struct txrdma_stall_track *t,
+			u64 *stall_ns);
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin);
+bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
+		     struct txrdma_stall_verdict *v);
+void txrdma_stall_admin(struct txrdma_stall_track *t);
+
+#endif /* _TXRDMA_STALL_H */
