@@ -22,11 +22,9 @@
  * arrived meanwhile runs before the detection time is checked.  The
  * stall is also logged and reported to the peer in the probes of the
  * next two seconds, so that the peer, which had to declare us Down,
- * learns why.  The peer's reports are logged in turn, and so are the
- * times its probes were held on the way (their one-way delay beyond
- * its baseline).  The Down before each Up is explained from these
- * logs (txrdma_stall.c): a stall of the peer, a stall of ours, a delay
- * on the way, the peer's word, or unexplained (probes were lost while
+ * learns why; the peer's reports are logged in turn, and the Down
+ * before each Up is explained from both logs (txrdma_stall.c): a stall
+ * of the peer, a stall of ours, or unexplained (probes were lost while
  * both ran: a cut, a dead peer).
  */
 #include <linux/bitops.h>
@@ -385,9 +383,6 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	txrdma_peer_stall_bounds_locked(peer);
 	ev = txrdma_bfd_rx(&peer->bfd, &m.bfd, now);
 	if (!(ev & TXRDMA_BFD_EV_DROP)) {
-		if (ev & TXRDMA_BFD_EV_RESTART)
-			txrdma_stall_owd_reset(&peer->stalls);
-		txrdma_stall_probe_delay(&peer->stalls, now, m.tx_ns);
 		peer->peer_stall_max_ns =
 			max(peer->peer_stall_max_ns,
 			    txrdma_stall_heard(&peer->stalls.peer, &m.stall,
@@ -520,9 +515,7 @@ static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
 		txrdma_stall_down(&peer->stalls, now_ns,
 				  peer->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
 				  peer->bfd.remote_state ==
-				  TXRDMA_BFD_ADMIN_DOWN,
-				  peer->bfd.diag ==
-				  TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+				  TXRDMA_BFD_ADMIN_DOWN);
 	if (peer->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
 		txrdma_stall_admin(&peer->stalls);
 	if (peer->bfd.state != TXRDMA_BFD_UP)
@@ -538,7 +531,7 @@ static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
 	if (v.cause == TXRDMA_PEER_DOWN_UNEXPLAINED)
 		peer->downs_unexplained++;
 	else
-		peer->downs_explained++;
+		peer->downs_stalled++;
 }
 
 /**

@@ -310,10 +310,6 @@ static const char *txrdma_peer_reason(const struct txrdma_peer_ev *e)
 			return "session up: the Down was the peer's stall";
 		case TXRDMA_PEER_DOWN_LOCAL_STALL:
 			return "session up: the Down was this host's stall";
-		case TXRDMA_PEER_DOWN_PATH_DELAY:
-			return "session up: the Down was probes held on the way";
-		case TXRDMA_PEER_DOWN_SIGNALLED:
-			return "session up: the Down was the peer's word";
 		case TXRDMA_PEER_DOWN_UNEXPLAINED:
 			return "session up: probes were lost, no stall";
 		}
@@ -969,7 +965,7 @@ struct txrdma_peer_snap {
 	u64 last_change_ns;
 	u64 silence_ns;
 	u64 ups, downs, tx_skipped, stall_max_ns;
-	u64 flaps, downs_explained, downs_unexplained, peer_stall_max_ns;
+	u64 flaps, downs_stalled, downs_unexplained, peer_stall_max_ns;
 	u64 auth_fails, rx_auth_dropped;
 	u32 qps;
 };
@@ -995,7 +991,7 @@ static void txrdma_peer_snapshot(struct txrdma_peer *peer,
 	s->tx_skipped = peer->tx_skipped;
 	s->stall_max_ns = peer->stall_max_ns;
 	s->flaps = peer->flaps;
-	s->downs_explained = peer->downs_explained;
+	s->downs_stalled = peer->downs_stalled;
 	s->downs_unexplained = peer->downs_unexplained;
 	s->peer_stall_max_ns = peer->peer_stall_max_ns;
 	s->auth_fails = peer->auth_fails;
@@ -1077,8 +1073,8 @@ static int txrdma_peer_fill(struct sk_buff *skb, struct txrdma_peer *peer,
 			      TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_FLAPS, s->flaps,
 			      TXRDMA_A_PAD) ||
-	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS_EXPLAINED,
-			      s->downs_explained, TXRDMA_A_PAD) ||
+	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS_STALLED,
+			      s->downs_stalled, TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_DOWNS_UNEXPLAINED,
 			      s->downs_unexplained, TXRDMA_A_PAD) ||
 	    nla_put_u64_64bit(skb, TXRDMA_A_PEER_REMOTE_STALL_MAX_NS,

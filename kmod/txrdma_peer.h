@@ -286,10 +286,8 @@ struct txrdma_peer_ev {
  *	that waits for the next Up to be explained (txrdma_stall.h)
  * @peer_stall_max_ns: the longest stall the peer ever reported
  * @flaps: Downs followed by Up within TXRDMA_PEER_FLAP_NS
- * @downs_explained: Downs explained: a stall of either side, probes held
- *	up on the way, or the peer declared us dead (its side says why)
- * @downs_unexplained: Downs none of these explains (counted at the
- *	next Up)
+ * @downs_stalled: Downs explained by a stall of either side
+ * @downs_unexplained: Downs no stall explains (counted at the next Up)
  * @evq: state changes not yet multicast
  * @ev_head: oldest entry of @evq
  * @ev_count: entries in @evq
@@ -344,7 +342,7 @@ struct txrdma_peer {
 	struct txrdma_stall_track stalls;
 	u64 peer_stall_max_ns;
 	u64 flaps;
-	u64 downs_explained;
+	u64 downs_stalled;
 	u64 downs_unexplained;
 	struct txrdma_peer_ev evq[TXRDMA_PEER_EVQ];
 	u8 ev_head;

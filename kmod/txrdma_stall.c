@@ -239,52 +239,6 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
 }
 
 /**
- * txrdma_stall_probe_delay() - how long a probe was held on the way
- * @t: the session's track
- * @now_ns: its arrival, on our clock
- * @tx_ns: its sending, on the peer's clock (as the probe says)
- *
- * The delay beyond the baseline (struct txrdma_stall_owd); when it is
- * more than TXRDMA_STALL_OWD_NOISE_NS the time the probe was held is
- * logged in @t->path.  A peer can only make its own probes look late.
- *
- * Return: the delay beyond the baseline, 0 for the fastest probe.
- */
-u64 txrdma_stall_probe_delay(struct txrdma_stall_track *t, u64 now_ns,
-			     u64 tx_ns)
-{
-	struct txrdma_stall_owd *o = &t->owd;
-	s64 d = (s64)(now_ns - tx_ns), base;
-	u64 excess;
-
-	if (!o->have || now_ns - o->window_ns >= TXRDMA_STALL_OWD_WINDOW_NS) {
-		o->base[1] = o->base[0];
-		o->have = (o->have & 1) << 1;
-		o->window_ns = now_ns;
-	}
-	if (!(o->have & 1) || d < o->base[0])
-		o->base[0] = d;
-	o->have |= 1;
-	base = o->base[0];
-	if ((o->have & 2) && o->base[1] < base)
-		base = o->base[1];
-	excess = (u64)(d - base);
-	if (excess > TXRDMA_STALL_OWD_NOISE_NS)
-		txrdma_stall_add(&t->path, now_ns, excess);
-	return excess;
-}
-
-/**
- * txrdma_stall_owd_reset() - forget the baseline: the peer restarted,
- *	its clock may be another
- * @t: the session's track
- */
-void txrdma_stall_owd_reset(struct txrdma_stall_track *t)
-{
-	memset(&t->owd, 0, sizeof(t->owd));
-}
-
-/**
  * txrdma_stall_explain() - what caused the open Down
  * @t: the session's track, with a Down open
  * @stall_ns: output: the explaining stall's length, 0 when unexplained
@@ -293,10 +247,7 @@ void txrdma_stall_owd_reset(struct txrdma_stall_track *t)
  * peer's silence, ours being excused by the timer.  Ours explains the
  * Down of a host that the peer declared dead while it stalled: that
  * Down comes when the peer's next probe says so, up to one of its
- * intervals after our stall ended.  Then the way: the peer ran and
- * sent, but its probes arrived late (a virtual NIC or switch that did
- * not run, a link cut shorter than the QP's retries).  A Down the peer
- * signalled, with none of these here, is the peer's to explain.
+ * intervals after our stall ended.
  *
  * Return: enum txrdma_peer_down_cause.
  */
@@ -317,15 +268,8 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 		*stall_ns = s.len_ns;
 		return TXRDMA_PEER_DOWN_LOCAL_STALL;
 	}
-	if (txrdma_stall_covering(&t->path, t->down_at_ns,
-				  t->down.peer_min_ns, TXRDMA_STALL_SLACK_NS,
-				  &s)) {
-		*stall_ns = s.len_ns;
-		return TXRDMA_PEER_DOWN_PATH_DELAY;
-	}
 	*stall_ns = 0;
-	return t->signalled ? TXRDMA_PEER_DOWN_SIGNALLED :
-			      TXRDMA_PEER_DOWN_UNEXPLAINED;
+	return TXRDMA_PEER_DOWN_UNEXPLAINED;
 }
 
 /**
@@ -333,13 +277,10 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
  * @t: its track
  * @now_ns: when
  * @admin: an administrative Down, of either side: nothing to explain
- * @signalled: the peer said Down (it declared us dead)
  */
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
-		       bool signalled)
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin)
 {
 	t->open = !admin;
-	t->signalled = signalled;
 	t->down = t->up;
 	t->down_at_ns = now_ns;
 }

@@ -95,56 +95,24 @@ struct txrdma_stall_bounds {
 	u64 peer_tx_ns;
 };
 
-/* One-way delay baseline: the minimum over the last one or two of these. */
-#define TXRDMA_STALL_OWD_WINDOW_NS	(10000ULL * 1000 * 1000)
-
-/* A probe later than the baseline by more than this was held on the way. */
-#define TXRDMA_STALL_OWD_NOISE_NS	(2ULL * 1000 * 1000)
-
-/**
- * struct txrdma_stall_owd - the baseline of a peer's one-way delay
- * @base: minimum of (arrival - the peer's send clock) in the current
- *	and the previous window: the clocks' offset plus the path's
- *	fastest delay
- * @window_ns: when the current window began
- * @have: @base[0] holds a sample (bit 0), @base[1] does (bit 1)
- *
- * The two clocks are not synchronised, but their offset is constant
- * over seconds: a probe whose (arrival - send clock) exceeds the
- * baseline by E spent E longer on the way than the fastest probe did
- * (the one-way delay variation that LEDBAT, RFC 6817, measures).
- */
-struct txrdma_stall_owd {
-	s64 base[2];
-	u64 window_ns;
-	u8 have;
-};
-
 /**
  * struct txrdma_stall_track - one session's stalls and its open Down
  * @own: this host's stalls (its liveness timer ran late)
  * @peer: the peer's stalls, as it reported them, on our clock
- * @path: the times the peer's probes were held on the way: a probe
- *	that arrived E late marks the E before its arrival
- * @owd: the baseline that measures them
  * @up: the bounds while the session is Up, refreshed before every call
  *	that may take it Down (the Down itself recomputes the session's
  *	timers)
  * @down: the bounds of the open Down
  * @down_at_ns: when the session left Up; 0: no Down to explain
  * @open: a Down waits for the next Up to be explained
- * @signalled: that Down came from the peer's word (it declared us dead)
  */
 struct txrdma_stall_track {
 	struct txrdma_stall_log own;
 	struct txrdma_stall_log peer;
-	struct txrdma_stall_log path;
-	struct txrdma_stall_owd owd;
 	struct txrdma_stall_bounds up;
 	struct txrdma_stall_bounds down;
 	u64 down_at_ns;
 	bool open;
-	bool signalled;
 };
 
 /**
@@ -171,11 +139,7 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
 			 u8 remote_mult, u64 tx_interval_ns, u8 local_mult);
 u8 txrdma_stall_explain(const struct txrdma_stall_track *t,
 			u64 *stall_ns);
-u64 txrdma_stall_probe_delay(struct txrdma_stall_track *t, u64 now_ns,
-			     u64 tx_ns);
-void txrdma_stall_owd_reset(struct txrdma_stall_track *t);
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
-		       bool signalled);
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin);
 bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
 		     struct txrdma_stall_verdict *v);
 void txrdma_stall_admin(struct txrdma_stall_track *t);

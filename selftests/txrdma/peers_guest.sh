@@ -9,10 +9,9 @@
 # traffic runs on the other links for the soak time.  Three TCG guests
 # on two host cores stall for 100-225 ms now and then, and their peers
 # declare them Down: each such Down must be explained, once the session
-# is Up again (a stall that one side reported, probes held on the way,
-# or the other side's word: the module's downs_unexplained stays 0 on
-# the uncut links); the host checks that cuts are not taken for
-# stalls.  Then the
+# is Up again, by a stall that one side reported (the module's
+# downs_unexplained stays 0 on the uncut links), while most Downs of
+# the cut link must stay unexplained (a cut is not a stall).  Then the
 # host pauses guest 2 and kills guest 1; the survivors must see those
 # peers go Down and come back (pause).
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -108,12 +107,10 @@ txrdma_signal "$g-up"
 # -- cuts of link 0-1 by the host, with traffic on the other links ------
 txrdma_wait_file soak-start 300 || exit 1
 soak_end=$(($EPOCHSECONDS + SOAK))
-# the module's counters, not the monitor's lines: a session that flaps
-# fast can overflow the module's event queue (16), never its counters
 for p in $others; do
-	eval "downs0_$p=$(pshow "g$p" .downs)"
+	eval "downs0_$p=$(downs_of "g$p")"
 	eval "un0_$p=$(pshow "g$p" .downs_unexplained)"
-	eval "st0_$p=$(pshow "g$p" .downs_explained)"
+	eval "st0_$p=$(pshow "g$p" .downs_stalled)"
 done
 # RDMA traffic on the links that are not cut, for the whole soak: rping
 # rounds (rdma_cm connect, 200 x SEND + RDMA READ + RDMA WRITE of 16 KiB,
@@ -167,24 +164,26 @@ else
 fi
 for p in $others; do
 	eval "d0=\$downs0_$p"
-	d=$(($(pshow "g$p" .downs) - d0))
+	d=$(($(downs_of "g$p") - d0))
 	check "$g: g$p is up with a full pool after the cuts" \
 		txrdma_wait_until 60 peer_ready "g$p"
 	# what explained those Downs, counted at each return to Up (the
 	# session is Up again: its last Down is counted)
-	eval "st=\$(($(pshow "g$p" .downs_explained) - st0_$p))"
+	eval "st=\$(($(pshow "g$p" .downs_stalled) - st0_$p))"
 	eval "un=\$(($(pshow "g$p" .downs_unexplained) - un0_$p))"
-	diag "$g: g$p: $d Downs since the cuts began: $st explained, $un unexplained; in all $(pshow "g$p" .downs) Downs, $(pshow "g$p" .flaps) flaps; longest stall g$p reported $(pshow "g$p" '.remote_stall_max_ns / 1e6')ms, ours $(pshow "g$p" '.bfd.stall_max_ns / 1e6')ms"
+	diag "$g: g$p: $d Downs since the cuts began: $st explained by a stall, $un unexplained; in all $(pshow "g$p" .downs) Downs, $(pshow "g$p" .flaps) flaps; longest stall g$p reported $(pshow "g$p" '.remote_stall_max_ns / 1e6')ms, ours $(pshow "g$p" '.bfd.stall_max_ns / 1e6')ms"
 	if [ $((me + p)) = 1 ]; then
 		# a cut can cost more than one Down (flaps of a loaded TCG
 		# guest while the link is down and QPs are rebuilt after), so
 		# the count is at least ncuts
 		check "$g: g$p went down at every cut ($d Downs, $ncuts cuts)" \
 			test "$d" -ge "$ncuts"
-		# whether a cut was taken for a stall: the host checks the
-		# causes of the cuts' Downs (run_vm_tests.py)
+		# a stall of either guest may happen to cover a cut's Down
+		# (and then it did cause silence too); most must not
+		check "$g: g$p: a cut is not taken for a stall ($un of $d Downs unexplained, at least half)" \
+			test "$((2 * un))" -ge "$d"
 	else
-		check "$g: g$p: every Down of the uncut link explained ($d Downs, $st explained, $un unexplained, ${SOAK}s of traffic)" \
+		check "$g: g$p: every Down of the uncut link explained by a stall ($d Downs, $st explained, $un unexplained, ${SOAK}s of traffic)" \
 			test "$un" = 0
 	fi
 	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"

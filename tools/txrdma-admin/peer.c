@@ -62,8 +62,6 @@ static const char *const cause_names[] = {
 	[TXRDMA_PEER_DOWN_UNEXPLAINED]	= "unexplained",
 	[TXRDMA_PEER_DOWN_PEER_STALL]	= "peer_stall",
 	[TXRDMA_PEER_DOWN_LOCAL_STALL]	= "local_stall",
-	[TXRDMA_PEER_DOWN_PATH_DELAY]	= "path_delay",
-	[TXRDMA_PEER_DOWN_SIGNALLED]	= "signalled",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -179,7 +177,7 @@ static struct nla_policy peer_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_PEER_DOWNS]		= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_ADMIN_UP]	= { .type = NLA_U8 },
 	[TXRDMA_A_PEER_FLAPS]		= { .type = NLA_U64 },
-	[TXRDMA_A_PEER_DOWNS_EXPLAINED]	= { .type = NLA_U64 },
+	[TXRDMA_A_PEER_DOWNS_STALLED]	= { .type = NLA_U64 },
 	[TXRDMA_A_PEER_DOWNS_UNEXPLAINED] = { .type = NLA_U64 },
 	[TXRDMA_A_PEER_REMOTE_STALL_MAX_NS] = { .type = NLA_U64 },
 	[TXRDMA_A_PEER_DOWN_CAUSE]	= { .type = NLA_U8 },
@@ -246,7 +244,7 @@ static const struct num_attr num_attrs[] = {
 	NUM(PEER_LAST_CHANGE_NS, LAST_CHANGE, last_change_ns),
 	NUM(PEER_SILENCE_NS, SILENCE, silence_ns),
 	NUM(PEER_FLAPS, FLAPS, flaps),
-	NUM(PEER_DOWNS_EXPLAINED, DOWNS_EXPLAINED, downs_explained),
+	NUM(PEER_DOWNS_STALLED, DOWNS_STALLED, downs_stalled),
 	NUM(PEER_DOWNS_UNEXPLAINED, DOWNS_UNEXPLAINED, downs_unexplained),
 	NUM(PEER_REMOTE_STALL_MAX_NS, REMOTE_STALL_MAX, remote_stall_max_ns),
 	NUM(PEER_DOWN_CAUSE, DOWN_CAUSE, down_cause),
@@ -496,10 +494,10 @@ static void print_rtt_plain(FILE *out, const struct txa_peer *p)
 		sep(out, &first);
 		fprintf(out, "flaps %llu", (unsigned long long)p->flaps);
 	}
-	if (txa_peer_has(p, TXA_PF_DOWNS_EXPLAINED)) {
+	if (txa_peer_has(p, TXA_PF_DOWNS_STALLED)) {
 		sep(out, &first);
-		fprintf(out, "explained %llu",
-			(unsigned long long)p->downs_explained);
+		fprintf(out, "stalled %llu",
+			(unsigned long long)p->downs_stalled);
 	}
 	if (txa_peer_has(p, TXA_PF_DOWNS_UNEXPLAINED)) {
 		sep(out, &first);
@@ -675,7 +673,7 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 	kv_u64(w, p, TXA_PF_UPS, "ups", p->ups);
 	kv_u64(w, p, TXA_PF_DOWNS, "downs", p->downs);
 	kv_u64(w, p, TXA_PF_FLAPS, "flaps", p->flaps);
-	kv_u64(w, p, TXA_PF_DOWNS_EXPLAINED, "downs_explained", p->downs_explained);
+	kv_u64(w, p, TXA_PF_DOWNS_STALLED, "downs_stalled", p->downs_stalled);
 	kv_u64(w, p, TXA_PF_DOWNS_UNEXPLAINED, "downs_unexplained",
 	       p->downs_unexplained);
 	kv_u64(w, p, TXA_PF_REMOTE_STALL_MAX, "remote_stall_max_ns",

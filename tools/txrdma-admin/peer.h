@@ -71,7 +71,7 @@ enum txa_peer_field {
 	TXA_PF_LAST_CHANGE,
 	TXA_PF_SILENCE,
 	TXA_PF_FLAPS,
-	TXA_PF_DOWNS_EXPLAINED,
+	TXA_PF_DOWNS_STALLED,
 	TXA_PF_DOWNS_UNEXPLAINED,
 	TXA_PF_REMOTE_STALL_MAX,
 	TXA_PF_DOWN_CAUSE,	/* an event to Up after a Down: */
@@ -119,7 +119,7 @@ struct txa_peer {
 	uint32_t qps;
 	uint64_t ups, downs;
 	/* Downs: back within 1 s; explained by a stall; not explained */
-	uint64_t flaps, downs_explained, downs_unexplained;
+	uint64_t flaps, downs_stalled, downs_unexplained;
 	uint64_t remote_stall_max_ns;	/* longest the peer reported */
 	uint64_t last_change_ns;	/* CLOCK_REALTIME, 0: never */
 	uint64_t silence_ns;
@@ -147,10 +147,7 @@ const char *txa_peer_state_str(unsigned int state, char *buf, size_t len);
 const char *txa_peer_role_str(unsigned int role, char *buf, size_t len);
 /* none, detect_expired, neighbor_down, admin_down; else "diag <n>" */
 const char *txa_peer_diag_str(unsigned int diag, char *buf, size_t len);
-/*
- * none, unexplained, peer_stall, local_stall, path_delay, signalled;
- * else "cause <n>"
- */
+/* none, unexplained, peer_stall, local_stall; else "cause <n>" */
 const char *txa_peer_cause_str(unsigned int cause, char *buf, size_t len);
 
 /*

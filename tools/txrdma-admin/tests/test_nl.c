@@ -1344,7 +1344,7 @@ static void put_peer_g1(struct nl_msg *m)
 	put_u64(m, TXRDMA_A_PEER_UPS, 1);
 	put_u64(m, TXRDMA_A_PEER_DOWNS, 0);
 	put_u64(m, TXRDMA_A_PEER_FLAPS, 5);
-	put_u64(m, TXRDMA_A_PEER_DOWNS_EXPLAINED, 6);
+	put_u64(m, TXRDMA_A_PEER_DOWNS_STALLED, 6);
 	put_u64(m, TXRDMA_A_PEER_DOWNS_UNEXPLAINED, 7);
 	put_u64(m, TXRDMA_A_PEER_REMOTE_STALL_MAX_NS, 181500000);
 	put_u64(m, TXRDMA_A_PEER_LAST_CHANGE_NS, G1_CHANGE_NS);
@@ -1468,7 +1468,7 @@ static const char peer_plain[] =
 "g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
 "    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
 "probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms) auth fails 3 dropped 1\n"
-"    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 flaps 5 explained 6 unexplained 7 "
+"    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 flaps 5 stalled 6 unexplained 7 "
 "(peer stalled max 181.5ms) last change 2026-11-30 14:00:00.123\n"
 "    pool min 2 max 8 ready 2 in use 0 connecting 0 closing 0 takes 0 misses 0 failures 0 errors 0 qps 3\n"
 "g2: id 2 addr 10.0.0.9 port 7000 role unknown state admin_down (admin_down: held down by \"ops\") "
@@ -1487,7 +1487,7 @@ static const char peer_g1_json[] =
 "\"rtt\":{\"min_ns\":120000,\"avg_ns\":300000,\"max_ns\":1200000,\"samples\":118},"
 "\"pool\":{\"min\":2,\"max\":8,\"ready\":2,\"in_use\":0,\"connecting\":0,\"closing\":0,"
 "\"takes\":0,\"misses\":0,\"failures\":0,\"errors\":0},"
-"\"qps\":3,\"ups\":1,\"downs\":0,\"flaps\":5,\"downs_explained\":6,\"downs_unexplained\":7,"
+"\"qps\":3,\"ups\":1,\"downs\":0,\"flaps\":5,\"downs_stalled\":6,\"downs_unexplained\":7,"
 "\"remote_stall_max_ns\":181500000,\"last_change_ns\":1796047200123456789}";
 
 static const char peer_g2_json[] =
@@ -1694,7 +1694,7 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(p.rtt_min_ns == 120000 && p.rtt_avg_ns == 300000 &&
 		  p.rtt_max_ns == 1200000 && p.rtt_samples == 118);
 	TAP_CHECK(p.ups == 1 && p.downs == 0);
-	TAP_CHECK(p.flaps == 5 && p.downs_explained == 6 &&
+	TAP_CHECK(p.flaps == 5 && p.downs_stalled == 6 &&
 		  p.downs_unexplained == 7 &&
 		  p.remote_stall_max_ns == 181500000);
 	TAP_CHECK(p.last_change_ns == G1_CHANGE_NS);
