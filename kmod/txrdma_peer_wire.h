@@ -155,7 +155,7 @@ struct txrdma_ctrl_ep {
  *	0 if none
  * @echo_delay_ns: time the sender held that message before this one
  *	left (capped at U32_MAX)
- * @stall: the sender's longest recent stall (zeroes: none), so that the
+ * @stall: the sender's latest significant stall (zeroes: none), so that the
  *	receiver can tell a Down caused by it from lost probes
  */
 struct txrdma_ctrl_msg {

@@ -8,7 +8,8 @@
  * guests, an interrupt storm) sends no probes, and its peers declare it
  * Down although nothing died.  The host itself sees the stall: its
  * liveness timer fires late by as much.  It keeps its recent stalls in
- * a small log and reports the longest recent one in every probe, as a
+ * a small log and reports the latest one long enough to matter (else
+ * the longest) of the last two seconds in every probe, as a
  * length and an age ("I could not run for 180 ms, which ended 3 ms
  * before this probe left"); the receiver places it on its own clock and
  * keeps the peer's stalls in a second log.  When the session comes back

@@ -135,7 +135,7 @@ peer() {
 # their configuration.  State and counters move while a peer is up, so
 # they are cut out of "peer show -j" (with sed: jq takes ~0.3 s to start
 # in a TCG guest, and this runs twice per refusal)
-STRIP='s/"rtt":\{[^}]*\},?//g; s/"(local_addr|dev|role|state|remote_state|diag|neg_tx_us|detect_us|remote_disc|tx_pkts|rx_pkts|rx_dropped|tx_skipped|stalls|stall_max_ns|ready|in_use|connecting|closing|takes|misses|failures|errors|qps|ups|downs|last_change_ns)":("[^"]*"|[0-9]+),?//g'
+STRIP='s/"rtt":\{[^}]*\},?//g; s/"(local_addr|dev|role|state|remote_state|diag|neg_tx_us|detect_us|remote_disc|tx_pkts|rx_pkts|rx_dropped|tx_skipped|stalls|stall_max_ns|ready|in_use|connecting|closing|takes|misses|failures|errors|qps|ups|downs|flaps|downs_stalled|downs_unexplained|remote_stall_max_ns|last_change_ns)":("[^"]*"|[0-9]+),?//g'
 cfg_of() {
 	sed -E "$STRIP"
 }
