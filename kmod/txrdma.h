@@ -37,6 +37,8 @@
  *   txrdma_ringfile.c   a file's SQ/CQ: setup, mmap, poll, processing
  *   txrdma_poller.c     pollers: a kthread per device (SQPOLL pattern)
  *   txrdma_trace.c      the tracepoints (events/txrdma, txrdma_trace.h)
+ *   txrdma_fault.c      the fault-injection rule (pure, KUnit-tested)
+ *   txrdma_inject.c     fault-injection points, their debugfs files
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

@@ -18,6 +18,7 @@
 #include "txrdma.h"
 #include "txrdma_abi.h"
 #include "txrdma_endpoint.h"
+#include "txrdma_inject.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
@@ -218,10 +219,13 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 				struct txrdma_peer *peer,
 				struct txrdma_tenant *t)
 {
-	struct txrdma_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	struct txrdma_ep *ep;
 	unsigned int i;
 	int ret;
 
+	if (txrdma_fault(TXRDMA_FAULT_ALLOC, 1))
+		return ERR_PTR(-ENOMEM);
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
 	ep->tf = tf;

@@ -124,6 +124,7 @@ struct txrdma_tx_slot {
 	bool posted;
 	u32 seq;
 	u32 wr_seq;
+	u32 fseq;		/* a SEND's frame sequence (tracepoints) */
 	struct txrdma_tx_slot *rider;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge[3];

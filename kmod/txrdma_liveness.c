@@ -36,6 +36,7 @@
 
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
+#include "txrdma_inject.h"
 #include "txrdma_peer.h"
 #include "txrdma_trace.h"
 
@@ -208,7 +209,8 @@ void txrdma_ctrl_send_locked(struct txrdma_peer *peer, u64 now_ns)
 
 	lockdep_assert_held(&peer->lock);
 	txrdma_bfd_build_tx(&peer->bfd, &m.bfd, now_ns, get_random_u32());
-	if (!c || c->dead || c->state != TXRDMA_CONN_READY)
+	if (!c || c->dead || c->state != TXRDMA_CONN_READY ||
+	    txrdma_fault(TXRDMA_FAULT_PROBE, 1))
 		goto skipped;
 	i = find_first_zero_bit(&c->tx_busy, TXRDMA_CTRL_TX_SLOTS);
 	if (i >= TXRDMA_CTRL_TX_SLOTS)

@@ -2,7 +2,9 @@
 /*
  * txrdma: an RDMA transport for distributed databases.
  *
- * Start order matters: the netlink family exists before the ib_client
+ * Start order matters: the fault-injection points come first (any
+ * later part may consult them) and go last; the netlink family exists
+ * before the ib_client
  * so that device add events have somewhere to go, and /dev/txrdma
  * appears last, when everything it reports is in place.  Exit runs the
  * same steps backwards; ib_unregister_client() removes every device and
@@ -12,6 +14,7 @@
 
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
+#include "txrdma_inject.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_ringfile.h"
@@ -21,9 +24,10 @@ static int __init txrdma_init(void)
 {
 	int ret;
 
+	txrdma_fault_init();
 	ret = txrdma_regions_init();
 	if (ret)
-		return ret;
+		goto out_fault;
 	ret = txrdma_nl_init();
 	if (ret)
 		goto out_regions;
@@ -53,6 +57,8 @@ out_nl:
 	txrdma_tenants_exit();
 out_regions:
 	txrdma_regions_exit();
+out_fault:
+	txrdma_fault_exit();
 	return ret;
 }
 
@@ -70,6 +76,7 @@ static void __exit txrdma_exit(void)
 	/* no netlink op or open file remains: tenants and regions go last */
 	txrdma_tenants_exit();
 	txrdma_regions_exit();
+	txrdma_fault_exit();
 }
 
 module_init(txrdma_init);

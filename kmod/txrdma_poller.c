@@ -24,6 +24,7 @@
  * long a poller spins without work, default 200).
  */
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -34,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 
+#include "txrdma_inject.h"
 #include "txrdma_poller.h"
 #include "txrdma_ringmath.h"
 #include "txrdma_ringfile.h"
@@ -158,6 +160,9 @@ static int txrdma_poller_fn(void *data)
 	u64 last_work = local_clock();
 
 	while (!kthread_should_stop()) {
+		/* a data path that does not run (fault injection) */
+		if (txrdma_fault(TXRDMA_FAULT_STALL, 1))
+			fsleep(txrdma_fault_delay_us(TXRDMA_FAULT_STALL));
 		if (txrdma_poller_pass(p)) {
 			last_work = local_clock();
 			cond_resched();

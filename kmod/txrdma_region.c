@@ -33,6 +33,7 @@
 
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
+#include "txrdma_inject.h"
 #include "txrdma_region.h"
 #include "txrdma_range.h"
 #include "txrdma_tenant.h"
@@ -342,6 +343,9 @@ static int txrdma_region_register(struct txrdma_region *r)
 	devs = txrdma_devs_get_registering(&n);
 	if (IS_ERR(devs))
 		return PTR_ERR(devs);
+	/* as a device refusing the work request: no device registers it */
+	if (txrdma_fault(TXRDMA_FAULT_REG, 1))
+		ret = -EIO;
 	for (i = 0; i < n; i++) {
 		LIST_HEAD(mrs);
 

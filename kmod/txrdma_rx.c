@@ -24,6 +24,7 @@
  * close the QP.
  */
 #include "txrdma.h"
+#include "txrdma_inject.h"
 #include "txrdma_frame.h"
 #include "txrdma_msg.h"
 #include "txrdma_peer.h"
@@ -158,6 +159,21 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (v == TXRDMA_FRAME_CREDIT) {
 		txrdma_credit_tx_update(&ep->ctx, in.released);
 		goto kick;
+	}
+	if (v == TXRDMA_FRAME_ACCEPT || v == TXRDMA_FRAME_ACCEPT_PAD) {
+		/*
+		 * Lost on the way (fault injection; a write of one frame):
+		 * its units are passed over but its sequence number is
+		 * still due, so the next frame lies where it should and is
+		 * refused for the gap (ERR_SEQ); this one is neither
+		 * counted nor published.
+		 */
+		if (!in.rest && txrdma_fault(TXRDMA_FAULT_DROP, in.f.len)) {
+			txrdma_credit_rx_frame(&ep->crx, in.unit, in.units);
+			goto out;
+		}
+		if (txrdma_fault(TXRDMA_FAULT_CORRUPT, in.f.len))
+			v = TXRDMA_FRAME_ERR_CRC;
 	}
 	/* a write may carry several frames: each is judged in its turn */
 	frames = 0;

@@ -9,6 +9,9 @@
  *   txrdma_frame_tx     a SEND's frame placed in the peer's ring
  *   txrdma_credit_stall a SEND held back: the peer's ring has no room
  *   txrdma_tx_done      a SEND's write completed (or failed)
+ *   txrdma_send_done    a SEND whose frame left completed to its process
+ *                       (or failed): with txrdma_frame_tx, its time in
+ *                       flight
  *   txrdma_frame_rx     a received frame judged (txrdma_frame_accept())
  *   txrdma_rx_publish   accepted frames published to the process
  *   txrdma_peer_state   a peer's liveness changed state
@@ -86,6 +89,24 @@ TRACE_EVENT(txrdma_tx_done,
 			   __entry->status = status;),
 	    TP_printk("tenant=%u ep=%u wr_seq=%u status=%d", __entry->tenant,
 		      __entry->ep, __entry->wr_seq, __entry->status)
+);
+
+TRACE_EVENT(txrdma_send_done,
+	    TP_PROTO(u32 tenant, u32 ep, u32 seq, u32 len, int status),
+	    TP_ARGS(tenant, ep, seq, len, status),
+	    TP_STRUCT__entry(__field(u32, tenant)
+			     __field(u32, ep)
+			     __field(u32, seq)
+			     __field(u32, len)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->tenant = tenant;
+			   __entry->ep = ep;
+			   __entry->seq = seq;
+			   __entry->len = len;
+			   __entry->status = status;),
+	    TP_printk("tenant=%u ep=%u seq=%u len=%u status=%d",
+		      __entry->tenant, __entry->ep, __entry->seq, __entry->len,
+		      __entry->status)
 );
 
 TRACE_EVENT(txrdma_frame_rx,

@@ -49,6 +49,7 @@
 #include <linux/xarray.h>
 
 #include "txrdma.h"
+#include "txrdma_inject.h"
 #include "txrdma_frame.h"
 #include "txrdma_msg.h"
 #include "txrdma_peer.h"
@@ -84,6 +85,9 @@ static void txrdma_tx_slot_done(struct txrdma_ep *ep,
 {
 	struct txrdma_ring *ring = ep->ring;
 
+	if (s->kind == TXRDMA_OP_SEND)
+		trace_txrdma_send_done(ep->tenant->id, ep->id, s->fseq, s->len,
+				       min(res, 0));
 	if (s->kind != TXRDMA_SLOT_CREDIT) {
 		if (ring)
 			txrdma_ring_complete(ring, s->user_data, res, ep->id,
@@ -223,7 +227,8 @@ static bool txrdma_tx_flush_locked(struct txrdma_ep *ep)
 	}
 	txrdma_tx_chain_reset(ep);
 	/* the SGEs are copied into the send queue: chain_sge is free again */
-	if (ep->conn && !ib_post_send(ep->conn->qp, &first->wr.wr, NULL))
+	if (ep->conn && !txrdma_fault(TXRDMA_FAULT_QP, 1) &&
+	    !ib_post_send(ep->conn->qp, &first->wr.wr, NULL))
 		return true;
 	ep->stats.err_qp++;
 	txrdma_pair_fail_locked(ep, -ECONNRESET);
@@ -618,6 +623,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	s->fseq = ep->tx_seq;
 	txrdma_tx_take_release(ep);
 	f = (struct txrdma_frame) {
 		.type		= TXRDMA_FRAME_MSG,

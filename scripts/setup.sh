@@ -34,6 +34,8 @@ PKGS=(
 	valgrind sockperf
 	# the main job's latency chart (scripts/run.sh)
 	gnuplot-nox
+	# tools/trace/txrdma-lat.bt, run in a guest by trace_events.sh
+	bpftrace
 )
 
 missing=()

@@ -199,7 +199,7 @@ def cluster(args, n, cmds, **kw):
 # run last in theirs).
 SINGLE_TESTS = [
     "probe_test netlink_test tenant_test tenant.sh region_test "
-    "lib_region_test ep_test ring_test lib_ring_test",
+    "lib_region_test ep_test ring_test lib_ring_test fault_inject.sh",
     "probe_test ep_stats.sh region_dev.sh region_admin.sh region_stress "
     "dev_show.sh peer_admin.sh load_cycles.sh",
 ]
@@ -330,7 +330,10 @@ def suite_logship(args):
 
 
 def suite_smp(args):
-    cmd = ("cd selftests/txrdma && "
+    # trace_events.sh runs tools/trace/txrdma-lat.bt under bpftrace,
+    # except on the debug kernel, which is built without BPF
+    bpf = "0" if args.prefix.startswith("debug") else "1"
+    cmd = ("cd selftests/txrdma && TXRDMA_TRACE_BPF=" + bpf + " "
            "TXRDMA_TESTS='region_stress region_test region_stress "
            "poller_dev.sh trace_events.sh' "
            "./guest_suite.sh")
@@ -857,7 +860,8 @@ def suite_soak(args):
 DEBUG_TESTS = [
     "probe_test region_test lib_region_test region_dev.sh region_admin.sh "
     "region_stress load_cycles.sh",
-    "probe_test ep_test ring_test lib_ring_test ep_stats.sh tenant_test",
+    "probe_test ep_test ring_test lib_ring_test ep_stats.sh tenant_test "
+    "fault_inject.sh",
 ]
 
 

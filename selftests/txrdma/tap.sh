@@ -27,6 +27,13 @@ diag() {
 	echo "# $*"
 }
 
+# skip "why": a test not run, said so (an optional extra, never a
+# capability the suite needs)
+skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N # SKIP $*"
+}
+
 # tap_relay TAG [FN]: a program's TAP on stdin as ours ("TAG: text"),
 # its comments passed on (and handed to function FN, if given, e.g. to
 # signal another guest when the program says it listens), its plan and

@@ -18,9 +18,14 @@
 #    msg_test's stream makes stalls, ep_stats.sh counts them);
 #  - txrdma_frame_tx with joined=1: as many as its tx_coalesced grew
 #    (a second client streams 2,000 messages of 1 KiB);
-#  - txrdma_tx_done: at least one, none failed; txrdma_doorbell: the
-#    pair's doorbells (at least one: the poller sleeps between pings);
-#  - with the events off again, the same traffic adds no event.
+#  - txrdma_tx_done: at least one, none failed; txrdma_send_done: one
+#    per message sent, none failed; txrdma_doorbell: the pair's
+#    doorbells (at least one: the poller sleeps between pings);
+#  - with the events off again, the same traffic adds no event;
+#  - tools/trace/txrdma-lat.bt (bpftrace) attached during 2,000 more
+#    pings prints the tenant's latency histogram over exactly the
+#    messages its tx_msgs counted, none failed (skipped only with
+#    TXRDMA_TRACE_BPF=0: the debug kernel is built without BPF).
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/tap.sh"
 ROOT=$(cd "$DIR/../.." && pwd)
@@ -33,11 +38,13 @@ TENANT=tracetest
 SERVICE=4545
 COUNT=2000
 T=/sys/kernel/tracing
-EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state"
+EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_send_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state"
 SRV=
+BT=
 
 cleanup() {
 	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
+	[ -n "$BT" ] && kill -INT "$BT" 2>/dev/null && wait "$BT" 2>/dev/null
 	echo 0 > "$T/events/txrdma/enable" 2>/dev/null
 	echo local > "$T/trace_clock" 2>/dev/null
 	echo > "$T/trace" 2>/dev/null
@@ -55,7 +62,7 @@ for e in $EVENTS; do
 	check "event $e exists" test -f "$T/events/txrdma/$e/enable"
 done
 n=$(ls -d "$T"/events/txrdma/txrdma_* 2>/dev/null | wc -l)
-check "the family has exactly these 7 events ($n)" test "$n" -eq 7
+check "the family has exactly these 8 events ($n)" test "$n" -eq 8
 
 txrdma_local_rdma
 check "an ACTIVE RDMA device with an IPv4 address ($RXE $ME)" \
@@ -170,6 +177,10 @@ done_ok=$(count txrdma_tx_done '/status=0$/')
 done_bad=$(count txrdma_tx_done '!/status=0$/')
 check "txrdma_tx_done: writes completed ($done_ok), none failed ($done_bad)" \
 	test "$done_ok" -ge 1 -a "$done_bad" -eq 0
+sent=$(count txrdma_send_done '/status=0$/')
+sent_bad=$(count txrdma_send_done '!/status=0$/')
+check "txrdma_send_done: one per message sent ($sent, tx_msgs +$tx), none failed ($sent_bad)" \
+	test "$sent" -eq "$tx" -a "$sent_bad" -eq 0
 bells=$(count txrdma_doorbell)
 check "txrdma_doorbell: the pair's doorbells ($bells)" test "$bells" -ge 1
 up=$(grep 'txrdma_peer_state:' /tmp/trace-events.txt | grep ' name=tself ' | tail -1)
@@ -189,5 +200,54 @@ wait "$SRV"; SRV=
 n=$(grep -c 'txrdma_' "$T/trace")
 check "events off: 200 more pings (exit $rc) and no event ($n)" \
 	test "$rc" -eq 0 -a "$n" -eq 0
+
+# ---- bpftrace: the latency script during a ping-pong ----------------
+
+if [ "${TXRDMA_TRACE_BPF:-1}" = 0 ]; then
+	skip "tools/trace/txrdma-lat.bt: TXRDMA_TRACE_BPF=0 (a kernel without BPF, the debug lane's)"
+	tap_done
+	exit
+fi
+BTOUT=/tmp/trace-bt.txt
+bpftrace "$ROOT/tools/trace/txrdma-lat.bt" > "$BTOUT" 2>&1 &
+BT=$!
+# its BEGIN prints once every probe is attached
+bt_up() { grep -q "^txrdma-lat: tracing" "$BTOUT"; }
+txrdma_wait_until 120 bt_up
+check "bpftrace attached tools/trace/txrdma-lat.bt" bt_up ||
+	diag "bpftrace: $(tail -5 "$BTOUT" | tr '\n' ' ')"
+tx0=$(traffic tx_msgs); txb0=$(traffic tx_bytes)
+"$PP" -s "$SERVICE" -o -Y > /tmp/trace-srv.log 2>&1 &
+SRV=$!
+txrdma_wait_until 30 server_up
+"$PP" -c tself -S "$SERVICE" -m 256 -n "$COUNT" -w 0 -Y > /tmp/trace-cli.log 2>&1
+rc=$?
+wait "$SRV"; SRV=
+tx=$(( $(traffic tx_msgs) - tx0 )); txb=$(( $(traffic tx_bytes) - txb0 ))
+check "msg_pingpong: $COUNT pings and echoes of 256 B under bpftrace (exit $rc)" \
+	test "$rc" -eq 0
+kill -INT "$BT"
+wait "$BT"
+btrc=$?
+BT=
+check "bpftrace ended on SIGINT (exit $btrc)" test "$btrc" -eq 0
+diag "$(grep -A30 "^@send_us\[$TID\]" "$BTOUT" | head -20 | sed 's/^/  /')"
+# @sent[tenant]: N, and the histogram's buckets: [lo, hi)  N |@@@|
+bt_sent=$(awk -v k="@sent[$TID]:" '$1 == k { print $2 }' "$BTOUT")
+bt_hist=$(awk -v k="@send_us[$TID]:" '
+	$1 == k { on = 1; next }
+	on && /^\[/ { sub(/^[^)\]]*[)\]][ \t]*/, ""); n += $1; next }
+	on { on = 0 }
+	END { print n + 0 }' "$BTOUT")
+bt_bytes=$(awk -v k="@bytes[$TID]:" '$1 == k { print $2 }' "$BTOUT")
+check "txrdma-lat.bt: @sent[$TID] is the tenant's tx_msgs growth (${bt_sent:-none}, +$tx)" \
+	test "${bt_sent:-0}" -eq "$tx" -a "$tx" -ge $((2 * COUNT))
+check "txrdma-lat.bt: its latency histogram holds every one of them ($bt_hist)" \
+	test "$bt_hist" -eq "$tx"
+# msg_pingpong's HELLOs and BYE are SENDs of a 16-byte header: counted
+check "txrdma-lat.bt: @bytes[$TID] is the tenant's tx_bytes growth (${bt_bytes:-none}, +$txb)" \
+	test "${bt_bytes:-0}" -eq "$txb" -a "$txb" -ge $((2 * 256 * COUNT))
+check "txrdma-lat.bt: no send failed" \
+	test "$(grep -c '^@failed' "$BTOUT")" -eq 0
 
 tap_done
