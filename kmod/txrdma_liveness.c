@@ -517,7 +517,9 @@ static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
 		txrdma_stall_down(&peer->stalls, now_ns,
 				  peer->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
 				  peer->bfd.remote_state ==
-				  TXRDMA_BFD_ADMIN_DOWN);
+				  TXRDMA_BFD_ADMIN_DOWN,
+				  peer->bfd.diag ==
+				  TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
 	if (peer->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
 		txrdma_stall_admin(&peer->stalls);
 	if (peer->bfd.state != TXRDMA_BFD_UP)

@@ -236,6 +236,7 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
 				 TXRDMA_STALL_SLACK_NS);
 	b->local_min_ns = sat_sub((u64)(max_t(u8, local_mult, 1) - 1) *
 				  tx_interval_ns, TXRDMA_STALL_SLACK_NS);
+	b->peer_detect_ns = (u64)max_t(u8, local_mult, 1) * tx_interval_ns;
 }
 
 /**
@@ -245,15 +246,24 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
  *
  * The peer's stall is looked for first: an expired detection is the
  * peer's silence, ours being excused by the timer.  Ours explains the
- * Down of a host that the peer declared dead while it stalled: that
- * Down comes when the peer's next probe says so, up to one of its
- * intervals after our stall ended.
+ * Down of a host that the peer declared dead while it stalled.  When
+ * our own detection expired, our timer ran late: the Down came as the
+ * stall ended, within one of the peer's intervals.  When the peer's
+ * word took us Down, the word comes later: its detection of us expired
+ * up to our interval (and the slack) after a stall just long enough
+ * ended (the last probe it heard left up to an interval before the
+ * stall began), then it left with the peer's next probe and crossed
+ * the link, both ways delayed as much as a loaded host delays them:
+ * up to the peer's detection time of us and one of its intervals.
+ * No word crosses a cut link, so the longer wait cannot pin a cut on a
+ * stall.
  *
  * Return: enum txrdma_peer_down_cause.
  */
 u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 {
 	struct txrdma_stall s;
+	u64 end_slack;
 
 	if (txrdma_stall_covering(&t->peer, t->down_at_ns,
 				  t->down.peer_min_ns, TXRDMA_STALL_SLACK_NS,
@@ -261,10 +271,11 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 		*stall_ns = s.len_ns;
 		return TXRDMA_PEER_DOWN_PEER_STALL;
 	}
+	end_slack = t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS;
+	if (t->heard)
+		end_slack += t->down.peer_detect_ns;
 	if (txrdma_stall_covering(&t->own, t->down_at_ns,
-				  t->down.local_min_ns,
-				  t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS,
-				  &s)) {
+				  t->down.local_min_ns, end_slack, &s)) {
 		*stall_ns = s.len_ns;
 		return TXRDMA_PEER_DOWN_LOCAL_STALL;
 	}
@@ -277,10 +288,14 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
  * @t: its track
  * @now_ns: when
  * @admin: an administrative Down, of either side: nothing to explain
+ * @heard: the peer said it declared us Down (BFD's Neighbor Signaled
+ *	Session Down), not our detection
  */
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin)
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
+		       bool heard)
 {
 	t->open = !admin;
+	t->heard = heard;
 	t->down = t->up;
 	t->down_at_ns = now_ns;
 }

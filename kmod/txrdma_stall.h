@@ -89,11 +89,14 @@ struct txrdma_stall_wire {
  *	(and the slack)
  * @peer_tx_ns: the peer's interval: after our stall, the peer's Down
  *	reaches us with its next probe, up to this late
+ * @peer_detect_ns: the peer's detection time of us: our multiplier
+ *	times our interval
  */
 struct txrdma_stall_bounds {
 	u64 peer_min_ns;
 	u64 local_min_ns;
 	u64 peer_tx_ns;
+	u64 peer_detect_ns;
 };
 
 /**
@@ -106,6 +109,8 @@ struct txrdma_stall_bounds {
  * @down: the bounds of the open Down
  * @down_at_ns: when the session left Up; 0: no Down to explain
  * @open: a Down waits for the next Up to be explained
+ * @heard: that Down was the peer's word (it declared us Down), not
+ *	our own detection
  */
 struct txrdma_stall_track {
 	struct txrdma_stall_log own;
@@ -114,6 +119,7 @@ struct txrdma_stall_track {
 	struct txrdma_stall_bounds down;
 	u64 down_at_ns;
 	bool open;
+	bool heard;
 };
 
 /**
@@ -140,7 +146,8 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
 			 u8 remote_mult, u64 tx_interval_ns, u8 local_mult);
 u8 txrdma_stall_explain(const struct txrdma_stall_track *t,
 			u64 *stall_ns);
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin);
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
+		       bool heard);
 bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
 		     struct txrdma_stall_verdict *v);
 void txrdma_stall_admin(struct txrdma_stall_track *t);

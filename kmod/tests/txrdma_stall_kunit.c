@@ -250,11 +250,13 @@ static void stall_bounds_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.peer_tx_ns, 20 * MS);
 	KUNIT_EXPECT_EQ(test, b.peer_min_ns, 60 * MS - slack);
 	KUNIT_EXPECT_EQ(test, b.local_min_ns, 60 * MS - slack);
+	KUNIT_EXPECT_EQ(test, b.peer_detect_ns, 80 * MS);
 	/* the peer detects us with our multiplier and our interval */
 	txrdma_stall_bounds(&b, 8 * 10 * MS, 8, 30 * MS, 3);
 	KUNIT_EXPECT_EQ(test, b.peer_tx_ns, 10 * MS);
 	KUNIT_EXPECT_EQ(test, b.peer_min_ns, 70 * MS - slack);
 	KUNIT_EXPECT_EQ(test, b.local_min_ns, 60 * MS - slack);
+	KUNIT_EXPECT_EQ(test, b.peer_detect_ns, 90 * MS);
 	/* multipliers of 0 and 1, short intervals: no underflow */
 	txrdma_stall_bounds(&b, 2 * MS, 0, 1 * MS, 1);
 	KUNIT_EXPECT_EQ(test, b.peer_tx_ns, 2 * MS);
@@ -272,7 +274,7 @@ static void stall_track_down_up(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0, &v));
 	/* a Down, then the peer's report of its stall, then Up */
 	txrdma_stall_add(&t.peer, T0 + 100 * MS, 150 * MS);
-	txrdma_stall_down(&t, T0 + 60 * MS, false);
+	txrdma_stall_down(&t, T0 + 60 * MS, false, false);
 	/* the bounds taken at the Down are the ones used */
 	txrdma_stall_bounds(&t.up, 800 * MS, 4, 200 * MS, 4);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 300 * MS, &v));
@@ -282,27 +284,55 @@ static void stall_track_down_up(struct kunit *test)
 	/* once */
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 301 * MS, &v));
 	/* an administrative Down is not explained */
-	txrdma_stall_down(&t, T0 + 500 * MS, true);
+	txrdma_stall_down(&t, T0 + 500 * MS, true, false);
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 600 * MS, &v));
 	/* nor one followed by AdminDown here */
-	txrdma_stall_down(&t, T0 + 700 * MS, false);
+	txrdma_stall_down(&t, T0 + 700 * MS, false, false);
 	txrdma_stall_admin(&t);
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 800 * MS, &v));
 	/* without any stall: unexplained */
 	txrdma_stall_bounds(&t.up, 80 * MS, 4, 20 * MS, 4);
-	txrdma_stall_down(&t, T0 + 2000 * MS, false);
+	txrdma_stall_down(&t, T0 + 2000 * MS, false, false);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 2100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 	KUNIT_EXPECT_EQ(test, v.stall_ns, 0ULL);
 	/* ours, ended up to one of the peer's intervals before the Down */
 	txrdma_stall_add(&t.own, T0 + 2980 * MS, 70 * MS);
 	txrdma_stall_down(&t, T0 + 2980 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS, false);
+			  TXRDMA_STALL_SLACK_NS, false, false);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 3100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
 	txrdma_stall_down(&t, T0 + 2980 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS + 1, false);
+			  TXRDMA_STALL_SLACK_NS + 1, false, false);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 3100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/*
+	 * the peer's word that it declared us Down comes later: up to its
+	 * detection of us (4 x 20 ms) and one of its intervals after our
+	 * stall, as seen in two TCG guests (a 64.5 ms stall, the word
+	 * about 60 ms after it)
+	 */
+	txrdma_stall_add(&t.own, T0 + 4000 * MS, 65 * MS);
+	txrdma_stall_down(&t, T0 + 4060 * MS, false, true);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
+	KUNIT_EXPECT_EQ(test, v.stall_ns, 65 * MS);
+	txrdma_stall_down(&t, T0 + 4000 * MS + 80 * MS + 20 * MS +
+			  TXRDMA_STALL_SLACK_NS, false, true);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
+	txrdma_stall_down(&t, T0 + 4000 * MS + 80 * MS + 20 * MS +
+			  TXRDMA_STALL_SLACK_NS + 1, false, true);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/* our own detection, 60 ms after the stall: not the stall's doing */
+	txrdma_stall_down(&t, T0 + 4060 * MS, false, false);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/* nor a stall shorter than the peer's detection needs, heard or not */
+	txrdma_stall_add(&t.own, T0 + 5000 * MS, 50 * MS);
+	txrdma_stall_down(&t, T0 + 5010 * MS, false, true);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 5100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 }
 
@@ -360,7 +390,8 @@ static void sim_state(struct sim_host *h, u8 old, u64 now)
 		h->down_diag = h->bfd.diag;
 		txrdma_stall_down(&h->t, now,
 				  h->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
-				  h->bfd.remote_state == TXRDMA_BFD_ADMIN_DOWN);
+				  h->bfd.remote_state == TXRDMA_BFD_ADMIN_DOWN,
+				  h->bfd.diag == TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
 	}
 	if (h->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
 		txrdma_stall_admin(&h->t);

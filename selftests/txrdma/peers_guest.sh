@@ -1,10 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Guest side of the "peers" suite (run_vm_tests.py, 3 guests, every
-# pair linked).  Each guest adds the other two as peers and checks that
-# every session comes Up with its pool full and that "peer show" agrees
-# with the RDMA core's own QP list.  Then, while the host cuts the link
+# Guest side of the "peers" suite (run_vm_tests.py, 2 or 3 guests,
+# every pair linked).  Each guest adds the others as peers and checks
+# that every session comes Up with its pool full and that "peer show"
+# agrees with the RDMA core's own QP list.
+#
+# Two guests (CI): first the soak, SOAK seconds of RDMA traffic (rping
+# rounds from guest 0 to guest 1) and no cut: every Down of the link
+# must be explained, once the session is Up again, by a stall one side
+# reported (downs_unexplained stays 0).  Then the host cuts the link
+# twenty times and times each Down; most of those Downs must stay
+# unexplained (a cut is not a stall).  Then the host pauses guest 1,
+# and kills it; guest 0 must see it go Down (and come back, after the
+# pause).
+#
+# Three guests: while the host cuts the link
 # between guests 0 and 1 twenty times (and times each Down), RDMA
 # traffic runs on the other links for the soak time.  Three TCG guests
 # on two host cores stall for 100-225 ms now and then, and their peers
@@ -79,17 +90,24 @@ done
 
 # txrdma's QPs in RTS, against peer show: each peer holds its pooled QPs
 # plus its control QP (those it initiated are rdma_cm's, those it
-# accepted its own; its registration QP is connected to itself)
+# accepted its own), and each device one registration QP, connected to
+# itself.  Not told apart by lqpn == rqpn: two guests number their QPs
+# alike, so an accepted QP often has its peer's number.
 rdma_qps() {
-	rdma -j res show qp | jq '[.[] | select((.comm == "rdma_cm" or
-		((.comm | test("txrdma")) and .lqpn != .rqpn)) and
-		.state == "RTS")] | length'
+	local devs
+	devs=$(rdma -j dev show | jq length)
+	rdma -j res show qp | jq --argjson devs "$devs" '[.[] |
+		select((.comm == "rdma_cm" or (.comm | test("txrdma"))) and
+		.state == "RTS")] | length - $devs'
 }
 peer_qps() {
 	"$ADMIN" -j peer show | jq '[.[] | .qps] | add'
 }
 pool_qps() {
 	"$ADMIN" -j peer show | jq '[.[] | .pool.ready + .pool.in_use + 1] | add'
+}
+no_qps() {
+	[ "$(rdma_qps)" = 0 ]
 }
 qps_agree() {
 	[ "$(rdma_qps)" = "$(peer_qps)" ] && [ "$(peer_qps)" = "$(pool_qps)" ]
@@ -104,15 +122,112 @@ for p in $others; do
 done
 txrdma_signal "$g-up"
 
-# -- cuts of link 0-1 by the host, with traffic on the other links ------
+sent_pkts() {
+	rdma -j statistic show link "$1/1" | jq '.[0].sent_pkts'
+}
+
+# snap P: the module's counters of peer gP now, as NAME_P variables (the
+# counters, not the monitor's lines: a session that flaps fast can
+# overflow the module's event queue, 16 events, never its counters)
+snap() {
+	eval "downs0_$1=$(pshow "g$1" .downs)"
+	eval "un0_$1=$(pshow "g$1" .downs_unexplained)"
+	eval "st0_$1=$(pshow "g$1" .downs_stalled)"
+}
+# since P: d, st, un = Downs, stall-explained, unexplained since snap P
+since() {
+	eval "d=\$(($(pshow "g$1" .downs) - downs0_$1))"
+	eval "st=\$(($(pshow "g$1" .downs_stalled) - st0_$1))"
+	eval "un=\$(($(pshow "g$1" .downs_unexplained) - un0_$1))"
+}
+peer_diag() {
+	diag "$g: g$1 downs $(pshow "g$1" .downs) ups $(pshow "g$1" .ups) flaps $(pshow "g$1" .flaps) probes $(pshow "g$1" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"'); longest stall g$1 reported $(pshow "g$1" '.remote_stall_max_ns / 1e6')ms; pool failures $(pshow "g$1" .pool.failures) errors $(pshow "g$1" .pool.errors)"
+}
+
+# -- two guests: a soak without cuts, then the cuts, pause and kill -------
+if [ "$TXRDMA_NGUESTS" = 2 ]; then
+	p=$others
+	txrdma_wait_file soak-start 300 || exit 1
+	snap "$p"
+	if [ "$me" = 1 ]; then
+		if [ "$SOAK" -gt 0 ]; then
+			rping -s -P -a "$(txrdma_my_addr 0)" -p 18600 -S 16384 \
+				> "$TXRDMA_OUT/rping-server.log" 2>&1 &
+			bw_pid=$!
+			txrdma_wait_cm_listen 18600 30
+		fi
+		txrdma_signal bw-ready
+		txrdma_wait_file traffic-done $((SOAK + 300)) || exit 1
+		[ -n "$bw_pid" ] && kill "$bw_pid" 2>/dev/null
+	else
+		txrdma_wait_file bw-ready 60 || exit 1
+		if [ "$SOAK" -gt 0 ]; then
+			rxe1=$(txrdma_rxe_to 1)
+			pkts0=$(sent_pkts "$rxe1")
+			end=$((EPOCHSECONDS + SOAK))
+			while [ "$EPOCHSECONDS" -lt "$end" ]; do
+				rping -c -a "$(peer_addr 1)" -p 18600 -S 16384 \
+					-C 200 || echo "rping round failed"
+				txrdma_nap 0.1
+			done > "$TXRDMA_OUT/rping-client.log" 2>&1
+			pkts=$(($(sent_pkts "$rxe1") - pkts0))
+			check "$g: traffic to g1 ($pkts packets sent by rping in ${SOAK}s)" \
+				test "$pkts" -gt 10000
+			check "$g: every rping round succeeded" \
+				test "$(grep -c 'round failed' "$TXRDMA_OUT/rping-client.log")" = 0
+		fi
+		txrdma_signal traffic-done
+	fi
+	check "$g: g$p is up with a full pool after the soak" \
+		txrdma_wait_until 60 peer_ready "g$p"
+	since "$p"
+	diag "$g: g$p: soak of ${SOAK}s with traffic, no cut: $d Downs, $st explained by a stall, $un unexplained"
+	peer_diag "$p"
+	check "$g: g$p: every Down of the ${SOAK}s soak explained by a stall ($d Downs, $st explained, $un unexplained)" \
+		test "$un" = 0
+	snap "$p"
+	txrdma_signal "$g-soaked"
+	txrdma_wait_file cuts-done 900 || exit 1
+	ncuts=$(cat "$TXRDMA_JOB/cuts-done")
+	check "$g: g$p is up with a full pool after the cuts" \
+		txrdma_wait_until 60 peer_ready "g$p"
+	since "$p"
+	diag "$g: g$p: $ncuts cuts: $d Downs, $st explained by a stall, $un unexplained"
+	check "$g: g$p went down at every cut ($d Downs, $ncuts cuts)" \
+		test "$d" -ge "$ncuts"
+	check "$g: g$p: a cut is not taken for a stall ($un of $d Downs unexplained, at least half)" \
+		test "$((2 * un))" -ge "$d"
+	peer_diag "$p"
+	txrdma_signal "$g-cut"
+	if [ "$me" = 0 ]; then
+		txrdma_wait_file pause-done 300 || exit 1
+		check "$g: g1 went down while paused" \
+			test "$(pshow g1 .downs)" -gt "$((downs0_1 + d))"
+		check "$g: g1 came back up after the pause" \
+			txrdma_wait_until 60 peer_ready g1
+		n=$(pshow g1 .downs)
+		# the host kills g1 only once this count is taken
+		txrdma_signal "$g-paused"
+		txrdma_wait_file kill-done 120 || exit 1
+		check "$g: g1 went down when killed" \
+			test "$(pshow g1 .downs)" -gt "$n"
+		check "$g: peer del g1" "$ADMIN" peer del g1
+		check "$g: no QP left after deleting the peer" \
+			txrdma_wait_until 30 no_qps
+	else
+		# killed by the host; until then it stays up
+		txrdma_wait_file kill-done 900
+	fi
+	kill "$monpid" 2>/dev/null
+	tap_done
+	exit
+fi
+
+# -- three guests: cuts of link 0-1, with traffic on the other links ------
 txrdma_wait_file soak-start 300 || exit 1
 soak_end=$(($EPOCHSECONDS + SOAK))
-# the module's counters, not the monitor's lines: a session that flaps
-# fast can overflow the module's event queue (16), never its counters
 for p in $others; do
-	eval "downs0_$p=$(pshow "g$p" .downs)"
-	eval "un0_$p=$(pshow "g$p" .downs_unexplained)"
-	eval "st0_$p=$(pshow "g$p" .downs_stalled)"
+	snap "$p"
 done
 # RDMA traffic on the links that are not cut, for the whole soak: rping
 # rounds (rdma_cm connect, 200 x SEND + RDMA READ + RDMA WRITE of 16 KiB,
@@ -122,9 +237,6 @@ done
 # softirq work and starves every timer; see testing.rst).  The packets
 # rxe sent on those links are counted, so the soak cannot pass without
 # traffic.
-sent_pkts() {
-	rdma -j statistic show link "$1/1" | jq '.[0].sent_pkts'
-}
 if [ "$SOAK" = 0 ]; then
 	[ "$me" = 2 ] && txrdma_signal bw-ready
 elif [ "$me" = 2 ]; then
@@ -165,14 +277,11 @@ else
 		test "$(grep -c 'round failed' "$TXRDMA_OUT/rping-client.log")" = 0
 fi
 for p in $others; do
-	eval "d0=\$downs0_$p"
-	d=$(($(pshow "g$p" .downs) - d0))
 	check "$g: g$p is up with a full pool after the cuts" \
 		txrdma_wait_until 60 peer_ready "g$p"
 	# what explained those Downs, counted at each return to Up (the
 	# session is Up again: its last Down is counted)
-	eval "st=\$(($(pshow "g$p" .downs_stalled) - st0_$p))"
-	eval "un=\$(($(pshow "g$p" .downs_unexplained) - un0_$p))"
+	since "$p"
 	diag "$g: g$p: $d Downs since the cuts began: $st explained by a stall, $un unexplained; in all $(pshow "g$p" .downs) Downs, $(pshow "g$p" .flaps) flaps; longest stall g$p reported $(pshow "g$p" '.remote_stall_max_ns / 1e6')ms, ours $(pshow "g$p" '.bfd.stall_max_ns / 1e6')ms"
 	if [ $((me + p)) = 1 ]; then
 		# a cut can cost more than one Down (flaps of a loaded TCG
@@ -188,7 +297,7 @@ for p in $others; do
 		check "$g: g$p: every Down of the uncut link explained by a stall ($d Downs, $st explained, $un unexplained, ${SOAK}s of traffic)" \
 			test "$un" = 0
 	fi
-	diag "$g: g$p downs $(pshow "g$p" .downs) ups $(pshow "g$p" .ups) probes $(pshow "g$p" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"') pool failures $(pshow "g$p" .pool.failures) errors $(pshow "g$p" .pool.errors)"
+	peer_diag "$p"
 done
 rdma statistic show | while read -r l; do diag "$g: $l"; done
 txrdma_signal "$g-soaked"
@@ -207,7 +316,7 @@ if [ "$me" = 0 ]; then
 		check "$g: peer del g$p" "$ADMIN" peer del "g$p"
 	done
 	check "$g: no QP left after deleting the peers" \
-		txrdma_wait_until 30 test "$(rdma_qps)" = 0
+		txrdma_wait_until 30 no_qps
 elif [ "$me" = 2 ]; then
 	txrdma_wait_file kill-done 180 || exit 1
 	check "$g: g1 went down when killed" test "$(downs_of g1)" -ge 1
