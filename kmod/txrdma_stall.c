@@ -249,14 +249,16 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
  * Down of a host that the peer declared dead while it stalled.  When
  * our own detection expired, our timer ran late: the Down came as the
  * stall ended, within one of the peer's intervals.  When the peer's
- * word took us Down, the word comes later: its detection of us expired
- * up to our interval (and the slack) after a stall just long enough
- * ended (the last probe it heard left up to an interval before the
- * stall began), then it left with the peer's next probe and crossed
- * the link, both ways delayed as much as a loaded host delays them:
- * up to the peer's detection time of us and one of its intervals.
- * No word crosses a cut link, so the longer wait cannot pin a cut on a
- * stall.
+ * word took us Down, the word comes later: our first probe after the
+ * stall had to reach the peer, its Down left with its next probe (up
+ * to one of its intervals) and crossed back, both ways as slow as a
+ * loaded host makes them (two TCG guests: a 64.5 ms stall, the word
+ * about 60 ms after it).  That round trip is allowed up to the peer's
+ * detection time of us: a chosen allowance, not a derived bound (the
+ * measured RTT would give a tighter one).  Its cost: over RC, a cut
+ * shorter than our detection can still deliver the peer's word late,
+ * once the link is back, and a stall of ours that ended within the
+ * allowance then takes the blame for that cut.
  *
  * Return: enum txrdma_peer_down_cause.
  */

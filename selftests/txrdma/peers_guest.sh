@@ -126,19 +126,28 @@ sent_pkts() {
 	rdma -j statistic show link "$1/1" | jq '.[0].sent_pkts'
 }
 
-# snap P: the module's counters of peer gP now, as NAME_P variables (the
-# counters, not the monitor's lines: a session that flaps fast can
-# overflow the module's event queue, 16 events, never its counters)
-snap() {
-	eval "downs0_$1=$(pshow "g$1" .downs)"
-	eval "un0_$1=$(pshow "g$1" .downs_unexplained)"
-	eval "st0_$1=$(pshow "g$1" .downs_stalled)"
+# counts P: "downs stalled unexplained" of peer gP, from one read; a
+# counter that is missing fails the read (never a silent 0)
+counts() {
+	"$ADMIN" -j peer show "g$1" | jq -er '.[0] |
+		"\(.downs | numbers) \(.downs_stalled | numbers) \(.downs_unexplained | numbers)"'
 }
-# since P: d, st, un = Downs, stall-explained, unexplained since snap P
+# snap P [COUNTS]: the module's counters of peer gP (given, or read
+# now) as NAME_P variables (the counters, not the monitor's lines: a
+# session that flaps fast can overflow the module's event queue, 16
+# events, never its counters)
+snap() {
+	local c
+	c=${2:-$(counts "$1")}
+	read -r "downs0_$1" "st0_$1" "un0_$1" <<<"$c"
+}
+# since P: d, st, un = Downs, stall-explained, unexplained since snap P;
+# the counts they came from in $now_counts, for the next snap
 since() {
-	eval "d=\$(($(pshow "g$1" .downs) - downs0_$1))"
-	eval "st=\$(($(pshow "g$1" .downs_stalled) - st0_$1))"
-	eval "un=\$(($(pshow "g$1" .downs_unexplained) - un0_$1))"
+	local dn sn un_
+	now_counts=$(counts "$1") || return 1
+	read -r dn sn un_ <<<"$now_counts"
+	eval "d=\$((dn - downs0_$1)) st=\$((sn - st0_$1)) un=\$((un_ - un0_$1))"
 }
 peer_diag() {
 	diag "$g: g$1 downs $(pshow "g$1" .downs) ups $(pshow "g$1" .ups) flaps $(pshow "g$1" .flaps) probes $(pshow "g$1" '.bfd | "tx \(.tx_pkts) rx \(.rx_pkts) skipped \(.tx_skipped) stalls \(.stalls) max \(.stall_max_ns / 1e6)ms"'); longest stall g$1 reported $(pshow "g$1" '.remote_stall_max_ns / 1e6')ms; pool failures $(pshow "g$1" .pool.failures) errors $(pshow "g$1" .pool.errors)"
@@ -166,8 +175,8 @@ if [ "$TXRDMA_NGUESTS" = 2 ]; then
 			pkts0=$(sent_pkts "$rxe1")
 			end=$((EPOCHSECONDS + SOAK))
 			while [ "$EPOCHSECONDS" -lt "$end" ]; do
-				rping -c -a "$(peer_addr 1)" -p 18600 -S 16384 \
-					-C 200 || echo "rping round failed"
+				timeout 60 rping -c -a "$(peer_addr 1)" -p 18600 \
+					-S 16384 -C 200 || echo "rping round failed"
 				txrdma_nap 0.1
 			done > "$TXRDMA_OUT/rping-client.log" 2>&1
 			pkts=$(($(sent_pkts "$rxe1") - pkts0))
@@ -180,12 +189,13 @@ if [ "$TXRDMA_NGUESTS" = 2 ]; then
 	fi
 	check "$g: g$p is up with a full pool after the soak" \
 		txrdma_wait_until 60 peer_ready "g$p"
-	since "$p"
+	since "$p" || exit 1
 	diag "$g: g$p: soak of ${SOAK}s with traffic, no cut: $d Downs, $st explained by a stall, $un unexplained"
-	peer_diag "$p"
 	check "$g: g$p: every Down of the ${SOAK}s soak explained by a stall ($d Downs, $st explained, $un unexplained)" \
 		test "$un" = 0
-	snap "$p"
+	# the cuts count from where the soak's count ended: no Down between
+	snap "$p" "$now_counts"
+	peer_diag "$p"
 	txrdma_signal "$g-soaked"
 	txrdma_wait_file cuts-done 900 || exit 1
 	ncuts=$(cat "$TXRDMA_JOB/cuts-done")
@@ -200,7 +210,7 @@ if [ "$TXRDMA_NGUESTS" = 2 ]; then
 	peer_diag "$p"
 	txrdma_signal "$g-cut"
 	if [ "$me" = 0 ]; then
-		txrdma_wait_file pause-done 300 || exit 1
+		txrdma_wait_file pause-done 600 || exit 1
 		check "$g: g1 went down while paused" \
 			test "$(pshow g1 .downs)" -gt "$((downs0_1 + d))"
 		check "$g: g1 came back up after the pause" \
@@ -208,7 +218,7 @@ if [ "$TXRDMA_NGUESTS" = 2 ]; then
 		n=$(pshow g1 .downs)
 		# the host kills g1 only once this count is taken
 		txrdma_signal "$g-paused"
-		txrdma_wait_file kill-done 120 || exit 1
+		txrdma_wait_file kill-done 300 || exit 1
 		check "$g: g1 went down when killed" \
 			test "$(pshow g1 .downs)" -gt "$n"
 		check "$g: peer del g1" "$ADMIN" peer del g1
