@@ -385,10 +385,18 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	txrdma_peer_stall_bounds_locked(peer);
 	ev = txrdma_bfd_rx(&peer->bfd, &m.bfd, now);
 	if (!(ev & TXRDMA_BFD_EV_DROP)) {
+		struct txrdma_stall_clock *clk = &peer->stalls.clock;
+
+		if (ev & TXRDMA_BFD_EV_RESTART)
+			txrdma_stall_clock_reset(clk);
+		txrdma_stall_clock_sample(clk, m.tx_ns, now);
+		/* a Down this probe brings was declared when it left */
+		peer->stalls.sent_ns = txrdma_stall_clock_sent(clk, m.tx_ns,
+							       now);
 		peer->peer_stall_max_ns =
 			max(peer->peer_stall_max_ns,
 			    txrdma_stall_heard(&peer->stalls.peer, &m.stall,
-					       now));
+					       peer->stalls.sent_ns));
 		peer->echo_ns = m.tx_ns;
 		peer->echo_rx_ns = now;
 		if (!txrdma_rtt_sample(&m, now, &rtt))
@@ -501,6 +509,19 @@ void txrdma_peer_stall_bounds_locked(struct txrdma_peer *peer)
 				    b->cfg.detect_mult);
 }
 
+/* How a session that was Up left it (enum txrdma_stall_how). */
+static u8 txrdma_peer_down_how(const struct txrdma_bfd *b, bool restart)
+{
+	if (b->diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
+	    b->remote_state == TXRDMA_BFD_ADMIN_DOWN)
+		return TXRDMA_STALL_ADMIN;
+	if (restart)
+		return TXRDMA_STALL_RESTART;
+	if (b->diag == TXRDMA_BFD_DIAG_NEIGHBOR_DOWN)
+		return TXRDMA_STALL_HEARD;
+	return TXRDMA_STALL_DETECTED;
+}
+
 /*
  * Caller holds peer->lock; the session changed state.  A Down from Up
  * is opened (not one that either side's administrator made); at the
@@ -515,11 +536,8 @@ static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
 	lockdep_assert_held(&peer->lock);
 	if (old_state == TXRDMA_BFD_UP)
 		txrdma_stall_down(&peer->stalls, now_ns,
-				  peer->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
-				  peer->bfd.remote_state ==
-				  TXRDMA_BFD_ADMIN_DOWN,
-				  peer->bfd.diag ==
-				  TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+				  txrdma_peer_down_how(&peer->bfd, e->restart),
+				  peer->stalls.sent_ns);
 	if (peer->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
 		txrdma_stall_admin(&peer->stalls);
 	if (peer->bfd.state != TXRDMA_BFD_UP)

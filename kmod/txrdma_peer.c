@@ -312,6 +312,8 @@ static const char *txrdma_peer_reason(const struct txrdma_peer_ev *e)
 			return "session up: the Down was this host's stall";
 		case TXRDMA_PEER_DOWN_UNEXPLAINED:
 			return "session up: probes were lost, no stall";
+		case TXRDMA_PEER_DOWN_RESTART:
+			return "session up: the peer had restarted";
 		}
 		return "session up";
 	case TXRDMA_PEER_INIT:

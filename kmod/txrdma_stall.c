@@ -182,17 +182,19 @@ void txrdma_stall_report(const struct txrdma_stall_log *log, u64 now_ns,
  * txrdma_stall_heard() - log a stall a peer reported
  * @log: the log of the peer's stalls
  * @w: the report, from a probe that passed its MAC check
- * @now_ns: when the probe arrived
+ * @sent_ns: when the probe left, on our clock
+ *	(txrdma_stall_clock_sent())
  *
- * The report is placed on our clock as if the probe took no time on
- * the wire (TXRDMA_STALL_SLACK_NS allows for the way).  A report older
- * than TXRDMA_STALL_REPORT_NS or at the wire's cap (U32_MAX: a length
- * nobody measured) is dropped.
+ * The report is placed on our clock from the probe's sending; what the
+ * map misses (the quickest way a probe took, a drift within its
+ * window) places it a little late, which TXRDMA_STALL_SLACK_NS allows
+ * for.  A report older than TXRDMA_STALL_REPORT_NS or at the wire's
+ * cap (U32_MAX: a length nobody measured) is dropped.
  *
  * Return: the length logged in nanoseconds, 0 when nothing was.
  */
 u64 txrdma_stall_heard(struct txrdma_stall_log *log,
-		       const struct txrdma_stall_wire *w, u64 now_ns)
+		       const struct txrdma_stall_wire *w, u64 sent_ns)
 {
 	u64 ago = (u64)w->ago_us * NSEC_PER_USEC;
 	struct txrdma_stall n;
@@ -200,10 +202,77 @@ u64 txrdma_stall_heard(struct txrdma_stall_log *log,
 	if (!w->len_us || w->len_us > TXRDMA_STALL_WIRE_MAX_US ||
 	    ago > TXRDMA_STALL_REPORT_NS)
 		return 0;
-	n.end_ns = now_ns - ago;
+	n.end_ns = sent_ns - ago;
 	n.len_ns = (u64)w->len_us * NSEC_PER_USEC;
 	stall_insert(log, &n, true);
 	return n.len_ns;
+}
+
+/**
+ * txrdma_stall_clock_sample() - learn the peer's clock from a probe
+ * @c: the map
+ * @tx_ns: the probe's sending time, on the peer's clock
+ * @now_ns: its arrival, on ours
+ *
+ * (arrival - sending) is the clocks' offset plus the probe's way; the
+ * least of a window is the offset plus the quickest way.  A window
+ * lasts TXRDMA_STALL_CLOCK_WIN_NS; the one before is kept unless no
+ * probe came for a whole window (a gap in which the peer may have
+ * restarted).
+ */
+void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
+			       u64 now_ns)
+{
+	u64 off = now_ns - tx_ns, age = now_ns - c->win_ns;
+
+	if (c->wins && (s64)age >= 0 && age < TXRDMA_STALL_CLOCK_WIN_NS) {
+		if ((s64)(off - c->min_off_ns[0]) < 0)
+			c->min_off_ns[0] = off;
+		return;
+	}
+	if (c->wins && (s64)age >= 0 && age < 2 * TXRDMA_STALL_CLOCK_WIN_NS) {
+		c->min_off_ns[1] = c->min_off_ns[0];
+		c->wins = 2;
+	} else {
+		c->wins = 1;
+	}
+	c->min_off_ns[0] = off;
+	c->win_ns = now_ns;
+}
+
+/**
+ * txrdma_stall_clock_sent() - when a probe left, on our clock
+ * @c: the map, with that probe sampled
+ * @tx_ns: the probe's sending time, on the peer's clock
+ * @now_ns: its arrival, on ours
+ *
+ * Return: @tx_ns plus the least offset of the map's windows: at most
+ * the quickest way late, never before the true time (drift aside);
+ * never after @now_ns; @now_ns while the map is empty.
+ */
+u64 txrdma_stall_clock_sent(const struct txrdma_stall_clock *c, u64 tx_ns,
+			    u64 now_ns)
+{
+	u64 off, sent;
+
+	if (!c->wins)
+		return now_ns;
+	off = c->min_off_ns[0];
+	if (c->wins > 1 && (s64)(c->min_off_ns[1] - off) < 0)
+		off = c->min_off_ns[1];
+	sent = tx_ns + off;
+	return (s64)(now_ns - sent) < 0 ? now_ns : sent;
+}
+
+/**
+ * txrdma_stall_clock_reset() - forget the peer's clock
+ * @c: the map
+ *
+ * For a peer that restarted: its clock may be another.
+ */
+void txrdma_stall_clock_reset(struct txrdma_stall_clock *c)
+{
+	memset(c, 0, sizeof(*c));
 }
 
 static u64 sat_sub(u64 a, u64 b)
@@ -249,24 +318,28 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
  * Down of a host that the peer declared dead while it stalled.  When
  * our own detection expired, our timer ran late: the Down came as the
  * stall ended, within one of the peer's intervals.  When the peer's
- * word took us Down, the word comes later: our first probe after the
- * stall had to reach the peer, its Down left with its next probe (up
- * to one of its intervals) and crossed back, both ways as slow as a
- * loaded host makes them (two TCG guests: a 64.5 ms stall, the word
- * about 60 ms after it).  That round trip is allowed up to the peer's
- * detection time of us: a chosen allowance, not a derived bound (the
- * measured RTT would give a tighter one).  Its cost: over RC, a cut
- * shorter than our detection can still deliver the peer's word late,
- * once the link is back, and a stall of ours that ended within the
- * allowance then takes the blame for that cut.
+ * word took us Down, it is judged by when the word left the peer (its
+ * way back does not count): the peer declared us Down as its detection
+ * expired, before our first probe after the stall reached it, and said
+ * so with its next probe (up to one of its intervals).  How late that
+ * first probe of ours arrives after the stall is allowed up to the
+ * peer's detection time of us: a chosen allowance, not a derived bound
+ * (two TCG guests: a 64.5 ms stall, the word arriving about 60 ms
+ * after it, way back included).  Its cost: a stall of ours that ended
+ * within the allowance before the peer declared a cut takes the blame
+ * for it.  A peer that restarted is its own cause: no stall explains
+ * a new session.
  *
  * Return: enum txrdma_peer_down_cause.
  */
 u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 {
 	struct txrdma_stall s;
-	u64 end_slack;
+	u64 end_slack, at = t->down_at_ns;
 
+	*stall_ns = 0;
+	if (t->how == TXRDMA_STALL_RESTART)
+		return TXRDMA_PEER_DOWN_RESTART;
 	if (txrdma_stall_covering(&t->peer, t->down_at_ns,
 				  t->down.peer_min_ns, TXRDMA_STALL_SLACK_NS,
 				  &s)) {
@@ -274,14 +347,15 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 		return TXRDMA_PEER_DOWN_PEER_STALL;
 	}
 	end_slack = t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS;
-	if (t->heard)
+	if (t->how == TXRDMA_STALL_HEARD) {
 		end_slack += t->down.peer_detect_ns;
-	if (txrdma_stall_covering(&t->own, t->down_at_ns,
+		at = t->word_ns;
+	}
+	if (txrdma_stall_covering(&t->own, at,
 				  t->down.local_min_ns, end_slack, &s)) {
 		*stall_ns = s.len_ns;
 		return TXRDMA_PEER_DOWN_LOCAL_STALL;
 	}
-	*stall_ns = 0;
 	return TXRDMA_PEER_DOWN_UNEXPLAINED;
 }
 
@@ -289,17 +363,20 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
  * txrdma_stall_down() - the session left Up
  * @t: its track
  * @now_ns: when
- * @admin: an administrative Down, of either side: nothing to explain
- * @heard: the peer said it declared us Down (BFD's Neighbor Signaled
- *	Session Down), not our detection
+ * @how: enum txrdma_stall_how; an administrative Down has nothing to
+ *	explain; TXRDMA_STALL_HEARD: BFD's Neighbor Signaled Session Down
+ *	(not a restart)
+ * @word_ns: with TXRDMA_STALL_HEARD, when the peer's word left, on our
+ *	clock (txrdma_stall_clock_sent()); else ignored
  */
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
-		       bool heard)
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, u8 how,
+		       u64 word_ns)
 {
-	t->open = !admin;
-	t->heard = heard;
+	t->open = how != TXRDMA_STALL_ADMIN;
+	t->how = how;
 	t->down = t->up;
 	t->down_at_ns = now_ns;
+	t->word_ns = how == TXRDMA_STALL_HEARD ? word_ns : now_ns;
 }
 
 /**

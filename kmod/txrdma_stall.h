@@ -21,6 +21,17 @@
  *
  * The report can only reach the other side after the stall, so a Down
  * is classified when the session is Up again, never at the Down.
+ *
+ * A report is placed by the time its probe left, not by when it
+ * arrived: the first probe after a stall is often held up on the way
+ * (the stalled host's backlog, a loaded receiver), and a report placed
+ * by its arrival puts the stall too late to explain the Down it caused
+ * (seen in CI: a 60.6 ms stall placed 20 ms late).  Each probe carries
+ * its sender's clock; the least (arrival - sending) over the last
+ * second or two is the offset between the clocks plus the quickest way
+ * a probe took, which maps a peer's time onto ours at most that way
+ * late and never early.  The peer's word that it declared us Down is
+ * placed the same way.
  */
 #ifndef _TXRDMA_STALL_H
 #define _TXRDMA_STALL_H
@@ -99,6 +110,35 @@ struct txrdma_stall_bounds {
 	u64 peer_detect_ns;
 };
 
+/*
+ * One window of the clock map: the offset is the least seen over the
+ * current window and the one before, so it follows a drift between the
+ * two clocks and forgets a peer that restarted within two windows.
+ */
+#define TXRDMA_STALL_CLOCK_WIN_NS	(1000ULL * 1000 * 1000)
+
+/**
+ * struct txrdma_stall_clock - the peer's clock on ours
+ * @min_off_ns: per window ([0] the current one), the least
+ *	(arrival - the peer's sending time) of a probe, in our clock's
+ *	units modulo 2^64
+ * @win_ns: when window [0] began, on our clock
+ * @wins: windows that hold a sample: 0 (nothing heard), 1 or 2
+ */
+struct txrdma_stall_clock {
+	u64 min_off_ns[2];
+	u64 win_ns;
+	u8 wins;
+};
+
+/* How a session left Up (txrdma_stall_down()). */
+enum txrdma_stall_how {
+	TXRDMA_STALL_DETECTED,	/* our detection time expired */
+	TXRDMA_STALL_HEARD,	/* the peer said it declared us Down */
+	TXRDMA_STALL_ADMIN,	/* an administrator, of either side */
+	TXRDMA_STALL_RESTART,	/* the peer came back as a new session */
+};
+
 /**
  * struct txrdma_stall_track - one session's stalls and its open Down
  * @own: this host's stalls (its liveness timer ran late)
@@ -107,19 +147,27 @@ struct txrdma_stall_bounds {
  *	that may take it Down (the Down itself recomputes the session's
  *	timers)
  * @down: the bounds of the open Down
- * @down_at_ns: when the session left Up; 0: no Down to explain
+ * @clock: the peer's clock on ours, from every probe that passed its
+ *	checks
+ * @sent_ns: when the latest probe that passed its checks left, on our
+ *	clock (txrdma_stall_clock_sent())
+ * @down_at_ns: when the session left Up
+ * @word_ns: for a Down the peer declared, when its word left, on our
+ *	clock (txrdma_stall_clock_sent())
  * @open: a Down waits for the next Up to be explained
- * @heard: that Down was the peer's word (it declared us Down), not
- *	our own detection
+ * @how: enum txrdma_stall_how of that Down
  */
 struct txrdma_stall_track {
 	struct txrdma_stall_log own;
 	struct txrdma_stall_log peer;
 	struct txrdma_stall_bounds up;
 	struct txrdma_stall_bounds down;
+	struct txrdma_stall_clock clock;
+	u64 sent_ns;
 	u64 down_at_ns;
+	u64 word_ns;
 	bool open;
-	bool heard;
+	u8 how;
 };
 
 /**
@@ -141,13 +189,18 @@ bool txrdma_stall_covering(const struct txrdma_stall_log *log, u64 at_ns,
 void txrdma_stall_report(const struct txrdma_stall_log *log, u64 now_ns,
 			 u64 min_len_ns, struct txrdma_stall_wire *w);
 u64 txrdma_stall_heard(struct txrdma_stall_log *log,
-		       const struct txrdma_stall_wire *w, u64 now_ns);
+		       const struct txrdma_stall_wire *w, u64 sent_ns);
 void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
 			 u8 remote_mult, u64 tx_interval_ns, u8 local_mult);
 u8 txrdma_stall_explain(const struct txrdma_stall_track *t,
 			u64 *stall_ns);
-void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, bool admin,
-		       bool heard);
+void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, u8 how,
+		       u64 word_ns);
+void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
+			       u64 now_ns);
+u64 txrdma_stall_clock_sent(const struct txrdma_stall_clock *c, u64 tx_ns,
+			    u64 now_ns);
+void txrdma_stall_clock_reset(struct txrdma_stall_clock *c);
 bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
 		     struct txrdma_stall_verdict *v);
 void txrdma_stall_admin(struct txrdma_stall_track *t);

@@ -4,8 +4,10 @@
  * their placement on the receiver's clock, bounds on what a peer may
  * report) and the explanation of a Down, first case by case and then
  * end to end: two BFD sessions (txrdma_bfd.c) on one simulated clock,
- * one host stalled or the link between them cut, each Down explained
- * as the module explains it when the session is Up again.
+ * each host reading its own clock, probes taking time on the way, one
+ * host stalled, its reports held up, or the link between them cut, each
+ * Down explained as the module explains it when the session is Up
+ * again.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -264,17 +266,70 @@ static void stall_bounds_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.local_min_ns, 0ULL);
 }
 
+static void stall_clock_map(struct kunit *test)
+{
+	struct txrdma_stall_clock c = {};
+	/* the peer's clock: ours less 400 s, wrapped */
+	u64 off = (u64)0 - 400ULL * NSEC_PER_SEC, peer = T0 - off;
+
+	/* nothing heard: a probe left when it arrived */
+	KUNIT_EXPECT_EQ(test, txrdma_stall_clock_sent(&c, peer, T0), T0);
+	/* ways of 3, 1 and 9 ms: the quickest one is the map's error */
+	txrdma_stall_clock_sample(&c, peer, T0 + 3 * MS);
+	txrdma_stall_clock_sample(&c, peer + 20 * MS, T0 + 21 * MS);
+	txrdma_stall_clock_sample(&c, peer + 40 * MS, T0 + 49 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 1);
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer + 40 * MS,
+						T0 + 49 * MS),
+			T0 + 41 * MS);
+	/* never after the arrival (a peer whose clock jumped ahead) */
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer + 90 * MS,
+						T0 + 60 * MS),
+			T0 + 60 * MS);
+	/* a new window keeps the one before */
+	txrdma_stall_clock_sample(&c, peer + 1100 * MS, T0 + 1105 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 2);
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer + 1100 * MS,
+						T0 + 1105 * MS),
+			T0 + 1101 * MS);
+	/* and forgets it a window later: the least is now 5 ms */
+	txrdma_stall_clock_sample(&c, peer + 2150 * MS, T0 + 2160 * MS);
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer + 2150 * MS,
+						T0 + 2160 * MS),
+			T0 + 2155 * MS);
+	/* after a gap of two windows only the new sample counts */
+	txrdma_stall_clock_sample(&c, peer + 5000 * MS, T0 + 5020 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 1);
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer + 5000 * MS,
+						T0 + 5020 * MS),
+			T0 + 5000 * MS + 20 * MS);
+	/* a restarted peer with another clock */
+	txrdma_stall_clock_reset(&c);
+	KUNIT_EXPECT_EQ(test, c.wins, 0);
+	txrdma_stall_clock_sample(&c, 7 * MS, T0 + 5040 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_stall_clock_sent(&c, 27 * MS,
+						      T0 + 5062 * MS),
+			T0 + 5060 * MS);
+}
+
 static void stall_track_down_up(struct kunit *test)
 {
 	struct txrdma_stall_track t = {};
 	struct txrdma_stall_verdict v;
+	u64 word;
 
 	txrdma_stall_bounds(&t.up, 80 * MS, 4, 20 * MS, 4);
 	/* no Down: nothing to say */
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0, &v));
 	/* a Down, then the peer's report of its stall, then Up */
 	txrdma_stall_add(&t.peer, T0 + 100 * MS, 150 * MS);
-	txrdma_stall_down(&t, T0 + 60 * MS, false, false);
+	txrdma_stall_down(&t, T0 + 60 * MS,
+			  TXRDMA_STALL_DETECTED, 0);
 	/* the bounds taken at the Down are the ones used */
 	txrdma_stall_bounds(&t.up, 800 * MS, 4, 200 * MS, 4);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 300 * MS, &v));
@@ -284,54 +339,68 @@ static void stall_track_down_up(struct kunit *test)
 	/* once */
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 301 * MS, &v));
 	/* an administrative Down is not explained */
-	txrdma_stall_down(&t, T0 + 500 * MS, true, false);
+	txrdma_stall_down(&t, T0 + 500 * MS, TXRDMA_STALL_ADMIN, 0);
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 600 * MS, &v));
 	/* nor one followed by AdminDown here */
-	txrdma_stall_down(&t, T0 + 700 * MS, false, false);
+	txrdma_stall_down(&t, T0 + 700 * MS,
+			  TXRDMA_STALL_DETECTED, 0);
 	txrdma_stall_admin(&t);
 	KUNIT_EXPECT_FALSE(test, txrdma_stall_up(&t, T0 + 800 * MS, &v));
 	/* without any stall: unexplained */
 	txrdma_stall_bounds(&t.up, 80 * MS, 4, 20 * MS, 4);
-	txrdma_stall_down(&t, T0 + 2000 * MS, false, false);
+	txrdma_stall_down(&t, T0 + 2000 * MS,
+			  TXRDMA_STALL_DETECTED, 0);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 2100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 	KUNIT_EXPECT_EQ(test, v.stall_ns, 0ULL);
 	/* ours, ended up to one of the peer's intervals before the Down */
 	txrdma_stall_add(&t.own, T0 + 2980 * MS, 70 * MS);
 	txrdma_stall_down(&t, T0 + 2980 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS, false, false);
+			  TXRDMA_STALL_SLACK_NS, TXRDMA_STALL_DETECTED, 0);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 3100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
 	txrdma_stall_down(&t, T0 + 2980 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS + 1, false, false);
+			  TXRDMA_STALL_SLACK_NS + 1, TXRDMA_STALL_DETECTED, 0);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 3100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 	/*
-	 * the peer's word that it declared us Down comes later: up to its
-	 * detection of us (4 x 20 ms) and one of its intervals after our
-	 * stall, as seen in two TCG guests (a 64.5 ms stall, the word
-	 * about 60 ms after it)
+	 * the peer's word that it declared us Down is judged by when it
+	 * left the peer: up to its detection of us (4 x 20 ms) and one of
+	 * its intervals after our stall
 	 */
 	txrdma_stall_add(&t.own, T0 + 4000 * MS, 65 * MS);
-	txrdma_stall_down(&t, T0 + 4060 * MS, false, true);
+	txrdma_stall_down(&t, T0 + 4060 * MS, TXRDMA_STALL_HEARD,
+			  T0 + 4060 * MS);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
 	KUNIT_EXPECT_EQ(test, v.stall_ns, 65 * MS);
-	txrdma_stall_down(&t, T0 + 4000 * MS + 80 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS, false, true);
+	word = T0 + 4000 * MS + 80 * MS + 20 * MS + TXRDMA_STALL_SLACK_NS;
+	txrdma_stall_down(&t, word, TXRDMA_STALL_HEARD, word);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
-	txrdma_stall_down(&t, T0 + 4000 * MS + 80 * MS + 20 * MS +
-			  TXRDMA_STALL_SLACK_NS + 1, false, true);
+	txrdma_stall_down(&t, word + 1, TXRDMA_STALL_HEARD, word + 1);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/* the word's way back does not count: it arrived 300 ms late */
+	txrdma_stall_down(&t, word + 300 * MS, TXRDMA_STALL_HEARD, word);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4500 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
+	KUNIT_EXPECT_EQ(test, v.down_ns, T0 + 4500 * MS - word - 300 * MS);
+	/* a peer that restarted: no stall takes the blame */
+	txrdma_stall_down(&t, T0 + 4060 * MS, TXRDMA_STALL_RESTART,
+			  T0 + 4060 * MS);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_RESTART);
+	KUNIT_EXPECT_EQ(test, v.stall_ns, 0ULL);
 	/* our own detection, 60 ms after the stall: not the stall's doing */
-	txrdma_stall_down(&t, T0 + 4060 * MS, false, false);
+	txrdma_stall_down(&t, T0 + 4060 * MS,
+			  TXRDMA_STALL_DETECTED, 0);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 4200 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 	/* nor a stall shorter than the peer's detection needs, heard or not */
 	txrdma_stall_add(&t.own, T0 + 5000 * MS, 50 * MS);
-	txrdma_stall_down(&t, T0 + 5010 * MS, false, true);
+	txrdma_stall_down(&t, T0 + 5010 * MS, TXRDMA_STALL_HEARD,
+			  T0 + 5010 * MS);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 5100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 }
@@ -341,28 +410,43 @@ static void stall_track_down_up(struct kunit *test)
  * (txrdma_liveness.c): a host in its stall does nothing; probes sent to
  * it wait and are taken when it runs again, before its timer.  Its
  * timer then fires late: the stall is excused and logged, and the
- * timer yields 1 ms before it ticks.  A cut link drops every probe.
- * Jitter is random (seeded), so phases vary.
+ * timer yields 1 ms before it ticks.  A cut link drops every probe, a
+ * held one delivers them all when it ends (RC retransmits).  Each host
+ * has a clock of its own (host 1's starts just before its wrap), and a
+ * probe takes a way: a base delay, random jitter, and an extra delay
+ * for probes a host sends in a chosen interval.  Jitter is random
+ * (seeded), so phases vary.
  */
 #define SIM_QLEN	64
+
+struct sim_pkt {
+	struct txrdma_bfd_pkt p;
+	struct txrdma_stall_wire w;
+	u64 tx;			/* the sender's clock */
+	u64 arrive;		/* the simulation's clock */
+};
 
 struct sim_host {
 	struct txrdma_bfd bfd;
 	struct txrdma_stall_track t;
+	u64 off;		/* its clock: the simulation's plus this */
 	u64 stall_from, stall_to;
-	u64 deadline;
+	u64 deadline;		/* its clock */
 	bool yielded;
-	struct txrdma_bfd_pkt q[SIM_QLEN];
-	struct txrdma_stall_wire qw[SIM_QLEN];
+	struct sim_pkt q[SIM_QLEN];	/* to it, by arrival */
 	unsigned int qn;
 	u8 down_diag;
 	unsigned int downs, verdicts;
 	struct txrdma_stall_verdict v;
+	/* probes it sends in [slow_from, slow_to) take slow_ns more */
+	u64 slow_from, slow_to, slow_ns;
 };
 
 struct sim {
 	struct sim_host h[2];
 	u64 cut_from, cut_to;
+	bool hold;		/* a cut delivers late instead of dropping */
+	u64 delay_ns, jitter_ns;
 	u64 now;		/* the next step */
 	struct rnd_state rnd;
 };
@@ -380,18 +464,24 @@ static void sim_bounds(struct sim_host *h)
 				    h->bfd.cfg.detect_mult);
 }
 
-/* as txrdma_peer_explain_locked() */
-static void sim_state(struct sim_host *h, u8 old, u64 now)
+/* as txrdma_peer_explain_locked(), on the host's clock @now */
+static void sim_state(struct sim_host *h, u8 old, u32 ev, u64 now)
 {
+	u8 how = TXRDMA_STALL_DETECTED;
+
 	if (h->bfd.state == old)
 		return;
 	if (old == TXRDMA_BFD_UP) {
 		h->downs++;
 		h->down_diag = h->bfd.diag;
-		txrdma_stall_down(&h->t, now,
-				  h->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
-				  h->bfd.remote_state == TXRDMA_BFD_ADMIN_DOWN,
-				  h->bfd.diag == TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+		if (h->bfd.diag == TXRDMA_BFD_DIAG_ADMIN_DOWN ||
+		    h->bfd.remote_state == TXRDMA_BFD_ADMIN_DOWN)
+			how = TXRDMA_STALL_ADMIN;
+		else if (ev & TXRDMA_BFD_EV_RESTART)
+			how = TXRDMA_STALL_RESTART;
+		else if (h->bfd.diag == TXRDMA_BFD_DIAG_NEIGHBOR_DOWN)
+			how = TXRDMA_STALL_HEARD;
+		txrdma_stall_down(&h->t, now, how, h->t.sent_ns);
 	}
 	if (h->bfd.state == TXRDMA_BFD_ADMIN_DOWN)
 		txrdma_stall_admin(&h->t);
@@ -401,43 +491,63 @@ static void sim_state(struct sim_host *h, u8 old, u64 now)
 	h->verdicts += txrdma_stall_up(&h->t, now, &h->v);
 }
 
-static void sim_rx(struct sim *sim, int to, const struct txrdma_bfd_pkt *p,
-		   const struct txrdma_stall_wire *w, u64 now)
+/* as txrdma_ctrl_rx_done(): @now is the simulation's clock */
+static void sim_rx(struct sim *sim, int to, const struct sim_pkt *k,
+		   u64 now)
 {
 	struct sim_host *h = &sim->h[to];
+	u64 local = now + h->off;
 	u8 old = h->bfd.state;
 	u32 ev;
 
 	sim_bounds(h);
-	ev = txrdma_bfd_rx(&h->bfd, p, now);
-	if (!(ev & TXRDMA_BFD_EV_DROP))
-		txrdma_stall_heard(&h->t.peer, w, now);
-	sim_state(h, old, now);
+	ev = txrdma_bfd_rx(&h->bfd, &k->p, local);
+	if (!(ev & TXRDMA_BFD_EV_DROP)) {
+		if (ev & TXRDMA_BFD_EV_RESTART)
+			txrdma_stall_clock_reset(&h->t.clock);
+		txrdma_stall_clock_sample(&h->t.clock, k->tx, local);
+		h->t.sent_ns = txrdma_stall_clock_sent(&h->t.clock, k->tx,
+						       local);
+		txrdma_stall_heard(&h->t.peer, &k->w, h->t.sent_ns);
+	}
+	sim_state(h, old, ev, local);
 }
 
 static void sim_tx(struct kunit *test, struct sim *sim, int from, u64 now)
 {
 	struct sim_host *h = &sim->h[from], *o = &sim->h[!from];
-	struct txrdma_stall_wire w;
-	struct txrdma_bfd_pkt p;
+	u64 local = now + h->off;
+	struct sim_pkt k;
 
-	txrdma_bfd_build_tx(&h->bfd, &p, now, prandom_u32_state(&sim->rnd));
-	txrdma_stall_report(&h->t.own, now, h->t.up.local_min_ns, &w);
-	if (now >= sim->cut_from && now < sim->cut_to)
-		return;
-	if (sim_stalled(o, now)) {
-		KUNIT_ASSERT_LT(test, o->qn, (unsigned int)SIM_QLEN);
-		o->q[o->qn] = p;
-		o->qw[o->qn++] = w;
+	txrdma_bfd_build_tx(&h->bfd, &k.p, local,
+			    prandom_u32_state(&sim->rnd));
+	txrdma_stall_report(&h->t.own, local, h->t.up.local_min_ns, &k.w);
+	k.tx = local;
+	k.arrive = now + sim->delay_ns;
+	if (sim->jitter_ns)
+		k.arrive += prandom_u32_state(&sim->rnd) % sim->jitter_ns;
+	if (now >= h->slow_from && now < h->slow_to)
+		k.arrive += h->slow_ns;
+	if (now >= sim->cut_from && now < sim->cut_to) {
+		if (!sim->hold)
+			return;
+		k.arrive = max(k.arrive, sim->cut_to);
+	}
+	/* RC: in order */
+	if (o->qn && o->q[o->qn - 1].arrive > k.arrive)
+		k.arrive = o->q[o->qn - 1].arrive;
+	if (!o->qn && k.arrive <= now && !sim_stalled(o, now)) {
+		sim_rx(sim, !from, &k, now);
 		return;
 	}
-	sim_rx(sim, !from, &p, &w, now);
+	KUNIT_ASSERT_LT(test, o->qn, (unsigned int)SIM_QLEN);
+	o->q[o->qn++] = k;
 }
 
 static void sim_run(struct kunit *test, struct sim *sim, u64 until)
 {
-	u64 now, late;
-	unsigned int i;
+	u64 now, local, late;
+	unsigned int i, n;
 	int k;
 	u32 ev;
 	u8 old;
@@ -448,26 +558,29 @@ static void sim_run(struct kunit *test, struct sim *sim, u64 until)
 
 			if (sim_stalled(h, now))
 				continue;
-			for (i = 0; i < h->qn; i++)
-				sim_rx(sim, k, &h->q[i], &h->qw[i], now);
-			h->qn = 0;
-			if (now < h->deadline)
+			for (n = 0; n < h->qn && h->q[n].arrive <= now; n++)
+				sim_rx(sim, k, &h->q[n], now);
+			for (i = n; i < h->qn; i++)
+				h->q[i - n] = h->q[i];
+			h->qn -= n;
+			local = now + h->off;
+			if ((s64)(local - h->deadline) < 0)
 				continue;
-			late = now - h->deadline;
+			late = local - h->deadline;
 			if (late > 2 * MS) {
-				txrdma_bfd_excuse_stall(&h->bfd, now, late);
-				txrdma_stall_add(&h->t.own, now, late);
+				txrdma_bfd_excuse_stall(&h->bfd, local, late);
+				txrdma_stall_add(&h->t.own, local, late);
 				if (!h->yielded) {
 					h->yielded = true;
-					h->deadline = now + MS;
+					h->deadline = local + MS;
 					continue;
 				}
 			}
 			h->yielded = false;
 			old = h->bfd.state;
 			sim_bounds(h);
-			ev = txrdma_bfd_tick(&h->bfd, now);
-			sim_state(h, old, now);
+			ev = txrdma_bfd_tick(&h->bfd, local);
+			sim_state(h, old, ev, local);
 			if (ev & TXRDMA_BFD_EV_TX_NOW)
 				sim_tx(test, sim, k, now);
 			h->deadline = txrdma_bfd_next_deadline(&h->bfd);
@@ -476,27 +589,45 @@ static void sim_run(struct kunit *test, struct sim *sim, u64 until)
 	sim->now = now;
 }
 
-/* both Up, settled, at sim->now; @mult: each host's multiplier */
-static void sim_init(struct kunit *test, struct sim *sim, const u8 mult[2],
-		     u64 seed)
+/* host 1's clock: 1 s before its wrap when the simulation starts */
+#define SIM_OFF1	((u64)0 - T0 - NSEC_PER_SEC)
+
+/*
+ * Both Up, settled, at sim->now; @mult: each host's multiplier;
+ * @delay_ns, @jitter_ns: each probe's way
+ */
+static void sim_init_way(struct kunit *test, struct sim *sim,
+			 const u8 mult[2], u64 seed, u64 delay_ns,
+			 u64 jitter_ns)
 {
 	struct txrdma_bfd_cfg cfg;
 	int k;
 
 	memset(sim, 0, sizeof(*sim));
 	sim->now = T0;
+	sim->delay_ns = delay_ns;
+	sim->jitter_ns = jitter_ns;
+	sim->h[1].off = SIM_OFF1;
 	prandom_seed_state(&sim->rnd, seed);
 	for (k = 0; k < 2; k++) {
 		txrdma_bfd_cfg_default(&cfg);
 		cfg.detect_mult = mult[k];
-		KUNIT_ASSERT_EQ(test, txrdma_bfd_init(&sim->h[k].bfd, &cfg,
-						      0x0a0a0a0aU + k, T0), 0);
-		sim->h[k].deadline = T0;
+		KUNIT_ASSERT_EQ(test,
+				txrdma_bfd_init(&sim->h[k].bfd, &cfg,
+						0x0a0a0a0aU + k,
+						T0 + sim->h[k].off), 0);
+		sim->h[k].deadline = T0 + sim->h[k].off;
 	}
 	sim_run(test, sim, T0 + 500 * MS);
 	KUNIT_ASSERT_EQ(test, sim->h[0].bfd.state, TXRDMA_BFD_UP);
 	KUNIT_ASSERT_EQ(test, sim->h[1].bfd.state, TXRDMA_BFD_UP);
 	KUNIT_ASSERT_EQ(test, sim->h[0].downs + sim->h[1].downs, 0U);
+}
+
+static void sim_init(struct kunit *test, struct sim *sim, const u8 mult[2],
+		     u64 seed)
+{
+	sim_init_way(test, sim, mult, seed, 0, 0);
 }
 
 static const u8 mult_default[2] = { 4, 4 };
@@ -598,11 +729,13 @@ static void stall_sim_cut_after_stall(struct kunit *test)
 
 /*
  * Every stall length from below the bound to well above a detection,
- * at 10 phases each, with default and with unequal multipliers: a
- * stall too short causes no Down, and every Down a stall caused is
- * explained on both sides, by the right side's stall.
+ * at 10 phases each, with default and with unequal multipliers, and
+ * with probes that take 1-4 ms on the way: a stall too short causes no
+ * Down, and every Down a stall caused is explained on both sides, by
+ * the right side's stall.
  */
-static void sim_sweep(struct kunit *test, const u8 mult[2])
+static void sim_sweep(struct kunit *test, const u8 mult[2], u64 delay_ns,
+		      u64 jitter_ns)
 {
 	struct sim *base = kunit_kzalloc(test, sizeof(*base), GFP_KERNEL);
 	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
@@ -612,7 +745,7 @@ static void sim_sweep(struct kunit *test, const u8 mult[2])
 
 	KUNIT_ASSERT_NOT_NULL(test, base);
 	KUNIT_ASSERT_NOT_NULL(test, sim);
-	sim_init(test, base, mult, 4);
+	sim_init_way(test, base, mult, 4, delay_ns, jitter_ns);
 	for (len_ms = detect_ms - 30; len_ms <= detect_ms + 50; len_ms++) {
 		for (phase = 0; phase < 20; phase += 2) {
 			u64 at;
@@ -646,8 +779,9 @@ static void sim_sweep(struct kunit *test, const u8 mult[2])
 			}
 		}
 	}
-	kunit_info(test, "mult %u/%u: %u runs with a Down, %u misread",
-		   mult[0], mult[1], downs, bad);
+	kunit_info(test, "mult %u/%u, way %llu+%llu us: %u runs with a Down, %u misread",
+		   mult[0], mult[1], delay_ns / US, jitter_ns / US, downs,
+		   bad);
 	/* the sweep reached stalls that do cause Downs */
 	KUNIT_EXPECT_GT(test, downs, 300U);
 }
@@ -656,8 +790,10 @@ static void stall_sim_sweep(struct kunit *test)
 {
 	static const u8 unequal[2] = { 8, 3 };
 
-	sim_sweep(test, mult_default);
-	sim_sweep(test, unequal);
+	sim_sweep(test, mult_default, 0, 0);
+	sim_sweep(test, unequal, 0, 0);
+	/* probes that take 1-4 ms: the map's error is the quickest way */
+	sim_sweep(test, mult_default, 1 * MS, 3 * MS);
 }
 
 static void stall_sim_short_stall_no_down(struct kunit *test)
@@ -679,6 +815,105 @@ static void stall_sim_short_stall_no_down(struct kunit *test)
 	KUNIT_EXPECT_GE(test, sim->h[0].t.peer.s[0].len_ns, 30 * MS);
 }
 
+/*
+ * B stalls; the probes it sends in the first 5 ms after the stall take
+ * an extra @slow_ms on the way, so its first reports of the stall (and
+ * its first probes) arrive late.  Each side must still see the stall
+ * where it was: A's Down is B's stall, B's is its own.
+ */
+static void sim_slow_report(struct kunit *test, unsigned int stall_ms,
+			    unsigned int slow_ms, u64 seed)
+{
+	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	u64 at;
+
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	sim_init_way(test, sim, mult_default, seed, 1 * MS, 2 * MS);
+	at = sim->now + 7 * MS;
+	sim->h[1].stall_from = at;
+	sim->h[1].stall_to = at + stall_ms * MS;
+	sim->h[1].slow_from = sim->h[1].stall_to;
+	sim->h[1].slow_to = sim->h[1].stall_to + 5 * MS;
+	sim->h[1].slow_ns = slow_ms * MS;
+	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ_MSG(test, sim->h[0].downs, 1U, "stall %u slow %u",
+			    stall_ms, slow_ms);
+	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
+	KUNIT_EXPECT_EQ_MSG(test, sim->h[0].v.cause,
+			    (u8)TXRDMA_PEER_DOWN_PEER_STALL,
+			    "stall %u slow %u", stall_ms, slow_ms);
+	KUNIT_EXPECT_EQ(test, sim->h[1].downs, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
+	KUNIT_EXPECT_EQ_MSG(test, sim->h[1].v.cause,
+			    (u8)TXRDMA_PEER_DOWN_LOCAL_STALL,
+			    "stall %u slow %u", stall_ms, slow_ms);
+}
+
+static void stall_sim_report_delayed(struct kunit *test)
+{
+	/* as in CI: a 60.6 ms stall, its report 20 ms late */
+	sim_slow_report(test, 70, 20, 6);
+	sim_slow_report(test, 70, 60, 7);
+	sim_slow_report(test, 180, 150, 8);
+}
+
+/*
+ * A stalls; B declares it Down, and B's probes that say so take 60 ms
+ * more on the way back (more, and A's own detection of B expires
+ * first).  A's Down is still its own stall's doing.
+ */
+static void stall_sim_word_delayed(struct kunit *test)
+{
+	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	u64 at;
+
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	sim_init_way(test, sim, mult_default, 9, 1 * MS, 2 * MS);
+	at = sim->now + 7 * MS;
+	sim->h[0].stall_from = at;
+	sim->h[0].stall_to = at + 100 * MS;
+	sim->h[1].slow_from = at + 60 * MS;
+	sim->h[1].slow_to = sim->h[0].stall_to;
+	sim->h[1].slow_ns = 60 * MS;
+	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[0].down_diag,
+			(u8)TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
+			(u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
+	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[1].v.cause,
+			(u8)TXRDMA_PEER_DOWN_PEER_STALL);
+}
+
+/*
+ * The link holds every probe for 150 ms and then delivers them (RC
+ * retransmits), both hosts running: unexplained on both sides, however
+ * late the words arrive.
+ */
+static void stall_sim_held_cut_unexplained(struct kunit *test)
+{
+	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	u64 at;
+
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	sim_init_way(test, sim, mult_default, 10, 1 * MS, 2 * MS);
+	at = sim->now + 7 * MS;
+	sim->cut_from = at;
+	sim->cut_to = at + 150 * MS;
+	sim->hold = true;
+	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[1].downs, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
+			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	KUNIT_EXPECT_EQ(test, sim->h[1].v.cause,
+			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+}
+
 static struct kunit_case txrdma_stall_cases[] = {
 	KUNIT_CASE(stall_add_merges),
 	KUNIT_CASE(stall_add_evicts_oldest),
@@ -687,12 +922,16 @@ static struct kunit_case txrdma_stall_cases[] = {
 	KUNIT_CASE(stall_report_latest_long),
 	KUNIT_CASE(stall_heard_bounds),
 	KUNIT_CASE(stall_bounds_values),
+	KUNIT_CASE(stall_clock_map),
 	KUNIT_CASE(stall_track_down_up),
 	KUNIT_CASE(stall_sim_peer_stalls),
 	KUNIT_CASE(stall_sim_cut_unexplained),
 	KUNIT_CASE(stall_sim_cut_after_stall),
 	KUNIT_CASE(stall_sim_sweep),
 	KUNIT_CASE(stall_sim_short_stall_no_down),
+	KUNIT_CASE(stall_sim_report_delayed),
+	KUNIT_CASE(stall_sim_word_delayed),
+	KUNIT_CASE(stall_sim_held_cut_unexplained),
 	{}
 };
 

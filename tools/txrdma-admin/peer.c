@@ -62,6 +62,7 @@ static const char *const cause_names[] = {
 	[TXRDMA_PEER_DOWN_UNEXPLAINED]	= "unexplained",
 	[TXRDMA_PEER_DOWN_PEER_STALL]	= "peer_stall",
 	[TXRDMA_PEER_DOWN_LOCAL_STALL]	= "local_stall",
+	[TXRDMA_PEER_DOWN_RESTART]	= "restart",
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -600,7 +600,9 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_FLAP,		/* u8: 1: back within 1 s (a flap) */
 	TXRDMA_A_PEER_FLAPS,		/* u64: Downs that were flaps */
 	TXRDMA_A_PEER_DOWNS_STALLED,	/* u64: Downs a stall explains */
-	TXRDMA_A_PEER_DOWNS_UNEXPLAINED, /* u64: Downs no stall explains */
+	TXRDMA_A_PEER_DOWNS_UNEXPLAINED, /* u64: Downs no stall explains
+					  * (a peer's restarts included)
+					  */
 	TXRDMA_A_PEER_REMOTE_STALL_MAX_NS, /* u64: longest stall the peer
 					    * reported in its probes
 					    */
@@ -656,6 +658,10 @@ enum txrdma_peer_down_cause {
 	TXRDMA_PEER_DOWN_UNEXPLAINED	= 1,	/* probes lost, both ran */
 	TXRDMA_PEER_DOWN_PEER_STALL	= 2,	/* the peer did not run */
 	TXRDMA_PEER_DOWN_LOCAL_STALL	= 3,	/* this host did not run */
+	TXRDMA_PEER_DOWN_RESTART	= 4,	/* the peer came back as a new
+						 * session (module reloaded,
+						 * host rebooted)
+						 */
 };
 
 /* Endpoint states (TXRDMA_A_EP_STATE). */

@@ -2367,6 +2367,14 @@ static void test_peer_event(void)
 	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up: cause 9\n");
 	free(plain);
 	free(json);
+	m = peer_event(12, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
+	nla_put_u8(m, TXRDMA_A_PEER_DOWN_CAUSE, TXRDMA_PEER_DOWN_RESTART);
+	print_peer_event(m, &ev, &plain, &json);
+	txa_peer_free(&ev);
+	TAP_CHECK_STR(plain, "[2024-05-01T12:34:56.123456Z] peer g1 198.18.0.2 init -> up: restart\n");
+	TAP_CHECK(strstr(json, "\"down_cause\":\"restart\""));
+	free(plain);
+	free(json);
 
 	/* coming Up: diagnostic none is left out of the plain line */
 	m = peer_event(8, TXRDMA_PEER_INIT, TXRDMA_PEER_UP);
