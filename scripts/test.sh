@@ -266,6 +266,8 @@ fi
 if want vm; then
 	stage_begin vm
 	if [ $BUILD_OK -eq 1 ]; then
+		# The peers suite (2 guests) with the 300 s soak that issue 17
+		# asks for: every Down without a cut explained by a stall.
 		# Smaller than the suites' defaults, to keep CI within its
 		# time on 2 cores (each default is what an issue asked for):
 		# 100 tenant and peer add/del cycles instead of 500 (each
@@ -279,7 +281,7 @@ if want vm; then
 		# timeout's worst case and one more second), not the issue's
 		# 500 ms: TCG guests meet it with the margin thin (399-498 ms,
 		# testing.rst), and CI's machine may be busier.
-		selftests/txrdma/run_vm_tests.py --cycles 100 \
+		selftests/txrdma/run_vm_tests.py --cycles 100 --soak 300 \
 			--msg-count 25000 --msg-rev-count 5000 \
 			--txn-count 10000 --vread-seconds 30 \
 			--logship-count 200000 --raft-count 60000 \

@@ -347,6 +347,29 @@ disarm() {
 	check "$1: disarmed, defaults again" fi_reset "$1"
 }
 
+# fault_run POINT "ATTR VALUE ..." NAME CLIENT-OPTIONS...: arm POINT
+# with the attributes, run client NAME against a fresh server and wait
+# for both.  Leaves the tenant's error counters before (q0 c0 s0 p0)
+# and after (q1 c1 s1 p1), the point's calls meanwhile in calls, and
+# checks that it fired exactly once.
+fault_run() {
+	local point=$1 attrs=$2 name=$3 n0 calls0
+	shift 3
+	read -r q0 c0 s0 p0 <<<"$(errs)"
+	n0=$(fi_get "$point" injected)
+	calls0=$(fi_get "$point" calls)
+	server_start
+	check "$point: server listening" server_up
+	# shellcheck disable=SC2086 # the pairs are words
+	check "$point: armed ($attrs)" arm "$point" $attrs
+	client "$name" "$@"
+	server_wait
+	read -r q1 c1 s1 p1 <<<"$(errs)"
+	calls=$(($(fi_get "$point" calls) - calls0))
+	diag "$point: err_qp +$((q1 - q0)) err_crc +$((c1 - c0)) err_seq +$((s1 - s0)) err_proto +$((p1 - p0)); calls +$calls; server exit $srv_rc"
+	fired_once "$point" "$n0"
+}
+
 # the Up of a self peer takes seconds in a TCG guest
 txrdma_wait_until 60 peer_ready
 peer_ready || bail "$PEER up with its pool ($(pool)): nothing to inject into"
@@ -435,20 +458,9 @@ disarm alloc_fail
 
 # -- qp_fail: a pair's QP refuses a chain of work requests ----------------
 diag "---- qp_fail"
-read -r q0 c0 s0 p0 <<<"$(errs)"
-n0=$(fi_get qp_fail injected)
-calls0=$(fi_get qp_fail calls)
-server_start
-check "qp_fail: server listening" server_up
 # the pings and echoes of both ends post: the 100th post fails
 # (space 100 lets 99 calls of size 1 pass, as lib/fault-inject.c)
-check "qp_fail: armed (space 100, times 1)" arm qp_fail space 100 times 1
-client qpfail -m 256 -n 1000 -w 0
-server_wait
-read -r q1 c1 s1 p1 <<<"$(errs)"
-calls=$(($(fi_get qp_fail calls) - calls0))
-diag "qp_fail: err_qp +$((q1 - q0)) err_crc +$((c1 - c0)) err_seq +$((s1 - s0)) err_proto +$((p1 - p0)); calls +$calls; server exit $srv_rc"
-fired_once qp_fail "$n0"
+fault_run qp_fail "space 100 times 1" qpfail -m 256 -n 1000 -w 0
 check "qp_fail: after the space budget: the 100th call failed (calls +$calls, space left $(fi_get qp_fail space))" \
 	test "$calls" -eq 100
 check "qp_fail: the client's pair failed with ECONNRESET mid-run (exit $rc)" \
@@ -464,20 +476,8 @@ disarm qp_fail
 
 # -- frame_corrupt: a received frame is judged corrupt ----------------
 diag "---- frame_corrupt"
-read -r q0 c0 s0 p0 <<<"$(errs)"
-n0=$(fi_get frame_corrupt injected)
-calls0=$(fi_get frame_corrupt calls)
-server_start
-check "frame_corrupt: server listening" server_up
 # every received frame is eligible: the 50th fails (interval 50)
-check "frame_corrupt: armed (interval 50, times 1)" \
-	arm frame_corrupt interval 50 times 1
-client corrupt -m 64 -n 1000 -w 0
-server_wait
-read -r q1 c1 s1 p1 <<<"$(errs)"
-calls=$(($(fi_get frame_corrupt calls) - calls0))
-diag "frame_corrupt: err_qp +$((q1 - q0)) err_crc +$((c1 - c0)) err_seq +$((s1 - s0)) err_proto +$((p1 - p0)); calls +$calls; server exit $srv_rc"
-fired_once frame_corrupt "$n0"
+fault_run frame_corrupt "interval 50 times 1" corrupt -m 64 -n 1000 -w 0
 check "frame_corrupt: the 50th frame received (calls +$calls)" test "$calls" -eq 50
 check "frame_corrupt: err_crc +1 ($((c1 - c0))), err_seq +0 ($((s1 - s0)))" \
 	test "$((c1 - c0))" -eq 1 -a "$s1" = "$s0"
@@ -492,24 +492,12 @@ disarm frame_corrupt
 
 # -- frame_drop: a received write is lost -----------------------------
 diag "---- frame_drop"
-read -r q0 c0 s0 p0 <<<"$(errs)"
-n0=$(fi_get frame_drop injected)
-calls0=$(fi_get frame_drop calls)
-server_start
-check "frame_drop: server listening" server_up
 # a stream (DATA frames of 64 B one way, ACKs of 16 B back) keeps
 # frames coming after the lost one; the budget is spent by frame
 # lengths: the write after some 1,920 bytes of them is lost
 SPACE=1920
-check "frame_drop: armed (space $SPACE, times 1)" \
-	arm frame_drop space "$SPACE" times 1
-client drop -r -m 64 -n 20000 -w 0 -W 64
-server_wait
-read -r q1 c1 s1 p1 <<<"$(errs)"
-calls=$(($(fi_get frame_drop calls) - calls0))
+fault_run frame_drop "space $SPACE times 1" drop -r -m 64 -n 20000 -w 0 -W 64
 left=$(fi_get frame_drop space)
-diag "frame_drop: err_qp +$((q1 - q0)) err_crc +$((c1 - c0)) err_seq +$((s1 - s0)) err_proto +$((p1 - p0)); calls +$calls; space left $left; server exit $srv_rc"
-fired_once frame_drop "$n0"
 # each call costs its frame's length (at most 64 here): at least
 # SPACE/64 calls, and what is left is less than one frame
 check "frame_drop: the budget spent by frame lengths (calls +$calls >= $((SPACE / 64)), space left $left <= 64)" \
