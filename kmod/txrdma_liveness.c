@@ -387,9 +387,7 @@ static void txrdma_ctrl_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!(ev & TXRDMA_BFD_EV_DROP)) {
 		struct txrdma_stall_clock *clk = &peer->stalls.clock;
 
-		if (ev & TXRDMA_BFD_EV_RESTART)
-			txrdma_stall_clock_reset(clk);
-		txrdma_stall_clock_sample(clk, m.tx_ns, now);
+		txrdma_stall_clock_sample(clk, m.bfd.my_disc, m.tx_ns, now);
 		/* a Down this probe brings was declared when it left */
 		peer->stalls.sent_ns = txrdma_stall_clock_sent(clk, m.tx_ns,
 							       now);
@@ -550,7 +548,8 @@ static void txrdma_peer_explain_locked(struct txrdma_peer *peer, u8 old_state,
 	e->down_ns = v.down_ns;
 	e->flap = v.down_ns < TXRDMA_PEER_FLAP_NS;
 	peer->flaps += e->flap;
-	if (v.cause == TXRDMA_PEER_DOWN_UNEXPLAINED)
+	if (v.cause == TXRDMA_PEER_DOWN_UNEXPLAINED ||
+	    v.cause == TXRDMA_PEER_DOWN_RESTART)
 		peer->downs_unexplained++;
 	else
 		peer->downs_stalled++;

@@ -211,26 +211,34 @@ u64 txrdma_stall_heard(struct txrdma_stall_log *log,
 /**
  * txrdma_stall_clock_sample() - learn the peer's clock from a probe
  * @c: the map
+ * @disc: the discriminator the probe came from (BFD's My Discriminator)
  * @tx_ns: the probe's sending time, on the peer's clock
  * @now_ns: its arrival, on ours
  *
  * (arrival - sending) is the clocks' offset plus the probe's way; the
  * least of a window is the offset plus the quickest way.  A window
- * lasts TXRDMA_STALL_CLOCK_WIN_NS; the one before is kept unless no
- * probe came for a whole window (a gap in which the peer may have
- * restarted).
+ * lasts TXRDMA_STALL_CLOCK_WIN_NS from its first sample; the next
+ * sample after it opens a new one and the old one is kept beside it,
+ * even after a gap: the probes that end a long stall of the peer are
+ * the slow ones, and a map made of them alone would place the stall's
+ * report late.  A new discriminator (the peer restarted, maybe on
+ * another clock) forgets everything.
  */
-void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
-			       u64 now_ns)
+void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u32 disc,
+			       u64 tx_ns, u64 now_ns)
 {
-	u64 off = now_ns - tx_ns, age = now_ns - c->win_ns;
+	u64 off = now_ns - tx_ns;
+	s64 age = now_ns - c->win_ns;
 
-	if (c->wins && (s64)age >= 0 && age < TXRDMA_STALL_CLOCK_WIN_NS) {
+	if (c->wins && c->disc != disc)
+		c->wins = 0;
+	if (c->wins && age < (s64)TXRDMA_STALL_CLOCK_WIN_NS) {
+		/* within the window (or a clock read out of order) */
 		if ((s64)(off - c->min_off_ns[0]) < 0)
 			c->min_off_ns[0] = off;
 		return;
 	}
-	if (c->wins && (s64)age >= 0 && age < 2 * TXRDMA_STALL_CLOCK_WIN_NS) {
+	if (c->wins) {
 		c->min_off_ns[1] = c->min_off_ns[0];
 		c->wins = 2;
 	} else {
@@ -238,6 +246,7 @@ void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
 	}
 	c->min_off_ns[0] = off;
 	c->win_ns = now_ns;
+	c->disc = disc;
 }
 
 /**
@@ -248,7 +257,11 @@ void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
  *
  * Return: @tx_ns plus the least offset of the map's windows: at most
  * the quickest way late, never before the true time (drift aside);
- * never after @now_ns; @now_ns while the map is empty.
+ * never after @now_ns, nor more than TXRDMA_STALL_REPORT_NS before it
+ * (a probe that waited longer, or a peer whose clock jumped, is placed
+ * as if it had waited that long: reports placed from it stay within
+ * twice that of now, so no end or length wraps); @now_ns while the
+ * map is empty.
  */
 u64 txrdma_stall_clock_sent(const struct txrdma_stall_clock *c, u64 tx_ns,
 			    u64 now_ns)
@@ -261,18 +274,11 @@ u64 txrdma_stall_clock_sent(const struct txrdma_stall_clock *c, u64 tx_ns,
 	if (c->wins > 1 && (s64)(c->min_off_ns[1] - off) < 0)
 		off = c->min_off_ns[1];
 	sent = tx_ns + off;
-	return (s64)(now_ns - sent) < 0 ? now_ns : sent;
-}
-
-/**
- * txrdma_stall_clock_reset() - forget the peer's clock
- * @c: the map
- *
- * For a peer that restarted: its clock may be another.
- */
-void txrdma_stall_clock_reset(struct txrdma_stall_clock *c)
-{
-	memset(c, 0, sizeof(*c));
+	if ((s64)(now_ns - sent) < 0)
+		return now_ns;
+	if (now_ns - sent > TXRDMA_STALL_REPORT_NS)
+		return now_ns - TXRDMA_STALL_REPORT_NS;
+	return sent;
 }
 
 static u64 sat_sub(u64 a, u64 b)

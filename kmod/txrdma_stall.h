@@ -27,11 +27,11 @@
  * (the stalled host's backlog, a loaded receiver), and a report placed
  * by its arrival puts the stall too late to explain the Down it caused
  * (seen in CI: a 60.6 ms stall placed 20 ms late).  Each probe carries
- * its sender's clock; the least (arrival - sending) over the last
- * second or two is the offset between the clocks plus the quickest way
- * a probe took, which maps a peer's time onto ours at most that way
- * late and never early.  The peer's word that it declared us Down is
- * placed the same way.
+ * its sender's clock; the least (arrival - sending) over the current
+ * second and the one before is the offset between the clocks plus the
+ * quickest way a probe took, which maps a peer's time onto ours at
+ * most that way late and never early.  The peer's word that it
+ * declared us Down is placed the same way.
  */
 #ifndef _TXRDMA_STALL_H
 #define _TXRDMA_STALL_H
@@ -51,9 +51,10 @@
 
 /*
  * Slack for what neither side can measure: the peer's report is placed
- * on our clock as if its probe took no time on the wire, and a timer
- * that ran late yields 1 ms before it sends (txrdma_liveness.c), so the
- * silence a stall leaves is a little longer than the stall measured.
+ * on our clock up to the quickest way of a probe late (struct
+ * txrdma_stall_clock), and a timer that ran late yields 1 ms before it
+ * sends (txrdma_liveness.c), so the silence a stall leaves is a little
+ * longer than the stall measured.
  */
 #define TXRDMA_STALL_SLACK_NS	(5ULL * 1000 * 1000)
 
@@ -112,8 +113,9 @@ struct txrdma_stall_bounds {
 
 /*
  * One window of the clock map: the offset is the least seen over the
- * current window and the one before, so it follows a drift between the
- * two clocks and forgets a peer that restarted within two windows.
+ * current window and the one before it (however long ago that was:
+ * after a long stall of the peer, its first probes are the slow ones),
+ * so it follows a drift between the two clocks within two windows.
  */
 #define TXRDMA_STALL_CLOCK_WIN_NS	(1000ULL * 1000 * 1000)
 
@@ -123,11 +125,14 @@ struct txrdma_stall_bounds {
  *	(arrival - the peer's sending time) of a probe, in our clock's
  *	units modulo 2^64
  * @win_ns: when window [0] began, on our clock
+ * @disc: the peer session's discriminator the samples came from: a new
+ *	one (the peer restarted, perhaps on another clock) starts afresh
  * @wins: windows that hold a sample: 0 (nothing heard), 1 or 2
  */
 struct txrdma_stall_clock {
 	u64 min_off_ns[2];
 	u64 win_ns;
+	u32 disc;
 	u8 wins;
 };
 
@@ -196,11 +201,10 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t,
 			u64 *stall_ns);
 void txrdma_stall_down(struct txrdma_stall_track *t, u64 now_ns, u8 how,
 		       u64 word_ns);
-void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u64 tx_ns,
-			       u64 now_ns);
+void txrdma_stall_clock_sample(struct txrdma_stall_clock *c, u32 disc,
+			       u64 tx_ns, u64 now_ns);
 u64 txrdma_stall_clock_sent(const struct txrdma_stall_clock *c, u64 tx_ns,
 			    u64 now_ns);
-void txrdma_stall_clock_reset(struct txrdma_stall_clock *c);
 bool txrdma_stall_up(struct txrdma_stall_track *t, u64 now_ns,
 		     struct txrdma_stall_verdict *v);
 void txrdma_stall_admin(struct txrdma_stall_track *t);

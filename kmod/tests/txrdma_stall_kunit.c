@@ -269,15 +269,16 @@ static void stall_bounds_values(struct kunit *test)
 static void stall_clock_map(struct kunit *test)
 {
 	struct txrdma_stall_clock c = {};
-	/* the peer's clock: ours less 400 s, wrapped */
+	/* the peer's clock: ours plus 400 s, the offset wrapped */
 	u64 off = (u64)0 - 400ULL * NSEC_PER_SEC, peer = T0 - off;
+	const u32 disc = 0x1234;
 
 	/* nothing heard: a probe left when it arrived */
 	KUNIT_EXPECT_EQ(test, txrdma_stall_clock_sent(&c, peer, T0), T0);
 	/* ways of 3, 1 and 9 ms: the quickest one is the map's error */
-	txrdma_stall_clock_sample(&c, peer, T0 + 3 * MS);
-	txrdma_stall_clock_sample(&c, peer + 20 * MS, T0 + 21 * MS);
-	txrdma_stall_clock_sample(&c, peer + 40 * MS, T0 + 49 * MS);
+	txrdma_stall_clock_sample(&c, disc, peer, T0 + 3 * MS);
+	txrdma_stall_clock_sample(&c, disc, peer + 20 * MS, T0 + 21 * MS);
+	txrdma_stall_clock_sample(&c, disc, peer + 40 * MS, T0 + 49 * MS);
 	KUNIT_EXPECT_EQ(test, c.wins, 1);
 	KUNIT_EXPECT_EQ(test,
 			txrdma_stall_clock_sent(&c, peer + 40 * MS,
@@ -288,33 +289,45 @@ static void stall_clock_map(struct kunit *test)
 			txrdma_stall_clock_sent(&c, peer + 90 * MS,
 						T0 + 60 * MS),
 			T0 + 60 * MS);
-	/* a new window keeps the one before */
-	txrdma_stall_clock_sample(&c, peer + 1100 * MS, T0 + 1105 * MS);
+	/* nor more than a report's life before it (one that jumped back) */
+	KUNIT_EXPECT_EQ(test,
+			txrdma_stall_clock_sent(&c, peer - 100ULL * NSEC_PER_SEC,
+						T0 + 60 * MS),
+			T0 + 60 * MS - TXRDMA_STALL_REPORT_NS);
+	/* a clock read out of order counts in the current window */
+	txrdma_stall_clock_sample(&c, disc, peer + 1 * MS, T0 + 1 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 1);
+	KUNIT_EXPECT_EQ(test, txrdma_stall_clock_sent(&c, peer, T0 + 5 * MS),
+			T0);
+	/* a new window keeps the one before: the least is still 0 ms */
+	txrdma_stall_clock_sample(&c, disc, peer + 1100 * MS, T0 + 1105 * MS);
 	KUNIT_EXPECT_EQ(test, c.wins, 2);
 	KUNIT_EXPECT_EQ(test,
 			txrdma_stall_clock_sent(&c, peer + 1100 * MS,
 						T0 + 1105 * MS),
-			T0 + 1101 * MS);
+			T0 + 1100 * MS);
 	/* and forgets it a window later: the least is now 5 ms */
-	txrdma_stall_clock_sample(&c, peer + 2150 * MS, T0 + 2160 * MS);
+	txrdma_stall_clock_sample(&c, disc, peer + 2150 * MS, T0 + 2160 * MS);
 	KUNIT_EXPECT_EQ(test,
 			txrdma_stall_clock_sent(&c, peer + 2150 * MS,
 						T0 + 2160 * MS),
 			T0 + 2155 * MS);
-	/* after a gap of two windows only the new sample counts */
-	txrdma_stall_clock_sample(&c, peer + 5000 * MS, T0 + 5020 * MS);
-	KUNIT_EXPECT_EQ(test, c.wins, 1);
+	/*
+	 * after a gap (a long stall of the peer) the window before stays:
+	 * the slow probe that ends the stall is placed by the fast ones
+	 */
+	txrdma_stall_clock_sample(&c, disc, peer + 9000 * MS, T0 + 9300 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 2);
 	KUNIT_EXPECT_EQ(test,
-			txrdma_stall_clock_sent(&c, peer + 5000 * MS,
-						T0 + 5020 * MS),
-			T0 + 5000 * MS + 20 * MS);
-	/* a restarted peer with another clock */
-	txrdma_stall_clock_reset(&c);
-	KUNIT_EXPECT_EQ(test, c.wins, 0);
-	txrdma_stall_clock_sample(&c, 7 * MS, T0 + 5040 * MS);
+			txrdma_stall_clock_sent(&c, peer + 9000 * MS,
+						T0 + 9300 * MS),
+			T0 + 9010 * MS);
+	/* a restarted peer (a new discriminator), on another clock */
+	txrdma_stall_clock_sample(&c, disc + 1, 7 * MS, T0 + 9340 * MS);
+	KUNIT_EXPECT_EQ(test, c.wins, 1);
 	KUNIT_EXPECT_EQ(test, txrdma_stall_clock_sent(&c, 27 * MS,
-						      T0 + 5062 * MS),
-			T0 + 5060 * MS);
+						      T0 + 9362 * MS),
+			T0 + 9360 * MS);
 }
 
 static void stall_track_down_up(struct kunit *test)
@@ -417,7 +430,7 @@ static void stall_track_down_up(struct kunit *test)
  * for probes a host sends in a chosen interval.  Jitter is random
  * (seeded), so phases vary.
  */
-#define SIM_QLEN	64
+#define SIM_QLEN	128
 
 struct sim_pkt {
 	struct txrdma_bfd_pkt p;
@@ -503,9 +516,8 @@ static void sim_rx(struct sim *sim, int to, const struct sim_pkt *k,
 	sim_bounds(h);
 	ev = txrdma_bfd_rx(&h->bfd, &k->p, local);
 	if (!(ev & TXRDMA_BFD_EV_DROP)) {
-		if (ev & TXRDMA_BFD_EV_RESTART)
-			txrdma_stall_clock_reset(&h->t.clock);
-		txrdma_stall_clock_sample(&h->t.clock, k->tx, local);
+		txrdma_stall_clock_sample(&h->t.clock, k->p.my_disc, k->tx,
+					  local);
 		h->t.sent_ns = txrdma_stall_clock_sent(&h->t.clock, k->tx,
 						       local);
 		txrdma_stall_heard(&h->t.peer, &k->w, h->t.sent_ns);
@@ -858,27 +870,35 @@ static void stall_sim_report_delayed(struct kunit *test)
 }
 
 /*
- * A stalls; B declares it Down, and B's probes that say so take 60 ms
- * more on the way back (more, and A's own detection of B expires
- * first).  A's Down is still its own stall's doing.
+ * A stalls 100 ms; B declares it Down after 80 ms (A's multiplier 4),
+ * and B's probes that say so take 150 ms more on the way back: they
+ * reach A before its own detection of B expires (B's multiplier 8:
+ * 160 ms), but later than the allowance after A's stall (an interval,
+ * the slack and B's detection of A: 105 ms).  Judged by when the word
+ * left B, A's Down is still its own stall's doing; judged by its
+ * arrival it would not be.
  */
 static void stall_sim_word_delayed(struct kunit *test)
 {
 	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	static const u8 mult[2] = { 4, 8 };
 	u64 at;
 
 	KUNIT_ASSERT_NOT_NULL(test, sim);
-	sim_init_way(test, sim, mult_default, 9, 1 * MS, 2 * MS);
+	sim_init_way(test, sim, mult, 9, 1 * MS, 2 * MS);
 	at = sim->now + 7 * MS;
 	sim->h[0].stall_from = at;
 	sim->h[0].stall_to = at + 100 * MS;
-	sim->h[1].slow_from = at + 60 * MS;
+	sim->h[1].slow_from = at + 50 * MS;
 	sim->h[1].slow_to = sim->h[0].stall_to;
-	sim->h[1].slow_ns = 60 * MS;
+	sim->h[1].slow_ns = 150 * MS;
 	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[0].down_diag,
 			(u8)TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+	/* the word arrived past the allowance */
+	KUNIT_EXPECT_GT(test, sim->h[0].t.down_at_ns - sim->h[0].off,
+			sim->h[0].stall_to + 105 * MS);
 	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
 			(u8)TXRDMA_PEER_DOWN_LOCAL_STALL);
@@ -889,16 +909,19 @@ static void stall_sim_word_delayed(struct kunit *test)
 
 /*
  * The link holds every probe for 150 ms and then delivers them (RC
- * retransmits), both hosts running: unexplained on both sides, however
- * late the words arrive.
+ * retransmits), both hosts running.  B (multiplier 8) detects A's
+ * silence at 80 ms; A (detecting B in 160 ms) hears B's word only
+ * when the link delivers it: a signalled Down, judged at the word's
+ * departure.  Unexplained on both sides.
  */
 static void stall_sim_held_cut_unexplained(struct kunit *test)
 {
 	struct sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	static const u8 mult[2] = { 4, 8 };
 	u64 at;
 
 	KUNIT_ASSERT_NOT_NULL(test, sim);
-	sim_init_way(test, sim, mult_default, 10, 1 * MS, 2 * MS);
+	sim_init_way(test, sim, mult, 10, 1 * MS, 2 * MS);
 	at = sim->now + 7 * MS;
 	sim->cut_from = at;
 	sim->cut_to = at + 150 * MS;
@@ -906,12 +929,28 @@ static void stall_sim_held_cut_unexplained(struct kunit *test)
 	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[1].downs, 1U);
+	KUNIT_EXPECT_EQ(test, sim->h[0].down_diag,
+			(u8)TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
+	KUNIT_EXPECT_EQ(test, sim->h[1].down_diag,
+			(u8)TXRDMA_BFD_DIAG_DETECT_EXPIRED);
+	/* the word is placed when it left, inside the cut */
+	KUNIT_EXPECT_LT(test, sim->h[0].t.word_ns - sim->h[0].off,
+			sim->cut_to);
 	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
 			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 	KUNIT_EXPECT_EQ(test, sim->h[1].v.cause,
 			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+}
+
+/*
+ * B does not run for 1.5 s, and its first probes after take 40 ms more:
+ * the map made before the stall still places its report.
+ */
+static void stall_sim_long_stall_slow(struct kunit *test)
+{
+	sim_slow_report(test, 1500, 40, 11);
 }
 
 static struct kunit_case txrdma_stall_cases[] = {
@@ -932,6 +971,7 @@ static struct kunit_case txrdma_stall_cases[] = {
 	KUNIT_CASE(stall_sim_report_delayed),
 	KUNIT_CASE(stall_sim_word_delayed),
 	KUNIT_CASE(stall_sim_held_cut_unexplained),
+	KUNIT_CASE(stall_sim_long_stall_slow),
 	{}
 };
 
