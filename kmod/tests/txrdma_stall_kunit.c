@@ -642,6 +642,15 @@ static void sim_init(struct kunit *test, struct sim *sim, const u8 mult[2],
 	sim_init_way(test, sim, mult, seed, 0, 0);
 }
 
+/* @h went Down once, and that Down was explained once, by @cause */
+static void sim_expect_one(struct kunit *test, const struct sim_host *h,
+			   u8 cause)
+{
+	KUNIT_EXPECT_EQ(test, h->downs, 1U);
+	KUNIT_EXPECT_EQ(test, h->verdicts, 1U);
+	KUNIT_EXPECT_EQ(test, h->v.cause, cause);
+}
+
 static const u8 mult_default[2] = { 4, 4 };
 
 static void stall_sim_peer_stalls(struct kunit *test)
@@ -687,18 +696,12 @@ static void stall_sim_cut_unexplained(struct kunit *test)
 	sim->cut_from = at;
 	sim->cut_to = at + 180 * MS;
 	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[1].downs, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[0].down_diag,
 			(u8)TXRDMA_BFD_DIAG_DETECT_EXPIRED);
 	KUNIT_EXPECT_EQ(test, sim->h[1].down_diag,
 			(u8)TXRDMA_BFD_DIAG_DETECT_EXPIRED);
-	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
-			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
-	KUNIT_EXPECT_EQ(test, sim->h[1].v.cause,
-			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	sim_expect_one(test, &sim->h[0], TXRDMA_PEER_DOWN_UNEXPLAINED);
+	sim_expect_one(test, &sim->h[1], TXRDMA_PEER_DOWN_UNEXPLAINED);
 	KUNIT_EXPECT_EQ(test, sim->h[0].v.stall_ns, 0ULL);
 }
 
@@ -927,8 +930,6 @@ static void stall_sim_held_cut_unexplained(struct kunit *test)
 	sim->cut_to = at + 150 * MS;
 	sim->hold = true;
 	sim_run(test, sim, at + 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, sim->h[0].downs, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[1].downs, 1U);
 	KUNIT_EXPECT_EQ(test, sim->h[0].down_diag,
 			(u8)TXRDMA_BFD_DIAG_NEIGHBOR_DOWN);
 	KUNIT_EXPECT_EQ(test, sim->h[1].down_diag,
@@ -936,12 +937,8 @@ static void stall_sim_held_cut_unexplained(struct kunit *test)
 	/* the word is placed when it left, inside the cut */
 	KUNIT_EXPECT_LT(test, sim->h[0].t.word_ns - sim->h[0].off,
 			sim->cut_to);
-	KUNIT_EXPECT_EQ(test, sim->h[0].verdicts, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[1].verdicts, 1U);
-	KUNIT_EXPECT_EQ(test, sim->h[0].v.cause,
-			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
-	KUNIT_EXPECT_EQ(test, sim->h[1].v.cause,
-			(u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	sim_expect_one(test, &sim->h[0], TXRDMA_PEER_DOWN_UNEXPLAINED);
+	sim_expect_one(test, &sim->h[1], TXRDMA_PEER_DOWN_UNEXPLAINED);
 }
 
 /*
