@@ -20,10 +20,20 @@ txrdma_kernel_src() {
 	SRCVER=$(basename "$tarball" .tar.xz)
 	SRC=$CACHE/$SRCVER
 	mkdir -p "$CACHE"
+	# one unpacking at a time: scripts/test.sh builds the debug kernel
+	# in the background while its other stages run kunit.sh
+	local lock rc=0
+	exec {lock}>"$CACHE/.$SRCVER.lock"
+	flock "$lock"
 	if [ ! -f "$SRC/.txrdma-unpacked" ] || [ "$tarball" -nt "$SRC/.txrdma-unpacked" ]; then
 		echo "unpacking $tarball into $CACHE" >&2
 		rm -rf "$SRC"
-		tar -C "$CACHE" -xf "$tarball" || return 1
-		touch "$SRC/.txrdma-unpacked"
+		if tar -C "$CACHE" -xf "$tarball"; then
+			touch "$SRC/.txrdma-unpacked"
+		else
+			rc=1
+		fi
 	fi
+	exec {lock}>&-
+	return $rc
 }
