@@ -39,6 +39,7 @@
  *   txrdma_trace.c      the tracepoints (events/txrdma, txrdma_trace.h)
  *   txrdma_fault.c      the fault-injection rule (pure, KUnit-tested)
  *   txrdma_inject.c     fault-injection points, their debugfs files
+ *   txrdma_session.c    sessions: resume plan, state machine (pure, KUnit)
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

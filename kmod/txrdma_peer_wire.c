@@ -77,6 +77,25 @@ static u64 wire_get64(const u8 *p)
 	return (u64)wire_get32(p) << 32 | wire_get32(p + 4);
 }
 
+/* a session's report: five u32 (rx_seq, rx_tail, released, tx_seq, gen) */
+static void wire_resume_put(u8 *p, const struct txrdma_resume_report *r)
+{
+	wire_put32(p, r->rx_seq);
+	wire_put32(p + 4, r->rx_tail);
+	wire_put32(p + 8, r->released);
+	wire_put32(p + 12, r->tx_seq);
+	wire_put32(p + 16, r->gen);
+}
+
+static void wire_resume_get(struct txrdma_resume_report *r, const u8 *p)
+{
+	r->rx_seq = wire_get32(p);
+	r->rx_tail = wire_get32(p + 4);
+	r->released = wire_get32(p + 8);
+	r->tx_seq = wire_get32(p + 12);
+	r->gen = wire_get32(p + 16);
+}
+
 static bool wire_zero(const u8 *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
@@ -280,7 +299,7 @@ int txrdma_ctrl_type(const u8 *buf, size_t len)
 	ret = wire_head_check(buf);
 	if (ret)
 		return ret;
-	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_AUTH)
+	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_RESUMED)
 		return -EINVAL;
 	return buf[5];
 }
@@ -351,6 +370,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		     e->type == TXRDMA_CTRL_EP_ACCEPT;
 	bool range = e->type == TXRDMA_CTRL_EP_EXPORT ||
 		     e->type == TXRDMA_CTRL_EP_EXPORT_ACK;
+	bool resume = e->type == TXRDMA_CTRL_EP_RESUME ||
+		      e->type == TXRDMA_CTRL_EP_RESUMED;
+	static const struct txrdma_resume_report none;
 
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
@@ -363,6 +385,12 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	/* only exports name a range: a non-empty one, not wrapping */
 	if (range ? !txrdma_range_valid(e->exp_off, e->exp_len) :
 		    e->exp_off || e->exp_len || e->exp_seq)
+		return -EINVAL;
+	/* only sessions report, and a REJECT names the RESUME it refuses */
+	if (resume ? !e->resume.gen :
+	    e->type == TXRDMA_CTRL_EP_REJECT ?
+	    memcmp(&e->resume, &none, offsetof(typeof(none), gen)) :
+	    memcmp(&e->resume, &none, sizeof(none)))
 		return -EINVAL;
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_CONNECT:
@@ -390,6 +418,12 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	case TXRDMA_CTRL_EP_REJECT:
 		if (!e->dst_ep || e->status >= 0 || e->status < -4095 ||
 		    e->qp_num || ring)
+			return -EINVAL;
+		return 0;
+	case TXRDMA_CTRL_EP_RESUME:
+	case TXRDMA_CTRL_EP_RESUMED:
+		if (!e->dst_ep || !e->qp_num || e->status || e->service ||
+		    !txrdma_ring_units_ok(e->ring_units))
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_CLOSE:
@@ -427,7 +461,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
  * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg,
  * ahead_max (u32 each); EXPORT and EXPORT_ACK: exp_off, exp_len (u64
- * each), exp_seq (u32), 20 zero bytes; the others: 40 zero bytes.  The
+ * each), exp_seq (u32), 20 zero bytes; RESUME, RESUMED and REJECT: the
+ * report (rx_seq, rx_tail, released, tx_seq, gen: u32 each; a REJECT
+ * only gen), 20 zero bytes; the others: 40 zero bytes.  The
  * sequence number follows at TXRDMA_CTRL_SEQ_OFF (88): no spare byte.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
@@ -456,6 +492,10 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 		wire_put64(buf + 48, e->exp_off);
 		wire_put64(buf + 56, e->exp_len);
 		wire_put32(buf + 64, e->exp_seq);
+	} else if (e->type == TXRDMA_CTRL_EP_RESUME ||
+		   e->type == TXRDMA_CTRL_EP_RESUMED ||
+		   e->type == TXRDMA_CTRL_EP_REJECT) {
+		wire_resume_put(buf + 48, &e->resume);
 	} else {
 		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
 		wire_put32(buf + 80, e->max_msg);
@@ -482,7 +522,8 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 
 	if (type < 0)
 		return type;
-	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_EXPORT_ACK)
+	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_RESUMED ||
+	    type == TXRDMA_CTRL_AUTH)
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
 		.type		= type,
@@ -506,6 +547,13 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		d.exp_off = wire_get64(buf + 48);
 		d.exp_len = wire_get64(buf + 56);
 		d.exp_seq = wire_get32(buf + 64);
+	} else if (type == TXRDMA_CTRL_EP_RESUME ||
+		   type == TXRDMA_CTRL_EP_RESUMED ||
+		   type == TXRDMA_CTRL_EP_REJECT) {
+		/* a report where pairing messages have the tenant */
+		if (!wire_zero(buf + 68, 12) || d.max_msg || d.ahead_max)
+			return -EINVAL;
+		wire_resume_get(&d.resume, buf + 48);
 	} else {
 		memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
 	}

@@ -21,6 +21,7 @@
 
 #include "txrdma_auth.h"
 #include "txrdma_bfd.h"
+#include "txrdma_session.h"
 #include "txrdma_stall.h"
 
 #define TXRDMA_WIRE_MAGIC	0x54585243	/* "TXRC" */
@@ -80,6 +81,9 @@ enum txrdma_ctrl_type {
 	TXRDMA_CTRL_EP_CLOSE	= 5,	/* unbind; @status: why (0: closed) */
 	TXRDMA_CTRL_EP_EXPORT	= 6,	/* a region of mine, for your endpoint */
 	TXRDMA_CTRL_EP_EXPORT_ACK = 7,	/* stored (@status 0) or refused */
+	/* sessions (txrdma_session.h): a pair moves to a fresh QP */
+	TXRDMA_CTRL_EP_RESUME	= 9,	/* our pair, on this QP; my report */
+	TXRDMA_CTRL_EP_RESUMED	= 10,	/* bound: my report */
 };
 
 /* a tenant name on the wire: as TXRDMA_TENANT_NAME_MAX, NUL-padded */
@@ -114,6 +118,8 @@ enum txrdma_ctrl_type {
  * @exp_seq: EXPORT: the sender's number for the request; EXPORT_ACK:
  *	the number of the EXPORT it answers (a late answer to an earlier
  *	request never completes a later one)
+ * @resume: RESUME and RESUMED: the sender's report (generation not 0);
+ *	else zeroes
  *
  * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
  * range of a region of the sender's tenant: @service is the region's
@@ -122,6 +128,13 @@ enum txrdma_ctrl_type {
  * @ring_addr and @ring_rkey the range's address and key (0 when
  * revoking), @epoch the pair's.  EXPORT_ACK answers it: @service and
  * the range echoed, @status 0 (stored or removed) or a negative errno.
+ *
+ * RESUME moves the pair (@src_ep, @dst_ep, @epoch) to a fresh pooled QP,
+ * the connector's @qp_num, after the old one was lost; @ring_* name the
+ * sender's ring again (a new path may mean a new key) and @resume says
+ * what the sender has.  RESUMED answers it the same way, @resume.gen
+ * echoed.  A RESUME that cannot be taken is answered with REJECT, its
+ * generation in @resume.gen.
  *
  * The keys travel only between the two kernels, on the control QP.
  */
@@ -142,6 +155,7 @@ struct txrdma_ctrl_ep {
 	u64 exp_off;
 	u64 exp_len;
 	u32 exp_seq;
+	struct txrdma_resume_report resume;
 };
 
 /**

@@ -1138,13 +1138,26 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->exp_off, b->exp_off);
 	KUNIT_EXPECT_EQ(test, a->exp_len, b->exp_len);
 	KUNIT_EXPECT_EQ(test, a->exp_seq, b->exp_seq);
+	KUNIT_EXPECT_EQ(test, memcmp(&a->resume, &b->resume,
+				     sizeof(a->resume)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
 				     TXRDMA_WIRE_TENANT_LEN), 0);
 }
 
+static void good_resume(struct txrdma_ctrl_ep *e)
+{
+	*e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_RESUME, .src_ep = 0x11, .dst_ep = 0x22,
+		.qp_num = 0xabcdef, .epoch = 0x01020304, .ring_units = 4096,
+		.ring_addr = 0xffff888012345000ULL, .ring_rkey = 0x5566,
+		.resume = { .rx_seq = 0x80000001, .rx_tail = 0xfffffff0,
+			    .released = 0xffffffe0, .tx_seq = 7, .gen = 3 },
+	};
+}
+
 static void wire_ep_round_trip(struct kunit *test)
 {
-	struct txrdma_ctrl_ep e, d, msgs[7];
+	struct txrdma_ctrl_ep e, d, msgs[10];
 	u8 buf[TXRDMA_CTRL_LEN];
 	int i;
 
@@ -1175,6 +1188,16 @@ static void wire_ep_round_trip(struct kunit *test)
 		.type = TXRDMA_CTRL_EP_EXPORT, .service = 77, .src_ep = 0x22,
 		.dst_ep = 0x11, .epoch = 0x01020304,
 		.exp_off = 4096, .exp_len = 64,
+	};
+	/* a session resumes; a REJECT names the RESUME it refuses */
+	good_resume(&msgs[7]);
+	msgs[8] = msgs[7];
+	msgs[8].type = TXRDMA_CTRL_EP_RESUMED;
+	msgs[8].src_ep = 0x22;
+	msgs[8].dst_ep = 0x11;
+	msgs[9] = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .src_ep = 0x22, .dst_ep = 0x11,
+		.epoch = 0x01020304, .status = -ECONNRESET, .resume.gen = 3,
 	};
 	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
 		e = msgs[i];
@@ -1414,6 +1437,80 @@ static void wire_ep_reserved(struct kunit *test)
 			expect_ep_decode(test, buf, i, 0x01, 0);
 		}
 	}
+}
+
+/* RESUME's layout (round trips: wire_ep_round_trip) */
+static void wire_ep_resume(struct kunit *test)
+{
+	static const u8 report[40] = {
+		0x80, 0x00, 0x00, 0x01,		/* 48: rx_seq */
+		0xff, 0xff, 0xff, 0xf0,		/* rx_tail */
+		0xff, 0xff, 0xff, 0xe0,		/* released */
+		0x00, 0x00, 0x00, 0x07,		/* tx_seq */
+		0x00, 0x00, 0x00, 0x03,		/* gen */
+		/* 68..87: zeroes */
+	};
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+	unsigned int i;
+
+	good_resume(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 5, buf), 0);
+	KUNIT_EXPECT_EQ(test, buf[5], (u8)TXRDMA_CTRL_EP_RESUME);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 48, report, sizeof(report)), 0);
+	/* 68..87 are zero in a report; the generation is never 0 */
+	for (i = 68; i < 88; i++)
+		expect_ep_decode(test, buf, i, 1, -EINVAL);
+	expect_ep_decode(test, buf, 67, 0, -EINVAL);
+	/* AUTH's type number is not a pairing message */
+	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_AUTH, -EINVAL);
+	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_EP_RESUMED + 1, -EINVAL);
+}
+
+/* what a RESUME must carry, and what no other message may */
+static void wire_ep_resume_rules(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e;
+	u8 buf[TXRDMA_CTRL_LEN];
+	int k;
+
+	/* each field a RESUME must have right, broken in turn */
+	for (k = 0; k < 7; k++) {
+		good_resume(&e);
+		if (k == 0)
+			e.dst_ep = 0;
+		else if (k == 1)
+			e.qp_num = 0;
+		else if (k == 2)
+			e.qp_num = 0x1000000;
+		else if (k == 3)
+			e.ring_units = 24;
+		else if (k == 4)
+			e.status = -1;
+		else if (k == 5)
+			e.service = 1;
+		else
+			e.resume.gen = 0;
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf),
+				    -EINVAL, "case %d", k);
+	}
+	/* a report in a CONNECT, a CLOSE or an EXPORT */
+	good_connect(&e);
+	e.resume.gen = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_close(&e);
+	e.resume.rx_seq = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	/* a REJECT names a generation, nothing else of a report */
+	e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .src_ep = 9, .dst_ep = 0x11,
+		.status = -ECONNREFUSED, .resume.tx_seq = 1,
+	};
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	e.resume.tx_seq = 0;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	expect_ep_decode(test, buf, 48, 1, -EINVAL);
+	expect_ep_decode(test, buf, 67, 9, 0);
 }
 
 /* @e as CONNECT (k 0) or ACCEPT (k 1), with @max_msg and @ahead_max */
@@ -1734,8 +1831,12 @@ static void wire_ep_tenant_unnamed(struct kunit *test)
 		e = msgs[i];
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 		KUNIT_EXPECT_NULL(test, memchr_inv(buf + from, 0, 80 - from));
-		/* any byte of the rest set, even a valid name */
+		/* any byte of the rest set, even a valid name; a REJECT
+		 * may name the RESUME it refuses (64..67)
+		 */
 		for (j = from; j < 80; j++) {
+			if (!i && j >= 64 && j < 68)
+				continue;
 			expect_ep_decode(test, buf, j, 'a', -EINVAL);
 			expect_ep_decode(test, buf, j, 0x80, -EINVAL);
 		}
@@ -1763,13 +1864,14 @@ static void wire_ctrl_dispatch(struct kunit *test)
 	/* a probe is not a pairing message */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&e, buf, sizeof(buf)),
 			-EINVAL);
-	/* the dispatcher knows 1..8 and nothing else */
+	/* the dispatcher knows 1..10 and nothing else */
 	for (t = 0; t < 256; t++) {
 		buf[5] = t;
 		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_type(buf, sizeof(buf)),
-				    t >= 1 && t <= 8 ? t : -EINVAL,
+				    t >= 1 && t <= 10 ? t : -EINVAL,
 				    "type %d", t);
 	}
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_EP_RESUMED, 10);
 	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_PROBE, 1);
 	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_AUTH, 8);
 	buf[5] = TXRDMA_CTRL_PROBE;
@@ -1817,6 +1919,8 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_ep_round_trip),
 	KUNIT_CASE(wire_ep_rules),
 	KUNIT_CASE(wire_ep_reserved),
+	KUNIT_CASE(wire_ep_resume),
+	KUNIT_CASE(wire_ep_resume_rules),
 	KUNIT_CASE(wire_ep_ahead_round_trip),
 	KUNIT_CASE(wire_ep_ahead_limits),
 	KUNIT_CASE(wire_ep_ahead_others),
