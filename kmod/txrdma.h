@@ -40,6 +40,7 @@
  *   txrdma_fault.c      the fault-injection rule (pure, KUnit-tested)
  *   txrdma_inject.c     fault-injection points, their debugfs files
  *   txrdma_session.c    sessions: resume plan, state machine (pure, KUnit)
+ *   txrdma_pair_resume.c  a pair moved to a new QP: the session's glue
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

@@ -58,9 +58,11 @@ void txrdma_ep_detach_locked(struct txrdma_conn *c, int error)
 	/* a pair whose QP broke or was closed by the other side is reset */
 	if (ep->dstate != TXRDMA_EP_PLAIN && error == -EIO)
 		error = -ECONNRESET;
-	WRITE_ONCE(ep->error, error);
+	/* a pair's own code says (a session may outlive the QP) */
 	if (ep->dstate != TXRDMA_EP_PLAIN)
 		txrdma_pair_detach_locked(ep, error);
+	else
+		WRITE_ONCE(ep->error, error);
 	spin_unlock(&ep->lock);
 }
 

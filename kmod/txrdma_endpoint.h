@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/txrdma.h>
 #include <linux/txrdma_ring.h>
 #include <rdma/ib_verbs.h>
@@ -18,6 +19,7 @@
 #include "txrdma_credit.h"
 #include "txrdma_poller.h"
 #include "txrdma_region.h"
+#include "txrdma_session.h"
 
 struct txrdma_conn;
 struct txrdma_dev;
@@ -111,6 +113,12 @@ struct txrdma_export {
  * @wr: its work request, built when the SQE is executed and posted
  *	with the chain it joins (txrdma_tx.c); unused by a rider
  * @sge: the header's, the payload's and the trailer's
+ * @nsge: SEND: entries of @sge its frame uses
+ * @trailer: SEND: its frame ends with a trailer (the last SGE)
+ * @start: SEND: the credit head before its frame was placed (a resumed
+ *	pair sends it again from there, txrdma_resume_plan())
+ * @unit: SEND: where its frame starts in the peer's ring
+ * @units: SEND: the frame's size in units
  */
 struct txrdma_tx_slot {
 	struct ib_cqe cqe;
@@ -128,6 +136,11 @@ struct txrdma_tx_slot {
 	struct txrdma_tx_slot *rider;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge[3];
+	u8 nsge;
+	bool trailer;
+	u32 start;
+	u32 unit;
+	u32 units;
 };
 
 /**
@@ -141,6 +154,7 @@ struct txrdma_ep_stats {
 	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
 	u64 tx_coalesced, rx_batches;
+	u64 tx_resent, resumes;
 };
 
 #define TXRDMA_EP_NR_STATS	(sizeof(struct txrdma_ep_stats) / sizeof(u64))
@@ -267,6 +281,18 @@ struct txrdma_ep_snap {
  * @export_seq: number of the last EXPORT sent
  * @export_wait_seq: number of the EXPORT whose ACK is awaited, or 0
  * @export_result: that ACK's status, > 0 until it comes
+ * @session: the pair outlives a lost QP (TXRDMA_EP_F_SESSION; set
+ *	once paired, then constant)
+ * @sess: its session (@lock; txrdma_pair_resume.c)
+ * @sess_ready: SQEs may go: Up, and a resume's plan applied (always
+ *	true for a pair that is no session) (@lock)
+ * @sess_todo: TXRDMA_SESS_DO_* the work item still has to do (@lock)
+ * @sess_qpn: acceptor: the connector's QP the RESUME held names
+ * @sess_peer: the other side's last report (RESUME or RESUMED)
+ * @sess_sent_ns: connector: when the last RESUME left
+ * @sess_dev: the device of the pair's first QP: a resume stays on it
+ * @sess_work: does what the state machine asks, outside the locks, and
+ *	ticks while the session is away (grace, retries)
  */
 struct txrdma_ep {
 	struct list_head node;
@@ -348,6 +374,15 @@ struct txrdma_ep {
 	u32 export_seq;
 	u32 export_wait_seq;
 	int export_result;
+	bool session;
+	struct txrdma_sess sess;
+	bool sess_ready;
+	unsigned int sess_todo;
+	u32 sess_qpn;
+	struct txrdma_resume_report sess_peer;
+	u64 sess_sent_ns;
+	struct txrdma_dev *sess_dev;
+	struct delayed_work sess_work;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);

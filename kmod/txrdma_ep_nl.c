@@ -55,6 +55,9 @@ static const struct {
 	  offsetof(struct txrdma_ep_stats, tx_coalesced) },
 	{ TXRDMA_A_STAT_RX_BATCHES,
 	  offsetof(struct txrdma_ep_stats, rx_batches) },
+	{ TXRDMA_A_STAT_TX_RESENT,
+	  offsetof(struct txrdma_ep_stats, tx_resent) },
+	{ TXRDMA_A_STAT_RESUMES, offsetof(struct txrdma_ep_stats, resumes) },
 };
 
 static_assert(ARRAY_SIZE(txrdma_stat_attrs) == TXRDMA_EP_NR_STATS);

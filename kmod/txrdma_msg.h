@@ -31,6 +31,7 @@
 struct ib_cq;
 struct ib_wc;
 struct txrdma_pair_req;
+struct txrdma_peer;
 
 /* A word of the receive ring's header (TXRDMA_RX_OFF_*). */
 static inline u32 *txrdma_rx_word(struct txrdma_ep *ep, u32 off)
@@ -75,10 +76,37 @@ void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error);
 int txrdma_rx_post_recv(struct txrdma_ep *ep);
 void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/* txrdma_pair.c */
+int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
+		     u32 remote_qpn);
+
 /* txrdma_pair_life.c */
 int txrdma_pair_alloc(struct txrdma_ep *ep);
 void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error);
 void txrdma_pair_close_qp(struct txrdma_ep *ep, int error);
+void txrdma_pair_drop_mrs(struct txrdma_ep *ep);
+
+/* txrdma_pair_resume.c: pairs that outlive their QP */
+void txrdma_resume_init(struct txrdma_ep *ep);
+void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms);
+void txrdma_resume_stop(struct txrdma_ep *ep);
+bool txrdma_resume_keeps_locked(struct txrdma_ep *ep);
+bool txrdma_resume_lost_locked(struct txrdma_ep *ep, int error);
+bool txrdma_resume_drained_locked(struct txrdma_ep *ep);
+void txrdma_resume_close_msg(struct txrdma_ep *ep, int error);
+void txrdma_resume_rx(struct txrdma_pair_req *r);
+int txrdma_tx_resume_locked(struct txrdma_ep *ep,
+			    const struct txrdma_resume_report *peer);
+
+/*
+ * Caller holds ep->lock: the pair's QP is lost; a session waits for a
+ * new one (txrdma_pair_resume.c), any other pair fails.
+ */
+static inline void txrdma_pair_lost_locked(struct txrdma_ep *ep, int error)
+{
+	if (!txrdma_resume_lost_locked(ep, error))
+		txrdma_pair_fail_locked(ep, error);
+}
 
 /* txrdma_export.c */
 struct txrdma_import *txrdma_import_find(struct txrdma_ep *ep, u32 id,

@@ -100,8 +100,8 @@ static int txrdma_pair_bind_locked(struct txrdma_ep *ep, struct txrdma_conn *c)
  * one.  Return: 0, -ENOTCONN (peer not Up), -EAGAIN (no ready QP),
  * -EBUSY (that QP is taken), -ENOENT (no such QP).
  */
-static int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
-			    u32 remote_qpn)
+int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
+		     u32 remote_qpn)
 {
 	struct txrdma_conn *c, *found = NULL;
 	int ret = 0;
@@ -297,6 +297,12 @@ static int txrdma_pair_agree(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *
 	return txrdma_credit_tx_init(&ep->ctx, e->ring_units);
 }
 
+/* A session's grace, as the connector asks for it (0: no session). */
+static u32 txrdma_pair_grace(const struct txrdma_ep *ep)
+{
+	return ep->flags & TXRDMA_EP_F_SESSION ? TXRDMA_EP_GRACE_MS : 0;
+}
+
 static u32 txrdma_pair_max(const struct txrdma_ep *ep)
 {
 	/* what the peer's ring takes and its process declared (checked) */
@@ -433,6 +439,7 @@ static int txrdma_pair_connect_once(struct txrdma_file *tf,
 		.ahead_max	= ep->rx_ahead_max,
 		.ring_addr	= ep->rx_addr,
 		.ring_rkey	= ep->rx_rkey,
+		.grace_ms	= txrdma_pair_grace(ep),
 	};
 	/* services are per tenant: the other side looks ours up by name */
 	strscpy(e.tenant, ep->tenant->name, sizeof(e.tenant));
@@ -460,6 +467,7 @@ static int txrdma_pair_connect_once(struct txrdma_file *tf,
 	spin_unlock_bh(&ep->lock);
 	if (ret)
 		goto fail;
+	txrdma_resume_start(ep, true, e.grace_ms);
 	ret = txrdma_pair_join(ep->ring, ep);
 	if (!ret)
 		ret = txrdma_ep_adopt(tf, ep);
@@ -608,7 +616,12 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 		if (!ret) {
 			spin_lock_bh(&ep->lock);
 			ep->dstate = TXRDMA_EP_CONNECTED;
+			/* a session when the connector asked for one */
+			ep->flags &= ~TXRDMA_EP_F_SESSION;
+			if (r->e.grace_ms)
+				ep->flags |= TXRDMA_EP_F_SESSION;
 			spin_unlock_bh(&ep->lock);
+			txrdma_resume_start(ep, false, r->e.grace_ms);
 			ret = txrdma_pair_join(ep->ring, ep);
 		}
 		if (!ret)
@@ -626,12 +639,14 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 				.ahead_max	= ep->rx_ahead_max,
 				.ring_addr	= ep->rx_addr,
 				.ring_rkey	= ep->rx_rkey,
+				.grace_ms	= r->e.grace_ms,
 			};
 			strscpy(e.tenant, t->name, sizeof(e.tenant));
 			ret = txrdma_ctrl_send_ep(r->peer, &e);
 		}
 		if (!ret) {
 			strscpy(req.peer, r->peer->name, sizeof(req.peer));
+			req.flags = ep->flags;
 			txrdma_pair_req_free(r);
 			txrdma_tenant_put(t);
 			return txrdma_pair_reply(ep, &req, uarg);
@@ -734,6 +749,7 @@ static void txrdma_pair_rx_answer(struct txrdma_pair_req *r)
 			ep->dstate = TXRDMA_EP_REJECTED;
 		} else if (r->e.qp_num != (ep->held_by ?
 					   ep->held_by->remote_qpn : 0) ||
+			   r->e.grace_ms != txrdma_pair_grace(ep) ||
 			   strncmp(r->e.tenant, ep->tenant->name,
 				   sizeof(r->e.tenant)) ||
 			   txrdma_pair_agree(ep, &r->e)) {
@@ -768,9 +784,20 @@ static void txrdma_pair_work_fn(struct work_struct *work)
 		case TXRDMA_CTRL_EP_CONNECT:
 			txrdma_pair_rx_connect(r);	/* keeps or frees @r */
 			continue;
-		case TXRDMA_CTRL_EP_ACCEPT:
 		case TXRDMA_CTRL_EP_REJECT:
+			/* of a RESUME: it names its generation */
+			if (r->e.resume.gen) {
+				txrdma_resume_rx(r);
+				break;
+			}
+			fallthrough;
+		case TXRDMA_CTRL_EP_ACCEPT:
 			txrdma_pair_rx_answer(r);
+			break;
+		case TXRDMA_CTRL_EP_RESUME:
+		case TXRDMA_CTRL_EP_RESUMED:
+		case TXRDMA_CTRL_EP_CLOSE:
+			txrdma_resume_rx(r);
 			break;
 		case TXRDMA_CTRL_EP_EXPORT:
 			txrdma_export_rx(r);
@@ -779,7 +806,7 @@ static void txrdma_pair_work_fn(struct work_struct *work)
 			txrdma_export_rx_ack(r);
 			break;
 		default:
-			break;	/* CLOSE: the disconnect says it already */
+			break;
 		}
 		txrdma_pair_req_free(r);
 	}

@@ -45,6 +45,9 @@ static void txrdma_pair_rx_error_locked(struct txrdma_ep *ep, int error)
 void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
 {
 	lockdep_assert_held(&ep->lock);
+	/* a session ends here too: nothing resumes a failed pair */
+	ep->sess.state = TXRDMA_SESS_FAILED;
+	ep->sess_ready = true;
 	if (ep->dstate == TXRDMA_EP_CONNECTING) {
 		ep->dstate = TXRDMA_EP_CLOSED;
 		ep->result = error;
@@ -108,6 +111,9 @@ void txrdma_pair_detach_locked(struct txrdma_ep *ep, int error)
 {
 	lockdep_assert_held(&ep->peer->lock);
 	lockdep_assert_held(&ep->lock);
+	if (txrdma_resume_lost_locked(ep, error))
+		return;		/* a session: it waits for a new QP */
+	WRITE_ONCE(ep->error, error);
 	txrdma_pair_fail_locked(ep, error);
 }
 
@@ -129,6 +135,7 @@ int txrdma_pair_alloc(struct txrdma_ep *ep)
 	}
 	ep->nfree = TXRDMA_EP_SLOTS;
 	ep->rx_cqe.done = txrdma_rx_done;
+	txrdma_resume_init(ep);
 	return 0;
 }
 
@@ -160,7 +167,7 @@ void txrdma_pair_free(struct txrdma_ep *ep)
  * and our exports die (a late or stale rkey gets a remote access
  * error), and no new one is made for this endpoint.
  */
-static void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
+void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
 {
 	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
 	struct {
@@ -215,6 +222,9 @@ void txrdma_pair_close(struct txrdma_ep *ep)
 	struct txrdma_ring *ring = ep->ring;
 	struct txrdma_conn *c;
 
+	/* a session's other side fails now, not after its grace */
+	if (ep->dstate == TXRDMA_EP_CONNECTED)
+		txrdma_resume_close_msg(ep, -ECONNRESET);
 	if (ring) {
 		mutex_lock(&ring->lock);
 		if (xa_load(&ring->eps, ep->id) == ep)
@@ -237,6 +247,8 @@ void txrdma_pair_close(struct txrdma_ep *ep)
 	ep->dstate = TXRDMA_EP_CLOSED;
 	ep->ring = NULL;
 	spin_unlock_bh(&ep->lock);
+	/* failed: the session's work item is never queued again */
+	txrdma_resume_stop(ep);
 	/*
 	 * The process may reuse the ring's memory as soon as this returns:
 	 * the peer's keys die now, so that no write of the ended pair can
@@ -255,6 +267,7 @@ void txrdma_pair_close(struct txrdma_ep *ep)
 void txrdma_pair_conn_destroyed(struct txrdma_conn *c)
 {
 	struct txrdma_ep *ep = c->held_ep;
+	bool goes_on;
 
 	if (!ep)
 		return;
@@ -273,10 +286,13 @@ void txrdma_pair_conn_destroyed(struct txrdma_conn *c)
 		 */
 		spin_lock_bh(&ep->lock);
 		ep->held_by = NULL;
-		if (ep->rx_error && !ep->rx_stop)
+		/* a session resumes on another QP: its keys stay */
+		goes_on = txrdma_resume_drained_locked(ep);
+		if (!goes_on && ep->rx_error && !ep->rx_stop)
 			txrdma_pair_rx_error_locked(ep, ep->rx_error);
 		spin_unlock_bh(&ep->lock);
-		txrdma_pair_drop_mrs(ep);
+		if (!goes_on)
+			txrdma_pair_drop_mrs(ep);
 	}
 	txrdma_ep_put(ep);
 }

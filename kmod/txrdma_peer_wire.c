@@ -77,6 +77,12 @@ static u64 wire_get64(const u8 *p)
 	return (u64)wire_get32(p) << 32 | wire_get32(p + 4);
 }
 
+/* CONNECT and ACCEPT: they name the tenant, the limits, the grace */
+static bool named_type(u8 type)
+{
+	return type == TXRDMA_CTRL_EP_CONNECT || type == TXRDMA_CTRL_EP_ACCEPT;
+}
+
 /* a session's report: five u32 (rx_seq, rx_tail, released, tx_seq, gen) */
 static void wire_resume_put(u8 *p, const struct txrdma_resume_report *r)
 {
@@ -377,6 +383,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
 		return -EINVAL;
+	/* only the pairing itself says whether it is a session */
+	if (named ? e->grace_ms > TXRDMA_WIRE_GRACE_MAX_MS : e->grace_ms)
+		return -EINVAL;
 	/* only the pairing itself names the tenant and the ring's limit */
 	if (named ? !txrdma_wire_tenant_ok(e->tenant) :
 		    !wire_zero((const u8 *)e->tenant, TXRDMA_WIRE_TENANT_LEN) ||
@@ -459,7 +468,8 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  *
  * Payload (big-endian): service, src_ep, dst_ep, qp_num, epoch,
  * ring_units (u32 each), ring_addr (u64), ring_rkey, status (u32
- * each); CONNECT and ACCEPT: tenant (32 bytes, NUL-padded), max_msg,
+ * each; CONNECT and ACCEPT: grace_ms there); CONNECT and ACCEPT:
+ * tenant (32 bytes, NUL-padded), max_msg,
  * ahead_max (u32 each); EXPORT and EXPORT_ACK: exp_off, exp_len (u64
  * each), exp_seq (u32), 20 zero bytes; RESUME, RESUMED and REJECT: the
  * report (rx_seq, rx_tail, released, tx_seq, gen: u32 each; a REJECT
@@ -486,7 +496,9 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 	wire_put32(buf + 28, e->ring_units);
 	wire_put64(buf + 32, e->ring_addr);
 	wire_put32(buf + 40, e->ring_rkey);
-	wire_put32(buf + 44, (u32)e->status);
+	/* the pairing has no status: a session's grace in its place */
+	wire_put32(buf + 44, named_type(e->type) ? e->grace_ms :
+			     (u32)e->status);
 	if (e->type == TXRDMA_CTRL_EP_EXPORT ||
 	    e->type == TXRDMA_CTRL_EP_EXPORT_ACK) {
 		wire_put64(buf + 48, e->exp_off);
@@ -535,7 +547,9 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.ring_units	= wire_get32(buf + 28),
 		.ring_addr	= wire_get64(buf + 32),
 		.ring_rkey	= wire_get32(buf + 40),
-		.status		= (s32)wire_get32(buf + 44),
+		.status		= named_type(type) ? 0 :
+				  (s32)wire_get32(buf + 44),
+		.grace_ms	= named_type(type) ? wire_get32(buf + 44) : 0,
 		.max_msg	= wire_get32(buf + 80),
 		.ahead_max	= wire_get32(buf + 84),
 	};

@@ -29,9 +29,13 @@
  * 2: authenticated handshake, keyed 128-byte control messages, tenants;
  * 4: CONNECT/ACCEPT carry ahead_max (frames with trailers);
  * 5: a data write may carry several frames (coalesced SENDs);
- * 6: probes report the sender's latest stall (txrdma_stall.h)
+ * 6: probes report the sender's latest stall (txrdma_stall.h);
+ * 7: sessions: CONNECT/ACCEPT carry the grace, RESUME/RESUMED
  */
-#define TXRDMA_WIRE_VERSION	6
+#define TXRDMA_WIRE_VERSION	7
+
+/* the longest a session may be away before its pair fails */
+#define TXRDMA_WIRE_GRACE_MAX_MS	60000
 
 /* Kinds of connection (txrdma_cm_priv.kind) */
 enum txrdma_conn_kind {
@@ -103,6 +107,10 @@ enum txrdma_ctrl_type {
  * @ring_addr: its address in the sender's memory registration
  * @ring_rkey: the registration's remote key
  * @status: REJECT: a negative errno; CLOSE: 0 or a negative errno
+ * @grace_ms: CONNECT: how long the pair may be without a QP before it
+ *	fails (a session, txrdma_session.h; 0: not a session, it fails at
+ *	once); ACCEPT: the same, echoed; else 0 (on the wire where the
+ *	others have @status)
  * @tenant: CONNECT and ACCEPT: the name of the tenant whose endpoints
  *	pair (tenants are matched across hosts by name); else empty
  * @max_msg: CONNECT and ACCEPT: the longest SEND the sender's ring takes
@@ -149,6 +157,7 @@ struct txrdma_ctrl_ep {
 	u64 ring_addr;
 	u32 ring_rkey;
 	s32 status;
+	u32 grace_ms;
 	char tenant[TXRDMA_WIRE_TENANT_LEN];
 	u32 max_msg;
 	u32 ahead_max;

@@ -122,6 +122,7 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 						 struct txrdma_tx_slot, cqe);
 	bool failed = wc->status != IB_WC_SUCCESS;
 	struct txrdma_ep *ep = s->ep;
+	bool keep;
 
 	spin_lock_bh(&ep->lock);
 	/* a detach already completed every slot of the dead QP */
@@ -130,26 +131,38 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&ep->lock);
 		return;
 	}
+	/*
+	 * A session keeps what failed, unsettled: its frames may have
+	 * arrived (the ACK lost), and the other side's report says which
+	 * (txrdma_pair_resume.c)
+	 */
+	keep = failed && txrdma_resume_keeps_locked(ep);
 	while (ep->tx_done != s->seq) {
 		struct txrdma_tx_slot *o =
-			&ep->slots[ep->tx_order[ep->tx_done++ &
+			&ep->slots[ep->tx_order[ep->tx_done &
 						(TXRDMA_EP_SLOTS - 1)]];
 
-		if (!o->busy || !o->posted)
-			continue;
-		/* the frames that shared the failed write failed with it */
-		if (failed && (s32)(o->seq - s->wr_seq) >= 0)
-			txrdma_tx_slot_done(ep, o, -ECONNRESET);
-		else
-			txrdma_tx_slot_ok(ep, o);
+		if (o->busy && o->posted) {
+			/* the frames that shared the failed write failed */
+			if (failed && (s32)(o->seq - s->wr_seq) >= 0) {
+				if (keep)
+					break;
+				txrdma_tx_slot_done(ep, o, -ECONNRESET);
+			} else {
+				txrdma_tx_slot_ok(ep, o);
+			}
+		}
+		ep->tx_done++;
 	}
-	ep->tx_done++;
 	trace_txrdma_tx_done(ep->tenant->id, ep->id, s->wr_seq,
 			     failed ? -ECONNRESET : 0);
-	if (failed)
-		txrdma_tx_slot_done(ep, s, -ECONNRESET);
-	else
-		txrdma_tx_slot_ok(ep, s);
+	if (!keep) {
+		ep->tx_done++;
+		if (failed)
+			txrdma_tx_slot_done(ep, s, -ECONNRESET);
+		else
+			txrdma_tx_slot_ok(ep, s);
+	}
 	/*
 	 * On RC a failed completion leaves the QP in the error state: the
 	 * pair is over.  Fail it now, so that an SQE waiting for credits
@@ -164,7 +177,7 @@ void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_info_ratelimited("endpoint %u: send completion %s (vendor 0x%x): the pair is reset\n",
 					    ep->id, ib_wc_status_msg(wc->status),
 					    wc->vendor_err);
-		txrdma_pair_fail_locked(ep, -ECONNRESET);
+		txrdma_pair_lost_locked(ep, -ECONNRESET);
 	}
 	if (ep->blocked) {
 		ep->blocked = false;
@@ -231,18 +244,12 @@ static bool txrdma_tx_flush_locked(struct txrdma_ep *ep)
 	    !ib_post_send(ep->conn->qp, &first->wr.wr, NULL))
 		return true;
 	ep->stats.err_qp++;
-	txrdma_pair_fail_locked(ep, -ECONNRESET);
+	txrdma_pair_lost_locked(ep, -ECONNRESET);
 	return false;
 }
 
-/*
- * Caller holds ep->lock: queue slot @s (its WR built, a CQ slot of
- * @ring reserved unless it is a credit update) on the endpoint's chain;
- * with no @ring, or a full chain, post it now.  Return: as
- * txrdma_tx_flush_locked().
- */
-static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
-			    struct txrdma_tx_slot *s)
+/* Caller holds ep->lock: @s goes on the chain, its WR built. */
+static void txrdma_tx_chain_add(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 {
 	s->posted = false;
 	s->rider = NULL;
@@ -254,7 +261,20 @@ static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
 		ep->chain_first = s;
 	ep->chain_last = s;
 	ep->chain_rider = s;
-	if (++ep->nchain >= TXRDMA_TX_CHAIN_MAX || !ring)
+	ep->nchain++;
+}
+
+/*
+ * Caller holds ep->lock: queue slot @s (its WR built, a CQ slot of
+ * @ring reserved unless it is a credit update) on the endpoint's chain;
+ * with no @ring, or a full chain, post it now.  Return: as
+ * txrdma_tx_flush_locked().
+ */
+static bool txrdma_tx_queue(struct txrdma_ep *ep, struct txrdma_ring *ring,
+			    struct txrdma_tx_slot *s)
+{
+	txrdma_tx_chain_add(ep, s);
+	if (ep->nchain >= TXRDMA_TX_CHAIN_MAX || !ring)
 		return txrdma_tx_flush_locked(ep);
 	ring->chained = true;	/* txrdma_tx_ring_flush() */
 	return true;
@@ -397,6 +417,128 @@ void txrdma_tx_ring_flush(struct txrdma_ring *ring)
 	}
 }
 
+/* Caller holds ep->lock: a frame of slot @s again, alone in its write. */
+static void txrdma_tx_frame_again(struct txrdma_ep *ep,
+				  struct txrdma_tx_slot *s)
+{
+	u64 hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
+	u32 lkey = ep->conn->dev->reg.pd->local_dma_lkey;
+
+	/* the header buffer is mapped anew with each QP */
+	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
+				      TXRDMA_TX_HDR_STRIDE, DMA_TO_DEVICE);
+	s->sge[0].addr = hdr_dma;
+	s->sge[0].lkey = lkey;
+	if (s->trailer) {
+		s->sge[s->nsge - 1].addr = hdr_dma + TXRDMA_FRAME_HDR_LEN;
+		s->sge[s->nsge - 1].lkey = lkey;
+	}
+	s->wr = (struct ib_rdma_wr) {
+		.wr.sg_list	= s->sge,
+		.wr.num_sge	= s->nsge,
+		.wr.opcode	= IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.ex.imm_data	= cpu_to_be32(txrdma_imm_frame(s->unit)),
+		.remote_addr	= ep->peer_addr +
+				  (u64)s->unit * TXRDMA_FRAME_UNIT,
+		.rkey		= ep->peer_rkey,
+	};
+	txrdma_tx_chain_add(ep, s);
+	ep->stats.tx_resent++;
+}
+
+static bool txrdma_tx_credit_update(struct txrdma_ep *ep);
+
+/**
+ * txrdma_tx_resume_locked() - a session is back on a new QP
+ * @ep: caller holds ep->lock; ep->conn is the new QP, ep->sess_ready
+ *	still false
+ * @peer: the other side's report
+ *
+ * Its unsettled SENDs (failed or never completed on the old QP, or
+ * still queued) are a suffix of its frames: those the report says
+ * arrived complete successfully, the others go again, in order, each in
+ * a write of its own, at the units they had (txrdma_resume_plan()),
+ * then a credit update with what our process released.  READ and WRITE
+ * that were in flight fail with -ECONNRESET: whether they ran is
+ * unknown.  Return: 0, -EPROTO (the report does not fit: the caller
+ * fails the pair) or -ECONNRESET (the new QP refused the post).
+ */
+int txrdma_tx_resume_locked(struct txrdma_ep *ep,
+			    const struct txrdma_resume_report *peer)
+{
+	struct txrdma_tx_slot *fr[TXRDMA_EP_SLOTS], *s, *next;
+	struct txrdma_resume_tx tx;
+	struct txrdma_resume_plan plan;
+	u32 starts[TXRDMA_EP_SLOTS];
+	DECLARE_BITMAP(seen, TXRDMA_EP_SLOTS);
+	const struct ib_send_wr *wr;
+	unsigned int n = 0, i;
+	u32 unit;
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	bitmap_zero(seen, TXRDMA_EP_SLOTS);
+	/* in the order they were executed: on the old QP, then queued */
+	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
+		s = &ep->slots[ep->tx_order[ep->tx_done &
+					    (TXRDMA_EP_SLOTS - 1)]];
+		if (s->busy && s->posted && s->kind == TXRDMA_OP_SEND &&
+		    !__test_and_set_bit(s - ep->slots, seen)) {
+			starts[n] = s->start;
+			fr[n++] = s;
+		}
+	}
+	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
+	     wr = wr->next) {
+		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
+		     s = next) {
+			next = s->rider;
+			if (s->busy && s->kind == TXRDMA_OP_SEND &&
+			    !__test_and_set_bit(s - ep->slots, seen)) {
+				starts[n] = s->start;
+				fr[n++] = s;
+			}
+		}
+	}
+	tx = (struct txrdma_resume_tx) {
+		.acked		= ep->tx_seq - n,
+		.next		= ep->tx_seq,
+		.head		= ep->ctx.head,
+		.released	= ep->ctx.released,
+	};
+	for (i = 0; i < n; i++)
+		if (fr[i]->fseq != tx.acked + i)
+			return -EPROTO;	/* not a suffix: never */
+	ret = txrdma_resume_plan(&tx, starts, ep->rx_seq, TXRDMA_EP_SLOTS,
+				 peer, &plan);
+	if (ret)
+		return ret;
+	txrdma_tx_chain_reset(ep);
+	/* whatever else was in flight: READ, WRITE, credit updates */
+	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
+		s = &ep->slots[i];
+		if (s->busy && !test_bit(i, seen))
+			txrdma_tx_slot_done(ep, s, -ECONNRESET);
+	}
+	for (i = 0; i < plan.delivered; i++)
+		txrdma_tx_slot_ok(ep, fr[i]);
+	ep->ctx.head = plan.head;
+	for (i = plan.delivered; i < n; i++) {
+		s = fr[i];
+		/* where it was placed before: the plan checked the head */
+		if (txrdma_credit_place(&ep->ctx, s->units, &unit) ||
+		    unit != s->unit)
+			return -EPROTO;
+		txrdma_tx_frame_again(ep, s);
+	}
+	ep->sess_ready = true;
+	/* behind the frames: what our process released meanwhile */
+	if (!txrdma_tx_credit_update(ep) ||
+	    (ep->chain_first && !txrdma_tx_flush_locked(ep)))
+		return -ECONNRESET;
+	return 0;
+}
+
 /*
  * Caller holds ep->lock: an explicit credit update, if a slot is free.
  * Return: as txrdma_tx_flush_locked().
@@ -405,7 +547,11 @@ static bool txrdma_tx_credit_update(struct txrdma_ep *ep)
 {
 	struct txrdma_tx_slot *s;
 
-	if (!ep->nfree || !ep->conn)
+	/*
+	 * Not before a resumed pair's frames went again: their credit
+	 * counts are older (txrdma_tx_resume_locked() sends one after)
+	 */
+	if (!ep->nfree || !ep->conn || !ep->sess_ready)
 		return true;
 	s = txrdma_slot_get(ep);
 	s->kind = TXRDMA_SLOT_CREDIT;
@@ -528,6 +674,11 @@ static int txrdma_tx_ready_locked(struct txrdma_ep *ep)
 	int ret = READ_ONCE(ep->error);
 
 	lockdep_assert_held(&ep->lock);
+	/* a session away from its QP: the SQE waits for the resume */
+	if (!ret && ep->dstate == TXRDMA_EP_CONNECTED && !ep->sess_ready) {
+		ep->blocked = true;
+		return TXRDMA_EXEC_BLOCKED;
+	}
 	if (ret || ep->dstate != TXRDMA_EP_CONNECTED || !ep->conn)
 		return ret ?: -ENOTCONN;
 	return 0;
@@ -568,7 +719,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	bool posted, trailer;
 	u64 addr, hdr_dma;
 	u8 *hdr;
-	u32 lkey, unit, units, flen;
+	u32 lkey, unit, units, flen, start;
 	int nsge, ret;
 
 	/* the payload's registration on the pair's device */
@@ -601,6 +752,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	flen = TXRDMA_FRAME_HDR_LEN + sqe->len +
 	       (trailer ? TXRDMA_FRAME_TRAILER_LEN : 0);
 	units = txrdma_frame_units(flen - TXRDMA_FRAME_HDR_LEN);
+	start = ep->ctx.head;
 	ret = txrdma_credit_place(&ep->ctx, units, &unit);
 	if (ret == -ENOSPC) {
 		txrdma_tx_unadmit(ep, sqe->len);
@@ -673,6 +825,11 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 			.length	= TXRDMA_FRAME_TRAILER_LEN,
 			.lkey	= ep->conn->dev->reg.pd->local_dma_lkey,
 		};
+	s->nsge = nsge;
+	s->trailer = trailer;
+	s->start = start;
+	s->unit = unit;
+	s->units = units;
 	s->wr = (struct ib_rdma_wr) {
 		.wr.sg_list	= s->sge,
 		.wr.num_sge	= nsge,

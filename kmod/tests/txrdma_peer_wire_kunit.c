@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite txrdma_peer_wire: connection request and reply private
- * data and control messages (wire version 6) keep their big-endian
+ * data and control messages (wire version 7) keep their big-endian
  * layout byte for byte, survive a round trip with every field, leave
  * their MAC space zero for the caller and place the sequence number
  * where the caller seals it; anything another version or a stranger
@@ -39,7 +39,7 @@ static void good_req(struct txrdma_cm_priv *p)
 
 static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x06, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x07, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -66,7 +66,7 @@ static void good_rep(struct txrdma_cm_priv *p)
 
 static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x06, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x07, 0x01, 0x00, 0x00,		/* version, kind, reserved */
 	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -110,7 +110,7 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x06, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x07, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -296,8 +296,8 @@ static void wire_cm_req_rejects(struct kunit *test)
 	expect_req_decode(test, 4, 2, -EPROTO);
 	expect_req_decode(test, 4, 3, -EPROTO);
 	expect_req_decode(test, 4, 4, -EPROTO);
-	expect_req_decode(test, 4, 5, -EPROTO);
-	expect_req_decode(test, 4, 7, -EPROTO);
+	expect_req_decode(test, 4, 6, -EPROTO);
+	expect_req_decode(test, 4, 8, -EPROTO);
 	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
 	memcpy(buf, good_req_wire, sizeof(buf));
@@ -436,8 +436,8 @@ static void wire_cm_rep_rejects(struct kunit *test)
 	expect_rep_decode(test, 4, 2, -EPROTO);
 	expect_rep_decode(test, 4, 3, -EPROTO);
 	expect_rep_decode(test, 4, 4, -EPROTO);
-	expect_rep_decode(test, 4, 5, -EPROTO);
-	expect_rep_decode(test, 4, 7, -EPROTO);
+	expect_rep_decode(test, 4, 6, -EPROTO);
+	expect_rep_decode(test, 4, 8, -EPROTO);
 	expect_rep_decode(test, 4, 255, -EPROTO);
 	memcpy(buf, good_rep_wire, sizeof(buf));
 	buf[3] = 0;
@@ -602,8 +602,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	expect_ctrl_decode(test, 4, 2, -EPROTO);
 	expect_ctrl_decode(test, 4, 3, -EPROTO);
 	expect_ctrl_decode(test, 4, 4, -EPROTO);
-	expect_ctrl_decode(test, 4, 5, -EPROTO);
-	expect_ctrl_decode(test, 4, 7, -EPROTO);
+	expect_ctrl_decode(test, 4, 6, -EPROTO);
+	expect_ctrl_decode(test, 4, 8, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
 	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
@@ -768,7 +768,7 @@ static void wire_ctrl_seq(struct kunit *test)
 
 static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x06, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	0x07, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
 	/* then zeroes: no payload, sequence number 0, MAC the caller's */
 };
 
@@ -828,8 +828,8 @@ static void wire_auth_rejects(struct kunit *test)
 		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
 	expect_auth_decode(test, 4, 3, -EPROTO);
 	expect_auth_decode(test, 4, 4, -EPROTO);
-	expect_auth_decode(test, 4, 5, -EPROTO);
-	expect_auth_decode(test, 4, 7, -EPROTO);
+	expect_auth_decode(test, 4, 6, -EPROTO);
+	expect_auth_decode(test, 4, 8, -EPROTO);
 	/* the type must be AUTH */
 	for (i = 0; i < 256; i++)
 		if (i != TXRDMA_CTRL_AUTH)
@@ -1084,7 +1084,7 @@ static void addr_order(struct kunit *test)
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x06, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x07, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -1368,10 +1368,10 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
-	buf[4] = 5;				/* version */
+	buf[4] = 6;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
-	buf[4] = 7;
+	buf[4] = 8;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
 }
@@ -1511,6 +1511,38 @@ static void wire_ep_resume_rules(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
 	expect_ep_decode(test, buf, 48, 1, -EINVAL);
 	expect_ep_decode(test, buf, 67, 9, 0);
+}
+
+/* a session's grace: in CONNECT and ACCEPT only, where status is not */
+static void wire_ep_grace(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e, d;
+	u8 buf[TXRDMA_CTRL_LEN];
+
+	good_connect(&e);
+	e.grace_ms = 1000;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 44, "\x00\x00\x03\xe8", 4), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, d.grace_ms, 1000U);
+	KUNIT_EXPECT_EQ(test, d.status, 0);
+	/* at most TXRDMA_WIRE_GRACE_MAX_MS (60000 = 0xea60) */
+	expect_ep_decode(test, buf, 45, 0x01, -EINVAL);
+	expect_ep_decode(test, buf, 44, 0x80, -EINVAL);
+	e.grace_ms = TXRDMA_WIRE_GRACE_MAX_MS;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	e.grace_ms++;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	/* the pairing has no status; the others no grace */
+	good_connect(&e);
+	e.status = -1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_close(&e);
+	e.grace_ms = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_resume(&e);
+	e.grace_ms = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
 }
 
 /* @e as CONNECT (k 0) or ACCEPT (k 1), with @max_msg and @ahead_max */
@@ -1672,8 +1704,9 @@ static void wire_ep_ahead_others(struct kunit *test)
 }
 
 /*
- * A version 5 CONNECT (its module's probes carry no stall report) and a
- * version 4 one (its module refuses writes of several frames) are
+ * A version 6 CONNECT (its module knows no sessions), a version 5 one
+ * (its module's probes carry no stall report) and a version 4 one (its
+ * module refuses writes of several frames) are
  * another version's: refused, as a version 3 one (no ahead_max)
  */
 static void wire_ep_version(struct kunit *test)
@@ -1682,20 +1715,21 @@ static void wire_ep_version(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	unsigned int k;
 
-	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 6);
+	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 7);
 	for (k = 0; k < 2; k++) {
 		ahead_ep(&e, k, 4096, 0);
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
-		KUNIT_EXPECT_EQ(test, buf[4], 6);
+		KUNIT_EXPECT_EQ(test, buf[4], 7);
 		expect_ep_decode(test, buf, 4, 3, -EPROTO);
 		expect_ep_decode(test, buf, 4, 4, -EPROTO);
 		expect_ep_decode(test, buf, 4, 5, -EPROTO);
-		expect_ep_decode(test, buf, 4, 7, -EPROTO);
-		expect_ep_decode(test, buf, 4, 6, 0);
+		expect_ep_decode(test, buf, 4, 6, -EPROTO);
+		expect_ep_decode(test, buf, 4, 8, -EPROTO);
+		expect_ep_decode(test, buf, 4, 7, 0);
 		/* the version is looked at before what follows it */
 		buf[84] = 0xff;
-		expect_ep_decode(test, buf, 4, 6, -EINVAL);
-		expect_ep_decode(test, buf, 4, 5, -EPROTO);
+		expect_ep_decode(test, buf, 4, 7, -EINVAL);
+		expect_ep_decode(test, buf, 4, 6, -EPROTO);
 	}
 }
 
@@ -1921,6 +1955,7 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_ep_reserved),
 	KUNIT_CASE(wire_ep_resume),
 	KUNIT_CASE(wire_ep_resume_rules),
+	KUNIT_CASE(wire_ep_grace),
 	KUNIT_CASE(wire_ep_ahead_round_trip),
 	KUNIT_CASE(wire_ep_ahead_limits),
 	KUNIT_CASE(wire_ep_ahead_others),

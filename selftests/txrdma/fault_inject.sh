@@ -18,7 +18,9 @@
 #                no QP lent from tself's pool, no quota refusal counted
 #   qp_fail      the 100th QP post of a ping-pong (space 100) is refused:
 #                err_qp grows, the client sees ECONNRESET, the pool
-#                gets its QPs back
+#                gets its QPs back; with a session (msg_pingpong -R)
+#                the ping-pong goes on byte for byte on a new QP and
+#                both ends count a resume
 #   frame_corrupt the 50th received frame (interval 50) is judged
 #                corrupt: err_crc +1, EPROTO on the receiver, the other
 #                side's pair fails too
@@ -228,6 +230,9 @@ tenant_json() {
 	"$ADMIN" -j tenant show "$TENANT"
 }
 # the tenant's error counters (its endpoints', the closed ones' included)
+resumes() {	# -> "resumes tx_resent"
+	tenant_json | jq -r '.[0].traffic | "\(.resumes // 0) \(.tx_resent // 0)"'
+}
 errs() {	# -> "err_qp err_crc err_seq err_proto"
 	tenant_json | jq -r '.[0].traffic |
 		"\(.err_qp // 0) \(.err_crc // 0) \(.err_seq // 0) \(.err_proto // 0)"'
@@ -472,6 +477,21 @@ check "qp_fail: the server's endpoint ended without BYE" \
 	grep -Eq "FAILED|without BYE" "$TMP/srv.log"
 check_settled "qp_fail: the QP closed"
 good_run qp_fail
+disarm qp_fail
+
+# -- qp_fail on a session: the pair moves to a new QP, nothing fails ----
+diag "---- qp_fail, session"
+read -r r0 x0 <<<"$(resumes)"
+fault_run qp_fail "space 100 times 1" qpsess -m 256 -n 1000 -w 0 -R
+read -r r1 x1 <<<"$(resumes)"
+check "qp_fail, session: the 100th call failed (calls +$calls)" \
+	test "$calls" -eq 100
+check "qp_fail, session: the ping-pong went on: 1000 echoes of 256 B byte for byte (client exit $rc, server exit $srv_rc)" \
+	eval '[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] &&
+	      grep -q "^txrdma pingpong size=256 n=1000 " "$TMP/qpsess.out"'
+check "qp_fail, session: err_qp grew (+$((q1 - q0))) and both ends resumed (resumes +$((r1 - r0)), frames sent again +$((x1 - x0)))" \
+	test "$((q1 - q0))" -ge 1 -a "$((r1 - r0))" -eq 2
+check_settled "qp_fail, session: the QPs closed"
 disarm qp_fail
 
 # -- frame_corrupt: a received frame is judged corrupt ----------------

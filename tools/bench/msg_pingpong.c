@@ -1083,6 +1083,8 @@ static void usage(void)
 		"  -t SECONDS  give up when nothing moves for that long (default 10)\n"
 		"  -C          CRC32C over payloads too (TXRDMA_EP_F_DATA_CRC)\n"
 		"  -A          read frames ahead of the kernel (TXRDMA_EP_F_RX_AHEAD)\n"
+		"  -R          a session: the pair outlives a lost QP (client;\n"
+		"              TXRDMA_EP_F_SESSION)\n"
 		"  -Y          sched_yield() when a poll finds nothing (default: pure spin)\n"
 		"  -T FILE     write the times of PINGs/echoes posted and seen to FILE\n",
 		prog, prog, PP_HDR_LEN, TXRDMA_FRAME_MAX_PAYLOAD, DEF_UNITS);
@@ -1112,7 +1114,7 @@ int main(int argc, char **argv)
 	int opt, rate = 0, once = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CAYoT:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:S:m:n:w:rW:u:t:CARYoT:h")) != -1) {
 		switch (opt) {
 		case 's':
 			server_service = (long)num(optarg, 1, UINT32_MAX);
@@ -1156,6 +1158,9 @@ int main(int argc, char **argv)
 			break;
 		case 'A':
 			opt_ep_flags |= TXRDMA_EP_F_RX_AHEAD;
+			break;
+		case 'R':
+			opt_ep_flags |= TXRDMA_EP_F_SESSION;
 			break;
 		case 'Y':
 			opt_yield = 1;

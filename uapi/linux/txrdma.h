@@ -258,8 +258,22 @@ struct txrdma_ep_listen {
  * "Reading ahead").
  */
 #define TXRDMA_EP_F_RX_AHEAD	_BITUL(2)
+/*
+ * TXRDMA_EP_F_SESSION (connect): the pair outlives a lost QP.  When its
+ * QP fails, the other side's end of it goes or the peer goes Down, its
+ * operations wait instead of failing; the two modules move the pair to
+ * a fresh QP of the peer's pool and send again what the other side
+ * lacks, so every SEND in flight completes once, successfully, and
+ * arrives once, in order.  If the pair is not back within
+ * TXRDMA_EP_GRACE_MS, it fails as any pair does.  READ and WRITE in
+ * flight at the loss fail with -ECONNRESET (whether they ran is
+ * unknown).  An accepted pair has the flag when its connector asked.
+ */
+#define TXRDMA_EP_F_SESSION	_BITUL(3)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \
-				 TXRDMA_EP_F_RX_AHEAD)
+				 TXRDMA_EP_F_RX_AHEAD | TXRDMA_EP_F_SESSION)
+/* how long a session may be without a QP (TXRDMA_EP_F_SESSION) */
+#define TXRDMA_EP_GRACE_MS	1000
 
 struct txrdma_ep_connect {
 	__u8 peer[32];		/* CONNECT in, ACCEPT out: peer name */
@@ -606,6 +620,13 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_REMOTE_STALL_MAX_NS, /* u64: longest stall the peer
 					    * reported in its probes
 					    */
+	/* in the EP_STATS and TENANT_TRAFFIC nests (TXRDMA_EP_F_SESSION) */
+	TXRDMA_A_STAT_TX_RESENT,	/* u64: frames sent again on a new QP
+					 * (the other side lacked them)
+					 */
+	TXRDMA_A_STAT_RESUMES,		/* u64: times the pair came back on a
+					 * new QP
+					 */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1

@@ -2560,6 +2560,7 @@ static const int fake_stat_attrs[] = {
 	TXRDMA_A_STAT_ERR_CRC, TXRDMA_A_STAT_ERR_SEQ, TXRDMA_A_STAT_ERR_PROTO,
 	TXRDMA_A_STAT_ERR_QP, TXRDMA_A_STAT_ERR_SQE,
 	TXRDMA_A_STAT_TX_COALESCED, TXRDMA_A_STAT_RX_BATCHES,
+	TXRDMA_A_STAT_TX_RESENT, TXRDMA_A_STAT_RESUMES,
 };
 #define FAKE_NSTATS	TAP_ARRAY_SIZE(fake_stat_attrs)
 /* what a module from before TX_COALESCED and RX_BATCHES sends */
@@ -2577,12 +2578,13 @@ struct fep {
 static const struct fep fep_a = {
 	3, "db1", "nodeB", TXRDMA_EP_STATE_CONNECTED, 7, 5, 20, 0,
 	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0,
-	  600, 300 },
+	  600, 300, 5, 2 },
 };
 
 static const struct fep fep_b = {
 	9, "db2", "nodeC", TXRDMA_EP_STATE_CLOSED, 8, 2, 0, -ECONNRESET,
-	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 },
+	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+	  19 },
 };
 
 static const struct fep *feps[2] = { &fep_a, &fep_b };
@@ -2664,11 +2666,11 @@ static int run_ep(const struct txa_ep_args *e, bool json, bool pretty)
 
 static const char ep_a_plain[] =
 "ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
-"    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0\n";
+"    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 2 resumes 5 resent\n";
 
 static const char ep_b_plain[] =
 "ep 9 tenant db2 peer nodeC service 8 peer_ep 2 qpn 0 state closed error ECONNRESET\n"
-"    tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n";
+"    tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent\n";
 
 static const char ep_a_json[] =
 "{\"id\":3,\"tenant\":\"db1\",\"peer\":\"nodeB\",\"state\":\"connected\","
@@ -2676,7 +2678,7 @@ static const char ep_a_json[] =
 "\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
 "\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
 "\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
-"\"err_qp\":0,\"err_sqe\":0,\"tx_coalesced\":600,\"rx_batches\":300},"
+"\"err_qp\":0,\"err_sqe\":0,\"tx_coalesced\":600,\"rx_batches\":300,\"tx_resent\":5,\"resumes\":2},"
 "\"ring_small\":false}";
 
 static const char ep_b_json[] =
@@ -2685,7 +2687,7 @@ static const char ep_b_json[] =
 "\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
 "\"rw_ops\":5,\"rw_bytes\":6,\"credit_stalls\":7,\"credit_updates\":8,"
 "\"slot_stalls\":9,\"throttled\":10,\"err_crc\":11,\"err_seq\":12,\"err_proto\":13,"
-"\"err_qp\":14,\"err_sqe\":15,\"tx_coalesced\":16,\"rx_batches\":17},"
+"\"err_qp\":14,\"err_sqe\":15,\"tx_coalesced\":16,\"rx_batches\":17,\"tx_resent\":18,\"resumes\":19},"
 "\"ring_small\":false}";
 
 /* the same endpoints from a module without TX_COALESCED and RX_BATCHES */
@@ -2937,7 +2939,7 @@ static void test_tenant_traffic(void)
 "a: id 1 cgroup /db/a prio normal\n"
 "    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0\n"
 "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
-"    traffic tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15\n");
+"    traffic tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent\n");
 	TAP_CHECK_STR(errbuf, "");
 	cleanup_bufs();
 
@@ -2971,7 +2973,8 @@ static void test_ep_old_module(void)
 	snprintf(want, sizeof(want), "%s%s", ep_a_plain_old, ep_b_plain_old);
 	TAP_CHECK_STR(outbuf, want);
 	TAP_CHECK_STR(errbuf, "");
-	TAP_CHECK(!strstr(outbuf, "coalesced") && !strstr(outbuf, "batches"));
+	TAP_CHECK(!strstr(outbuf, "coalesced") && !strstr(outbuf, "batches") &&
+		  !strstr(outbuf, "resum"));
 	cleanup_bufs();
 
 	setup(handle_ep_get);

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A pair that outlives its QP: the glue of txrdma_session.c's plan and
+ * state machine (design.rst, "Sessions").
+ *
+ * A pair paired with TXRDMA_EP_F_SESSION does not fail when its QP is
+ * lost (a failed work request, the other end's disconnect, the peer
+ * Down) while its grace lasts.  Its SQEs wait (ep->sess_ready false,
+ * txrdma_tx.c); what the old QP still completes is published as usual;
+ * its sends that failed stay in their slots, unsettled.  Once the old
+ * QP is gone (txrdma_pair_conn_destroyed(), the event DRAINED), the
+ * connector takes a fresh QP of the peer's pool and sends EP_RESUME on
+ * the control QP; the acceptor binds its end of that QP and answers
+ * EP_RESUMED, each with its report; each side then sends again what
+ * the other lacks (txrdma_tx_resume_locked()) and goes on.
+ *
+ * The state machine runs under ep->lock; what it asks for (close a QP,
+ * take one, send a message, fail) runs in the endpoint's work item,
+ * which also ticks every TXRDMA_RESUME_TICK_MS while the session is
+ * away: the grace, the connector's retries, its search for a QP.  The
+ * work item is cancelled when the process closes the endpoint; it is
+ * never queued for a session that failed.
+ *
+ * Not yet: another device (a resume stays on the device of the pair's
+ * first QP, else the pair fails), a grace per endpoint or tenant (1 s),
+ * READ and WRITE retried when idempotent (they fail with -ECONNRESET).
+ *
+ * Locking: ep->lock (_bh) over the session; the peer's lock is taken
+ * only by the helpers called without ep->lock.
+ */
+#include <linux/jiffies.h>
+
+#include "txrdma.h"
+#include "txrdma_msg.h"
+#include "txrdma_peer.h"
+#include "txrdma_peer_wire.h"
+#include "txrdma_ringfile.h"
+#include "txrdma_service.h"
+
+/* how often an away session looks at its clock */
+#define TXRDMA_RESUME_TICK_MS	10
+/* how long the connector waits for RESUMED before it tries another QP */
+#define TXRDMA_RESUME_ANSWER_NS	(200ULL * NSEC_PER_MSEC)
+
+static bool txrdma_resume_away(const struct txrdma_ep *ep)
+{
+	return ep->sess.state != TXRDMA_SESS_UP &&
+	       ep->sess.state != TXRDMA_SESS_FAILED;
+}
+
+/* Caller holds ep->lock: let the work item do @act (and tick). */
+static void txrdma_resume_queue_locked(struct txrdma_ep *ep, unsigned int act)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->sess_todo |= act;
+	if (ep->sess_todo || txrdma_resume_away(ep))
+		mod_delayed_work(txrdma_peer_wq, &ep->sess_work, 0);
+}
+
+/* Caller holds ep->lock: a pair that can still come back. */
+bool txrdma_resume_keeps_locked(struct txrdma_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	return ep->session && ep->dstate == TXRDMA_EP_CONNECTED &&
+	       !ep->rx_stop && !READ_ONCE(ep->error) &&
+	       ep->sess.state != TXRDMA_SESS_FAILED &&
+	       !READ_ONCE(ep->peer->dying);
+}
+
+/**
+ * txrdma_resume_lost_locked() - the pair's QP is lost
+ * @ep: caller holds ep->lock
+ * @error: why: -ECONNRESET (the QP failed or was closed by the other
+ *	side) and -ENOTCONN (the peer went Down) leave a session its
+ *	grace; anything else (a deleted tenant or peer, our own close, a
+ *	bad frame) ends it
+ *
+ * Return: true when the session takes the loss (nothing fails now),
+ * false when the caller fails the endpoint.
+ */
+bool txrdma_resume_lost_locked(struct txrdma_ep *ep, int error)
+{
+	unsigned int act;
+
+	lockdep_assert_held(&ep->lock);
+	if ((error != -ECONNRESET && error != -ENOTCONN) ||
+	    !txrdma_resume_keeps_locked(ep))
+		return false;
+	act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_LOST, 0, error,
+				ktime_get_ns());
+	if (act & TXRDMA_SESS_DO_FAIL)
+		return false;
+	ep->sess_ready = false;
+	/* the QP that failed is being closed by whoever saw it fail */
+	txrdma_resume_queue_locked(ep, act & ~TXRDMA_SESS_DO_DRAIN);
+	return true;
+}
+
+/**
+ * txrdma_resume_drained_locked() - the pair's old QP is gone
+ * @ep: caller holds ep->lock; no completion of that QP runs any more
+ *
+ * Return: true when the session goes on (the ring's and the exports'
+ * keys stay: the other side will write with them again).
+ */
+bool txrdma_resume_drained_locked(struct txrdma_ep *ep)
+{
+	unsigned int act;
+
+	lockdep_assert_held(&ep->lock);
+	if (!txrdma_resume_keeps_locked(ep) || !txrdma_resume_away(ep))
+		return false;
+	act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_DRAINED, 0, 0,
+				ktime_get_ns());
+	txrdma_resume_queue_locked(ep, act);
+	return !(act & TXRDMA_SESS_DO_FAIL);
+}
+
+/* The pair is a session from here on (connect or accept, paired). */
+void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms)
+{
+	spin_lock_bh(&ep->lock);
+	ep->session = grace_ms > 0;
+	txrdma_sess_init(&ep->sess, connector,
+			 (u64)grace_ms * NSEC_PER_MSEC);
+	ep->sess_dev = ep->dev;
+	spin_unlock_bh(&ep->lock);
+}
+
+/* The process closed the endpoint: the work item stops for good. */
+void txrdma_resume_stop(struct txrdma_ep *ep)
+{
+	cancel_delayed_work_sync(&ep->sess_work);
+}
+
+static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
+			       int status)
+{
+	struct txrdma_ctrl_ep e = {
+		.type		= type,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.epoch		= ep->epoch,
+	};
+
+	if (type == TXRDMA_CTRL_EP_RESUME || type == TXRDMA_CTRL_EP_RESUMED) {
+		spin_lock_bh(&ep->lock);
+		e.qp_num = ep->qp_num;
+		e.ring_units = ep->rx_units;
+		e.ring_addr = ep->rx_addr;
+		e.ring_rkey = ep->rx_rkey;
+		e.resume = (struct txrdma_resume_report) {
+			.rx_seq		= ep->rx_seq,
+			.rx_tail	= ep->crx.tail,
+			.released	= ep->crx.consumed,
+			.tx_seq		= ep->tx_seq,
+			.gen		= gen,
+		};
+		spin_unlock_bh(&ep->lock);
+		if (!e.qp_num)
+			return;	/* lost again meanwhile: a retry follows */
+	} else {
+		e.status = status;
+		e.resume.gen = gen;
+	}
+	txrdma_ctrl_send_ep(ep->peer, &e);
+}
+
+/* The other side's end of the pair: it need not wait out its grace. */
+void txrdma_resume_close_msg(struct txrdma_ep *ep, int error)
+{
+	if (ep->session && ep->peer_ep)
+		txrdma_resume_send(ep, TXRDMA_CTRL_EP_CLOSE, 0, error);
+}
+
+/*
+ * Bind a fresh QP of the peer (@remote_qpn 0: the connector's pick; else
+ * the acceptor's end of the connector's).  Return: 0, or -errno (a QP
+ * on another device is given up: a resume stays on its device).
+ */
+static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
+{
+	int ret = txrdma_pair_take(ep->peer, ep, remote_qpn);
+
+	if (!ret && ep->dev != ep->sess_dev) {
+		txrdma_pair_close_qp(ep, -ECONNRESET);
+		return -EXDEV;
+	}
+	return ret;
+}
+
+/* The session failed: as a pair fails, and the other side is told. */
+static void txrdma_resume_fail(struct txrdma_ep *ep)
+{
+	bool drop;
+	int error;
+
+	spin_lock_bh(&ep->lock);
+	error = ep->sess.error ?: -ECONNRESET;
+	ep->sess_ready = true;	/* nothing to wait for: SQEs fail now */
+	txrdma_pair_fail_locked(ep, error);
+	drop = !ep->held_by;
+	spin_unlock_bh(&ep->lock);
+	txrdma_pair_close_qp(ep, error);
+	txrdma_resume_close_msg(ep, error);
+	/* no QP will reap them: the peer's keys die now */
+	if (drop)
+		txrdma_pair_drop_mrs(ep);
+}
+
+/* Feed @ev to the session; return what it asks for. */
+static unsigned int txrdma_resume_event(struct txrdma_ep *ep,
+					enum txrdma_sess_ev ev, u32 gen)
+{
+	unsigned int act;
+
+	spin_lock_bh(&ep->lock);
+	act = txrdma_sess_event(&ep->sess, ev, gen, -ECONNRESET,
+				ktime_get_ns());
+	spin_unlock_bh(&ep->lock);
+	return act;
+}
+
+/* Apply the other side's report (@ep->sess_peer) to our sends. */
+static void txrdma_resume_apply(struct txrdma_ep *ep)
+{
+	struct txrdma_ring *ring;
+	int ret;
+
+	spin_lock_bh(&ep->lock);
+	ret = ep->conn ? txrdma_tx_resume_locked(ep, &ep->sess_peer) :
+			 -ECONNRESET;
+	if (!ret)
+		ep->stats.resumes++;
+	ring = ep->ring;
+	if (!ret && ring)
+		txrdma_poller_kick(ring);
+	spin_unlock_bh(&ep->lock);
+	if (ret == -EPROTO) {
+		txrdma_resume_event(ep, TXRDMA_SESS_EV_PROTO, 0);
+		txrdma_resume_fail(ep);
+	} else if (ret) {
+		/* the new QP refused the post: it is lost too */
+		txrdma_pair_close_qp(ep, -ECONNRESET);
+	}
+}
+
+/* Do what the state machine asked for, in order; runs in the work. */
+static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
+{
+	u32 gen;
+
+	while (act) {
+		if (act & TXRDMA_SESS_DO_FAIL) {
+			txrdma_resume_fail(ep);
+			return;
+		}
+		if (act & TXRDMA_SESS_DO_DRAIN) {
+			act &= ~TXRDMA_SESS_DO_DRAIN;
+			txrdma_pair_close_qp(ep, -ECONNRESET);
+			/* no QP held us: nothing is left to reap */
+			spin_lock_bh(&ep->lock);
+			if (!ep->held_by)
+				act |= txrdma_sess_event(&ep->sess,
+							 TXRDMA_SESS_EV_DRAINED,
+							 0, 0, ktime_get_ns());
+			spin_unlock_bh(&ep->lock);
+			continue;
+		}
+		if (act & TXRDMA_SESS_DO_SEEK) {
+			act &= ~TXRDMA_SESS_DO_SEEK;
+			/* no QP yet (peer Down, pool empty): the tick retries */
+			if (!txrdma_resume_take(ep, 0))
+				act |= txrdma_resume_event(ep,
+							   TXRDMA_SESS_EV_PATH,
+							   0);
+			continue;
+		}
+		if (act & TXRDMA_SESS_DO_RESUME) {
+			act &= ~TXRDMA_SESS_DO_RESUME;
+			spin_lock_bh(&ep->lock);
+			gen = ep->sess.gen;
+			ep->sess_sent_ns = ktime_get_ns();
+			spin_unlock_bh(&ep->lock);
+			txrdma_resume_send(ep, TXRDMA_CTRL_EP_RESUME, gen, 0);
+			continue;
+		}
+		if (act & TXRDMA_SESS_DO_ANSWER) {
+			act &= ~TXRDMA_SESS_DO_ANSWER;
+			/*
+			 * Not bound (that QP is gone already): no answer;
+			 * the connector tries another QP, and its RESUME
+			 * finds us Up without a QP (DRAIN, then DRAINED)
+			 */
+			if (txrdma_resume_take(ep, ep->sess_qpn)) {
+				act &= ~TXRDMA_SESS_DO_APPLY;
+				continue;
+			}
+			txrdma_resume_send(ep, TXRDMA_CTRL_EP_RESUMED,
+					   ep->sess.gen, 0);
+			continue;
+		}
+		if (act & TXRDMA_SESS_DO_APPLY) {
+			act &= ~TXRDMA_SESS_DO_APPLY;
+			txrdma_resume_apply(ep);
+			continue;
+		}
+		if (act & TXRDMA_SESS_DO_REJECT) {
+			act &= ~TXRDMA_SESS_DO_REJECT;
+			txrdma_resume_send(ep, TXRDMA_CTRL_EP_REJECT,
+					   ep->sess.gen, -ECONNRESET);
+			continue;
+		}
+		act &= ~TXRDMA_SESS_DO_HOLD;
+	}
+}
+
+/* The work item: what was asked for, then the clock while away. */
+static void txrdma_resume_work_fn(struct work_struct *work)
+{
+	struct txrdma_ep *ep = container_of(to_delayed_work(work),
+					    struct txrdma_ep, sess_work);
+	unsigned int act;
+	u64 now;
+
+	spin_lock_bh(&ep->lock);
+	now = ktime_get_ns();
+	act = ep->sess_todo;
+	ep->sess_todo = 0;
+	if (ep->sess.state != TXRDMA_SESS_FAILED)
+		act |= txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_TICK, 0, 0,
+					 now);
+	if (ep->sess.state == TXRDMA_SESS_RESUMING &&
+	    now - ep->sess_sent_ns > TXRDMA_RESUME_ANSWER_NS)
+		act |= txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RETRY,
+					 ep->sess.gen, 0, now);
+	/* a connector still without a QP looks again */
+	if (ep->sess.connector && ep->sess.state == TXRDMA_SESS_WAITING)
+		act |= TXRDMA_SESS_DO_SEEK;
+	spin_unlock_bh(&ep->lock);
+	txrdma_resume_act(ep, act);
+	spin_lock_bh(&ep->lock);
+	if (txrdma_resume_away(ep) && !ep->rx_stop)
+		mod_delayed_work(txrdma_peer_wq, &ep->sess_work,
+				 msecs_to_jiffies(TXRDMA_RESUME_TICK_MS));
+	spin_unlock_bh(&ep->lock);
+}
+
+void txrdma_resume_init(struct txrdma_ep *ep)
+{
+	INIT_DELAYED_WORK(&ep->sess_work, txrdma_resume_work_fn);
+	ep->sess.state = TXRDMA_SESS_FAILED;	/* no session until paired */
+	ep->sess_ready = true;
+}
+
+/* Does message @e name the pair of @ep, from its peer? */
+static bool txrdma_resume_ours(const struct txrdma_ep *ep,
+			       const struct txrdma_pair_req *r)
+{
+	return ep->peer == r->peer && ep->session &&
+	       ep->epoch == r->e.epoch && ep->peer_ep == r->e.src_ep;
+}
+
+/**
+ * txrdma_resume_rx() - RESUME, RESUMED, CLOSE, or a REJECT of a RESUME
+ * @r: the message, from the pairing work item
+ */
+void txrdma_resume_rx(struct txrdma_pair_req *r)
+{
+	const struct txrdma_ctrl_ep *e = &r->e;
+	struct txrdma_ep *ep = txrdma_ep_get_id(e->dst_ep);
+	unsigned int act = 0;
+	u64 now = ktime_get_ns();
+
+	if (!ep || !txrdma_resume_ours(ep, r)) {
+		/* a pair we do not have (any more): the connector stops */
+		if (e->type == TXRDMA_CTRL_EP_RESUME) {
+			struct txrdma_ctrl_ep no = {
+				.type		= TXRDMA_CTRL_EP_REJECT,
+				.src_ep		= U32_MAX,
+				.dst_ep		= e->src_ep,
+				.epoch		= e->epoch,
+				.status		= -ECONNRESET,
+				.resume.gen	= e->resume.gen,
+			};
+
+			txrdma_ctrl_send_ep(r->peer, &no);
+		}
+		goto out;
+	}
+	spin_lock_bh(&ep->lock);
+	switch (e->type) {
+	case TXRDMA_CTRL_EP_RESUME:
+		/* our ring's other side stays where it was */
+		if (e->ring_units != ep->peer_units ||
+		    e->ring_addr != ep->peer_addr ||
+		    e->ring_rkey != ep->peer_rkey) {
+			act = txrdma_sess_event(&ep->sess,
+						TXRDMA_SESS_EV_PROTO, 0, 0,
+						now);
+			break;
+		}
+		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RESUME,
+					e->resume.gen, -ECONNRESET, now);
+		if (act & (TXRDMA_SESS_DO_HOLD | TXRDMA_SESS_DO_ANSWER)) {
+			ep->sess_qpn = e->qp_num;
+			ep->sess_peer = e->resume;
+			ep->sess_ready = false;
+		}
+		break;
+	case TXRDMA_CTRL_EP_RESUMED:
+		/* on the QP the RESUME went on, and nothing else */
+		if (!ep->held_by || ep->held_by->remote_qpn != e->qp_num ||
+		    e->ring_units != ep->peer_units ||
+		    e->ring_addr != ep->peer_addr ||
+		    e->ring_rkey != ep->peer_rkey)
+			break;
+		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RESUMED,
+					e->resume.gen, 0, now);
+		if (act & TXRDMA_SESS_DO_APPLY)
+			ep->sess_peer = e->resume;
+		break;
+	case TXRDMA_CTRL_EP_CLOSE:
+	case TXRDMA_CTRL_EP_REJECT:
+		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_CLOSE,
+					e->resume.gen,
+					e->status ?: -ECONNRESET, now);
+		break;
+	}
+	/* one work item does it all: never two takes of a QP at once */
+	if (act && !ep->rx_stop)
+		txrdma_resume_queue_locked(ep, act);
+	spin_unlock_bh(&ep->lock);
+out:
+	if (ep)
+		txrdma_ep_put(ep);
+}
