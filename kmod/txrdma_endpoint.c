@@ -580,8 +580,46 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 
 			txrdma_ep_detach_locked(c, -EPERM);
 			txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
+		} else if (ep->dstate == TXRDMA_EP_CONNECTED) {
+			/* a session between two QPs: it takes no other */
+			spin_lock(&ep->lock);
+			txrdma_resume_abort_locked(ep, -EPERM);
+			spin_unlock(&ep->lock);
 		}
 		spin_unlock_bh(&peer->lock);
+	}
+	mutex_unlock(&txrdma_eps_lock);
+}
+
+/**
+ * txrdma_eps_dev_gone() - a device goes: sessions on it fail now
+ * @dev: the device, off the device list
+ *
+ * A session resumes only on the device of its first QP, and the keys
+ * of its ring and exports are registrations on it: they must die before
+ * the device does, not when the session's grace or its process ends.
+ * Called before the device's connections are torn down.
+ */
+void txrdma_eps_dev_gone(struct txrdma_dev *dev)
+{
+	struct txrdma_ep *ep;
+	bool found;
+
+again:
+	mutex_lock(&txrdma_eps_lock);
+	list_for_each_entry(ep, &txrdma_eps_list, node) {
+		spin_lock_bh(&ep->lock);
+		found = ep->session && ep->sess_dev == dev &&
+			ep->sess.state != TXRDMA_SESS_FAILED;
+		if (found)
+			kref_get(&ep->ref);
+		spin_unlock_bh(&ep->lock);
+		if (!found)
+			continue;
+		mutex_unlock(&txrdma_eps_lock);
+		txrdma_resume_dev_gone(ep, dev);
+		txrdma_ep_put(ep);
+		goto again;	/* failed now: it is not picked again */
 	}
 	mutex_unlock(&txrdma_eps_lock);
 }

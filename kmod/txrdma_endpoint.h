@@ -290,6 +290,10 @@ struct txrdma_ep_snap {
  * @sess_qpn: acceptor: the connector's QP the RESUME held names
  * @sess_peer: the other side's last report (RESUME or RESUMED)
  * @sess_sent_ns: connector: when the last RESUME left
+ * @sess_rx_seq: our rx_seq in the report we sent (the other side's
+ *	report is checked against what we had then, not against frames
+ *	that came on the new QP since)
+ * @sess_released: our ctx.released then
  * @sess_dev: the device of the pair's first QP: a resume stays on it
  * @sess_work: does what the state machine asks, outside the locks, and
  *	ticks while the session is away (grace, retries)
@@ -381,6 +385,8 @@ struct txrdma_ep {
 	u32 sess_qpn;
 	struct txrdma_resume_report sess_peer;
 	u64 sess_sent_ns;
+	u32 sess_rx_seq;
+	u32 sess_released;
 	struct txrdma_dev *sess_dev;
 	struct delayed_work sess_work;
 };
@@ -390,6 +396,7 @@ long txrdma_ioctl_ep_info(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_destroy(struct txrdma_file *tf, void __user *uarg);
 void txrdma_eps_file_release(struct txrdma_file *tf);
 void txrdma_eps_tenant_revoke(struct txrdma_tenant *t);
+void txrdma_eps_dev_gone(struct txrdma_dev *dev);
 void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);
 int txrdma_ep_status(struct txrdma_file *tf, u32 id);
 void txrdma_ep_put(struct txrdma_ep *ep);
@@ -432,6 +439,9 @@ void txrdma_pair_ctrl_rx(struct txrdma_peer *peer,
 void txrdma_pair_exit(void);
 /* txrdma_pair_life.c */
 void txrdma_pair_detach_locked(struct txrdma_ep *ep, int error);
+/* txrdma_pair_resume.c */
+void txrdma_resume_abort_locked(struct txrdma_ep *ep, int error);
+void txrdma_resume_dev_gone(struct txrdma_ep *ep, struct txrdma_dev *dev);
 void txrdma_pair_close(struct txrdma_ep *ep);
 void txrdma_pair_free(struct txrdma_ep *ep);
 void txrdma_pair_conn_destroyed(struct txrdma_conn *c);

@@ -13,6 +13,7 @@
 #include <linux/string.h>
 
 #include "txrdma.h"
+#include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 
@@ -130,6 +131,8 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 	list_del(&dev->node);
 	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_DEL_NTF);
 	mutex_unlock(&txrdma_devs_lock);
+	/* sessions on it fail: they would keep its keys past its end */
+	txrdma_eps_dev_gone(dev);
 	/* connections to peers through it go first: they hold users */
 	txrdma_peers_drop_dev(dev);
 	/* regions stay (their memory is the tenant's); their MRs here go */

@@ -115,6 +115,14 @@ int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
 	ret = READ_ONCE(ep->error);
 	if (ret)
 		goto out;
+	/*
+	 * Its process closed it (a session's work item may still look for
+	 * a QP): rx_stop is set before the close detaches under this lock
+	 */
+	if (READ_ONCE(ep->rx_stop)) {
+		ret = -ECANCELED;
+		goto out;
+	}
 	list_for_each_entry(c, &peer->conns, node) {
 		/* the acceptor binds the QP the connector named */
 		if (remote_qpn) {

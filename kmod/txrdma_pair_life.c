@@ -122,6 +122,8 @@ int txrdma_pair_alloc(struct txrdma_ep *ep)
 {
 	unsigned int i;
 
+	/* first: a pair whose allocations fail is closed (and cancels it) */
+	txrdma_resume_init(ep);
 	ep->slots = kcalloc(TXRDMA_EP_SLOTS, sizeof(*ep->slots),
 			    GFP_KERNEL_ACCOUNT);
 	ep->hdrs = kzalloc(TXRDMA_EP_SLOTS * TXRDMA_TX_HDR_STRIDE,
@@ -135,7 +137,6 @@ int txrdma_pair_alloc(struct txrdma_ep *ep)
 	}
 	ep->nfree = TXRDMA_EP_SLOTS;
 	ep->rx_cqe.done = txrdma_rx_done;
-	txrdma_resume_init(ep);
 	return 0;
 }
 

@@ -127,6 +127,32 @@ void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms)
 	spin_unlock_bh(&ep->lock);
 }
 
+/**
+ * txrdma_resume_dev_gone() - a device goes: a session on it fails now
+ * @ep: an endpoint; caller holds no lock
+ * @dev: the device
+ *
+ * Its ring's and exports' keys are registrations on @dev: they die now
+ * (or when the QP that still holds the endpoint is reaped, which the
+ * device's teardown does next), not at the end of the grace.
+ */
+void txrdma_resume_dev_gone(struct txrdma_ep *ep, struct txrdma_dev *dev)
+{
+	bool drop;
+
+	spin_lock_bh(&ep->lock);
+	if (!ep->session || ep->sess_dev != dev ||
+	    ep->sess.state == TXRDMA_SESS_FAILED) {
+		spin_unlock_bh(&ep->lock);
+		return;
+	}
+	txrdma_pair_fail_locked(ep, -ECONNRESET);
+	drop = !ep->held_by;
+	spin_unlock_bh(&ep->lock);
+	if (drop)
+		txrdma_pair_drop_mrs(ep);
+}
+
 /* The process closed the endpoint: the work item stops for good. */
 void txrdma_resume_stop(struct txrdma_ep *ep)
 {
@@ -156,6 +182,8 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 			.tx_seq		= ep->tx_seq,
 			.gen		= gen,
 		};
+		ep->sess_rx_seq = ep->rx_seq;
+		ep->sess_released = ep->ctx.released;
 		spin_unlock_bh(&ep->lock);
 		if (!e.qp_num)
 			return;	/* lost again meanwhile: a retry follows */
@@ -180,13 +208,45 @@ void txrdma_resume_close_msg(struct txrdma_ep *ep, int error)
  */
 static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
 {
-	int ret = txrdma_pair_take(ep->peer, ep, remote_qpn);
+	bool held;
+	int ret;
 
+	/* the QP before (one given up) is not reaped yet: wait for it */
+	spin_lock_bh(&ep->lock);
+	held = ep->held_by;
+	spin_unlock_bh(&ep->lock);
+	if (held)
+		return -EBUSY;
+	ret = txrdma_pair_take(ep->peer, ep, remote_qpn);
 	if (!ret && ep->dev != ep->sess_dev) {
+		/* not yet: the session ends rather than take one here */
+		spin_lock_bh(&ep->lock);
+		txrdma_resume_abort_locked(ep, -ECONNRESET);
+		spin_unlock_bh(&ep->lock);
 		txrdma_pair_close_qp(ep, -ECONNRESET);
 		return -EXDEV;
 	}
 	return ret;
+}
+
+/**
+ * txrdma_resume_abort_locked() - end a session now
+ * @ep: caller holds ep->lock
+ * @error: what its operations fail with
+ *
+ * Its tenant is being deleted, or a resume would need another device:
+ * the work item fails it (and drops its keys if no QP holds it) and it
+ * takes no other QP.
+ */
+void txrdma_resume_abort_locked(struct txrdma_ep *ep, int error)
+{
+	lockdep_assert_held(&ep->lock);
+	if (!ep->session || ep->sess.state == TXRDMA_SESS_FAILED)
+		return;
+	ep->sess.error = error;
+	ep->sess.state = TXRDMA_SESS_FAILED;
+	WRITE_ONCE(ep->error, error);
+	txrdma_resume_queue_locked(ep, TXRDMA_SESS_DO_FAIL);
 }
 
 /* The session failed: as a pair fails, and the other side is told. */
@@ -217,6 +277,8 @@ static unsigned int txrdma_resume_event(struct txrdma_ep *ep,
 	spin_lock_bh(&ep->lock);
 	act = txrdma_sess_event(&ep->sess, ev, gen, -ECONNRESET,
 				ktime_get_ns());
+	if (ev == TXRDMA_SESS_EV_LOST)
+		ep->sess_ready = false;
 	spin_unlock_bh(&ep->lock);
 	return act;
 }
@@ -288,12 +350,15 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
 		if (act & TXRDMA_SESS_DO_ANSWER) {
 			act &= ~TXRDMA_SESS_DO_ANSWER;
 			/*
-			 * Not bound (that QP is gone already): no answer;
-			 * the connector tries another QP, and its RESUME
-			 * finds us Up without a QP (DRAIN, then DRAINED)
+			 * Not bound (that QP is gone already, the peer is
+			 * Down): no answer, and as good as a lost QP (the
+			 * grace runs from here); the connector tries another
 			 */
 			if (txrdma_resume_take(ep, ep->sess_qpn)) {
 				act &= ~TXRDMA_SESS_DO_APPLY;
+				act |= txrdma_resume_event(ep,
+							   TXRDMA_SESS_EV_LOST,
+							   0);
 				continue;
 			}
 			txrdma_resume_send(ep, TXRDMA_CTRL_EP_RESUMED,
@@ -305,13 +370,8 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
 			txrdma_resume_apply(ep);
 			continue;
 		}
-		if (act & TXRDMA_SESS_DO_REJECT) {
-			act &= ~TXRDMA_SESS_DO_REJECT;
-			txrdma_resume_send(ep, TXRDMA_CTRL_EP_REJECT,
-					   ep->sess.gen, -ECONNRESET);
-			continue;
-		}
-		act &= ~TXRDMA_SESS_DO_HOLD;
+		/* REJECT is sent where the RESUME came (txrdma_resume_rx) */
+		act &= ~(TXRDMA_SESS_DO_HOLD | TXRDMA_SESS_DO_REJECT);
 	}
 }
 
@@ -353,12 +413,33 @@ void txrdma_resume_init(struct txrdma_ep *ep)
 	ep->sess_ready = true;
 }
 
-/* Does message @e name the pair of @ep, from its peer? */
+/*
+ * Does message @e name the pair of @ep, from its peer?  A REJECT may
+ * come from a module that has no such endpoint any more (U32_MAX).
+ */
 static bool txrdma_resume_ours(const struct txrdma_ep *ep,
 			       const struct txrdma_pair_req *r)
 {
 	return ep->peer == r->peer && ep->session &&
-	       ep->epoch == r->e.epoch && ep->peer_ep == r->e.src_ep;
+	       ep->epoch == r->e.epoch &&
+	       (ep->peer_ep == r->e.src_ep ||
+		r->e.type == TXRDMA_CTRL_EP_REJECT);
+}
+
+/* Refuse RESUME @e of @peer (a pair gone, failed, or a stale one). */
+static void txrdma_resume_refuse(struct txrdma_peer *peer,
+				 const struct txrdma_ctrl_ep *e, u32 src_ep)
+{
+	struct txrdma_ctrl_ep no = {
+		.type		= TXRDMA_CTRL_EP_REJECT,
+		.src_ep		= src_ep,
+		.dst_ep		= e->src_ep,
+		.epoch		= e->epoch,
+		.status		= -ECONNRESET,
+		.resume.gen	= e->resume.gen,
+	};
+
+	txrdma_ctrl_send_ep(peer, &no);
 }
 
 /**
@@ -374,18 +455,8 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 
 	if (!ep || !txrdma_resume_ours(ep, r)) {
 		/* a pair we do not have (any more): the connector stops */
-		if (e->type == TXRDMA_CTRL_EP_RESUME) {
-			struct txrdma_ctrl_ep no = {
-				.type		= TXRDMA_CTRL_EP_REJECT,
-				.src_ep		= U32_MAX,
-				.dst_ep		= e->src_ep,
-				.epoch		= e->epoch,
-				.status		= -ECONNRESET,
-				.resume.gen	= e->resume.gen,
-			};
-
-			txrdma_ctrl_send_ep(r->peer, &no);
-		}
+		if (e->type == TXRDMA_CTRL_EP_RESUME)
+			txrdma_resume_refuse(r->peer, e, U32_MAX);
 		goto out;
 	}
 	spin_lock_bh(&ep->lock);
@@ -428,9 +499,11 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 		break;
 	}
 	/* one work item does it all: never two takes of a QP at once */
-	if (act && !ep->rx_stop)
-		txrdma_resume_queue_locked(ep, act);
+	if (act & ~TXRDMA_SESS_DO_REJECT && !ep->rx_stop)
+		txrdma_resume_queue_locked(ep, act & ~TXRDMA_SESS_DO_REJECT);
 	spin_unlock_bh(&ep->lock);
+	if (act & TXRDMA_SESS_DO_REJECT)
+		txrdma_resume_refuse(r->peer, e, ep->id);
 out:
 	if (ep)
 		txrdma_ep_put(ep);

@@ -423,6 +423,7 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 {
 	u64 hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	u32 lkey = ep->conn->dev->reg.pd->local_dma_lkey;
+	int fence = s->wr.wr.send_flags & IB_SEND_FENCE;
 
 	/* the header buffer is mapped anew with each QP */
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
@@ -437,6 +438,7 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 		.wr.sg_list	= s->sge,
 		.wr.num_sge	= s->nsge,
 		.wr.opcode	= IB_WR_RDMA_WRITE_WITH_IMM,
+		.wr.send_flags	= fence,
 		.wr.ex.imm_data	= cpu_to_be32(txrdma_imm_frame(s->unit)),
 		.remote_addr	= ep->peer_addr +
 				  (u64)s->unit * TXRDMA_FRAME_UNIT,
@@ -500,16 +502,20 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			}
 		}
 	}
+	/*
+	 * As we were when we reported: frames of the other side may have
+	 * come on the new QP since, with newer counts
+	 */
 	tx = (struct txrdma_resume_tx) {
 		.acked		= ep->tx_seq - n,
 		.next		= ep->tx_seq,
 		.head		= ep->ctx.head,
-		.released	= ep->ctx.released,
+		.released	= ep->sess_released,
 	};
 	for (i = 0; i < n; i++)
 		if (fr[i]->fseq != tx.acked + i)
 			return -EPROTO;	/* not a suffix: never */
-	ret = txrdma_resume_plan(&tx, starts, ep->rx_seq, TXRDMA_EP_SLOTS,
+	ret = txrdma_resume_plan(&tx, starts, ep->sess_rx_seq, TXRDMA_EP_SLOTS,
 				 peer, &plan);
 	if (ret)
 		return ret;
@@ -987,7 +993,9 @@ bool txrdma_tx_ring_owes(struct txrdma_ring *ring)
 	bool work = false;
 
 	xa_for_each(&ring->eps, id, ep) {
-		if (READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED)
+		/* a session away from its QP sends no update until back */
+		if (READ_ONCE(ep->dstate) != TXRDMA_EP_CONNECTED ||
+		    !READ_ONCE(ep->sess_ready))
 			continue;
 		head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
 		/* the update rule (txrdma_credit_rx_should_update()), on a

@@ -20,7 +20,8 @@
 #                err_qp grows, the client sees ECONNRESET, the pool
 #                gets its QPs back; with a session (msg_pingpong -R)
 #                the ping-pong goes on byte for byte on a new QP and
-#                both ends count a resume
+#                both ends count a resume; the same under a stream
+#                both ways (msg_pingpong -r), nothing lost or reordered
 #   frame_corrupt the 50th received frame (interval 50) is judged
 #                corrupt: err_crc +1, EPROTO on the receiver, the other
 #                side's pair fails too
@@ -480,19 +481,33 @@ good_run qp_fail
 disarm qp_fail
 
 # -- qp_fail on a session: the pair moves to a new QP, nothing fails ----
-diag "---- qp_fail, session"
-read -r r0 x0 <<<"$(resumes)"
-fault_run qp_fail "space 100 times 1" qpsess -m 256 -n 1000 -w 0 -R
-read -r r1 x1 <<<"$(resumes)"
-check "qp_fail, session: the 100th call failed (calls +$calls)" \
-	test "$calls" -eq 100
-check "qp_fail, session: the ping-pong went on: 1000 echoes of 256 B byte for byte (client exit $rc, server exit $srv_rc)" \
-	eval '[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] &&
-	      grep -q "^txrdma pingpong size=256 n=1000 " "$TMP/qpsess.out"'
-check "qp_fail, session: err_qp grew (+$((q1 - q0))) and both ends resumed (resumes +$((r1 - r0)), frames sent again +$((x1 - x0)))" \
-	test "$((q1 - q0))" -ge 1 -a "$((r1 - r0))" -eq 2
-check_settled "qp_fail, session: the QPs closed"
-disarm qp_fail
+# session_run NAME CALLS OUT_LINE CLIENT_ARGS...: the CALLS-th QP post
+# refused while msg_pingpong -R runs; it must end well, with OUT_LINE,
+# both ends counting one resume each, and nothing held after
+session_run() {
+	local name=$1 n=$2 line=$3 r0 x0 r1 x1
+	shift 3
+	diag "---- qp_fail, $name"
+	read -r r0 x0 <<<"$(resumes)"
+	fault_run qp_fail "space $n times 1" "$name" -R "$@"
+	read -r r1 x1 <<<"$(resumes)"
+	check "qp_fail, $name: the ${n}th call failed (calls +$calls)" \
+		test "$calls" -eq "$n"
+	check "qp_fail, $name: the client and the server ended well (exit $rc and $srv_rc) with \"$line\"" \
+		eval '[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] &&
+		      grep -q "^$line " "$TMP/$name.out"'
+	check "qp_fail, $name: err_qp grew (+$((q1 - q0))), both ends resumed (resumes +$((r1 - r0)), frames sent again +$((x1 - x0)))" \
+		test "$((q1 - q0))" -ge 1 -a "$((r1 - r0))" -eq 2
+	check_settled "qp_fail, $name: the QPs closed"
+	disarm qp_fail
+}
+# a ping-pong: msg_pingpong compares every echo byte for byte
+session_run session 100 "txrdma pingpong size=256 n=1000" \
+	-m 256 -n 1000 -w 0
+# a stream both ways (DATA, the server's ACKs): the server checks every
+# sequence number (a lost, doubled or reordered message ends it)
+session_run stream 300 "txrdma msgrate size=256 n=20000" \
+	-m 256 -n 20000 -w 0 -r
 
 # -- frame_corrupt: a received frame is judged corrupt ----------------
 diag "---- frame_corrupt"
