@@ -714,6 +714,24 @@ def wait_up(pairs, timeout, what):
         time.sleep(0.01)
 
 
+def wait_settled(pairs, timeout, what, quiet=1.0):
+    """wait_up(), and then no event of those sessions for QUIET seconds:
+    a session that comes back from a cut may flap once more (its peer
+    saw the cut's end later, or its pool is refilling), and a cut made
+    then finds one side already Down, told so by the other."""
+    deadline = time.monotonic() + timeout
+    while True:
+        wait_up(pairs, max(1, deadline - time.monotonic()), what)
+        before = [len(log.peer_events(peer)) for log, peer in pairs]
+        time.sleep(quiet)
+        if ([len(log.peer_events(peer)) for log, peer in pairs] == before
+                and all(log.is_up(peer) for log, peer in pairs)):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("%s: sessions not settled Up within %ds" %
+                               (what, timeout))
+
+
 def wait_events(waits, t0, timeout):
     """waits: {key: (EventLog, peer, kind, count_before)}.  Poll every 2 ms
     until each log has a new event; return {key: (seconds since t0, event)}.
@@ -747,10 +765,12 @@ def stats_ms(values):
 def down_phase(c, logs, waits_spec, action, undo, label, results):
     """Run ACTION (cut, pause, kill), time the Down event at every
     (guest, peer) of WAITS_SPEC, run UNDO, wait for the Up events."""
-    # each cut starts from sessions that are Up, not from one still
-    # coming back from the last
-    wait_up([(logs[g], peer) for g, peer in waits_spec], 120,
-            label + ": before")
+    # each cut starts from sessions that are Up, and have been for a
+    # second, not from one still coming back from the last (CI once cut
+    # while a session flapped after the cut before: one side's Down was
+    # then its peer's word, sent before the cut, not a detection)
+    wait_settled([(logs[g], peer) for g, peer in waits_spec], 120,
+                 label + ": before")
     waits = {}
     ups = {}
     for g, peer in waits_spec:
