@@ -322,6 +322,16 @@ static void sess_table(struct kunit *test)
 	}
 }
 
+/* a connector lost its QP 500 ms before the clock wraps; RESUME sent */
+static void sess_resuming_at_wrap(struct txrdma_sess *s)
+{
+	txrdma_sess_init(s, true, 1000 * MS);
+	txrdma_sess_event(s, TXRDMA_SESS_EV_LOST, 0, -ECONNRESET,
+			  U64_MAX - 500 * MS);
+	txrdma_sess_event(s, TXRDMA_SESS_EV_DRAINED, 0, 0, U64_MAX - 400 * MS);
+	txrdma_sess_event(s, TXRDMA_SESS_EV_PATH, 0, 0, U64_MAX - 300 * MS);
+}
+
 static void sess_grace(struct kunit *test)
 {
 	struct txrdma_sess s;
@@ -351,19 +361,11 @@ static void sess_grace(struct kunit *test)
 	/* with the first loss's reason */
 	KUNIT_EXPECT_EQ(test, s.error, -ENOTCONN);
 	/* a RESUMED after the grace comes too late, on either clock wrap */
-	txrdma_sess_init(&s, true, 1000 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_LOST, 0, -ECONNRESET,
-			  U64_MAX - 500 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0, 0, U64_MAX - 400 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_PATH, 0, 0, U64_MAX - 300 * MS);
+	sess_resuming_at_wrap(&s);
 	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUMED,
 						s.gen, 0, 600 * MS),
 			TXRDMA_SESS_DO_FAIL);
-	txrdma_sess_init(&s, true, 1000 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_LOST, 0, -ECONNRESET,
-			  U64_MAX - 500 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0, 0, U64_MAX - 400 * MS);
-	txrdma_sess_event(&s, TXRDMA_SESS_EV_PATH, 0, 0, U64_MAX - 300 * MS);
+	sess_resuming_at_wrap(&s);
 	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUMED,
 						s.gen, 0, 400 * MS),
 			TXRDMA_SESS_DO_APPLY);
