@@ -37,8 +37,18 @@
  * QP, is what detects a dead peer; the QP only has to outlast a host
  * that stalls - TCG guests sharing cores stalled 1.2 s under load, and
  * 67 ms x 8 broke pairs that liveness had kept Up.
+ *
+ * The control QP carries the probes, so it is what brings a peer back
+ * Up after a partition: its probes sent into the partition wait for a
+ * retransmission, and the ones after them wait behind (RC is in
+ * order).  With 268 ms a 440 ms partition kept the peer Down some
+ * 640 ms after it healed, more than a session's grace allows; with
+ * 67 ms (x 8 = 537 ms before the QP errors, which only makes the peer
+ * reconnect it) the first probe after the heal gets through within
+ * 20-50 ms.  A stall that long has taken the peer Down anyway.
  */
 #define TXRDMA_ACK_TIMEOUT	16
+#define TXRDMA_CTRL_ACK_TIMEOUT	14
 #define TXRDMA_RETRY_COUNT	7
 #define TXRDMA_LISTEN_BACKLOG	128
 /* passive connections not authenticated yet, over all peers */
@@ -348,7 +358,8 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 				     TXRDMA_TX_WR_SGES);
 	attr.cap.max_send_sge = c->max_sge;
 	attr.cap.max_recv_sge = 1;
-	ret = rdma_set_ack_timeout(c->id, TXRDMA_ACK_TIMEOUT);
+	ret = rdma_set_ack_timeout(c->id, ctrl ? TXRDMA_CTRL_ACK_TIMEOUT :
+					 TXRDMA_ACK_TIMEOUT);
 	if (ret)
 		return ret;
 	if (!c->passive) {

@@ -128,6 +128,7 @@ struct txrdma_tx_slot {
 	u32 len;
 	u8 kind;
 	bool no_cqe;
+	bool idempotent;	/* READ, WRITE: TXRDMA_SQE_F_IDEMPOTENT */
 	bool busy;
 	bool posted;
 	u32 seq;
@@ -321,6 +322,7 @@ struct txrdma_ep {
 	u32 peer_ep;
 	u32 epoch;
 	u32 flags;
+	u32 grace_ms;		/* a session's (TXRDMA_EP_F_SESSION) */
 	struct txrdma_dev *dev;
 	struct txrdma_poller *poller;
 	struct txrdma_conn *held_by;

@@ -201,6 +201,7 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 	ep->rx_base = kaddr;
 	ep->rx_units = req->rx_units;
 	ep->flags = req->flags;
+	ep->grace_ms = req->grace_ms ?: TXRDMA_EP_GRACE_MS;
 	ep->service = req->service;
 	/* a fresh ring: nothing published, nothing released, no error */
 	memset(ep->rx_base, 0, TXRDMA_RX_HDR_LEN);
@@ -273,7 +274,11 @@ static int txrdma_pair_check(const struct txrdma_ep_connect *req, bool accept)
 {
 	if (req->flags & ~TXRDMA_EP_F_ALL || !req->service || req->id ||
 	    req->peer_ep || req->qp_num || req->max_msg ||
-	    req->resv[0] || req->resv[1])
+	    req->resv0 || req->resv1)
+		return -EINVAL;
+	/* the connector asks for a session and its grace */
+	if (req->grace_ms && (accept || !(req->flags & TXRDMA_EP_F_SESSION) ||
+			      req->grace_ms > TXRDMA_EP_GRACE_MAX_MS))
 		return -EINVAL;
 	if (req->rx_units < TXRDMA_RX_MIN_UNITS ||
 	    req->rx_units > TXRDMA_RX_MAX_UNITS ||
@@ -305,10 +310,13 @@ static int txrdma_pair_agree(struct txrdma_ep *ep, const struct txrdma_ctrl_ep *
 	return txrdma_credit_tx_init(&ep->ctx, e->ring_units);
 }
 
+/* what a process may ask for, the wire carries */
+static_assert(TXRDMA_EP_GRACE_MAX_MS <= TXRDMA_WIRE_GRACE_MAX_MS);
+
 /* A session's grace, as the connector asks for it (0: no session). */
 static u32 txrdma_pair_grace(const struct txrdma_ep *ep)
 {
-	return ep->flags & TXRDMA_EP_F_SESSION ? TXRDMA_EP_GRACE_MS : 0;
+	return ep->flags & TXRDMA_EP_F_SESSION ? ep->grace_ms : 0;
 }
 
 static u32 txrdma_pair_max(const struct txrdma_ep *ep)
@@ -389,6 +397,7 @@ static long txrdma_pair_reply(struct txrdma_ep *ep, struct txrdma_ep_connect *re
 	req->qp_num = ep->qp_num;
 	req->max_msg = txrdma_pair_max(ep);
 	req->rx_max_msg = ep->rx_max_msg;
+	req->grace_ms = txrdma_pair_grace(ep);
 	if (copy_to_user(uarg, req, sizeof(*req))) {
 		txrdma_ep_discard(ep);
 		txrdma_ep_put(ep);
@@ -628,6 +637,7 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 			ep->flags &= ~TXRDMA_EP_F_SESSION;
 			if (r->e.grace_ms)
 				ep->flags |= TXRDMA_EP_F_SESSION;
+			ep->grace_ms = r->e.grace_ms;
 			spin_unlock_bh(&ep->lock);
 			txrdma_resume_start(ep, false, r->e.grace_ms);
 			ret = txrdma_pair_join(ep->ring, ep);

@@ -36,11 +36,30 @@
 #include "txrdma_peer_wire.h"
 #include "txrdma_ringfile.h"
 #include "txrdma_service.h"
+#include "txrdma_tenant.h"
+#include "txrdma_trace.h"
 
 /* how often an away session looks at its clock */
 #define TXRDMA_RESUME_TICK_MS	10
 /* how long the connector waits for RESUMED before it tries another QP */
 #define TXRDMA_RESUME_ANSWER_NS	(200ULL * NSEC_PER_MSEC)
+
+/* Caller holds ep->lock: feed @ev to the session, traced. */
+static unsigned int txrdma_resume_ev_locked(struct txrdma_ep *ep,
+					    enum txrdma_sess_ev ev, u32 gen,
+					    int error)
+{
+	u8 old = ep->sess.state;
+	unsigned int act;
+
+	lockdep_assert_held(&ep->lock);
+	act = txrdma_sess_event(&ep->sess, ev, gen, error, ktime_get_ns());
+	/* a tick that changes nothing is not worth an event */
+	if (ev != TXRDMA_SESS_EV_TICK || act || old != ep->sess.state)
+		trace_txrdma_session(ep->tenant->id, ep->id, ev, old,
+				     ep->sess.state, act, ep->sess.gen);
+	return act;
+}
 
 static bool txrdma_resume_away(const struct txrdma_ep *ep)
 {
@@ -86,8 +105,7 @@ bool txrdma_resume_lost_locked(struct txrdma_ep *ep, int error)
 	if ((error != -ECONNRESET && error != -ENOTCONN) ||
 	    !txrdma_resume_keeps_locked(ep))
 		return false;
-	act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_LOST, 0, error,
-				ktime_get_ns());
+	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_LOST, 0, error);
 	if (act & TXRDMA_SESS_DO_FAIL)
 		return false;
 	ep->sess_ready = false;
@@ -110,8 +128,7 @@ bool txrdma_resume_drained_locked(struct txrdma_ep *ep)
 	lockdep_assert_held(&ep->lock);
 	if (!txrdma_resume_keeps_locked(ep) || !txrdma_resume_away(ep))
 		return false;
-	act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_DRAINED, 0, 0,
-				ktime_get_ns());
+	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_DRAINED, 0, 0);
 	txrdma_resume_queue_locked(ep, act);
 	return !(act & TXRDMA_SESS_DO_FAIL);
 }
@@ -275,8 +292,7 @@ static unsigned int txrdma_resume_event(struct txrdma_ep *ep,
 	unsigned int act;
 
 	spin_lock_bh(&ep->lock);
-	act = txrdma_sess_event(&ep->sess, ev, gen, -ECONNRESET,
-				ktime_get_ns());
+	act = txrdma_resume_ev_locked(ep, ev, gen, -ECONNRESET);
 	if (ev == TXRDMA_SESS_EV_LOST)
 		ep->sess_ready = false;
 	spin_unlock_bh(&ep->lock);
@@ -323,9 +339,8 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
 			/* no QP held us: nothing is left to reap */
 			spin_lock_bh(&ep->lock);
 			if (!ep->held_by)
-				act |= txrdma_sess_event(&ep->sess,
-							 TXRDMA_SESS_EV_DRAINED,
-							 0, 0, ktime_get_ns());
+				act |= txrdma_resume_ev_locked(ep,
+						TXRDMA_SESS_EV_DRAINED, 0, 0);
 			spin_unlock_bh(&ep->lock);
 			continue;
 		}
@@ -388,12 +403,11 @@ static void txrdma_resume_work_fn(struct work_struct *work)
 	act = ep->sess_todo;
 	ep->sess_todo = 0;
 	if (ep->sess.state != TXRDMA_SESS_FAILED)
-		act |= txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_TICK, 0, 0,
-					 now);
+		act |= txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_TICK, 0, 0);
 	if (ep->sess.state == TXRDMA_SESS_RESUMING &&
 	    now - ep->sess_sent_ns > TXRDMA_RESUME_ANSWER_NS)
-		act |= txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RETRY,
-					 ep->sess.gen, 0, now);
+		act |= txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_RETRY,
+						ep->sess.gen, 0);
 	/* a connector still without a QP looks again */
 	if (ep->sess.connector && ep->sess.state == TXRDMA_SESS_WAITING)
 		act |= TXRDMA_SESS_DO_SEEK;
@@ -451,7 +465,6 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	const struct txrdma_ctrl_ep *e = &r->e;
 	struct txrdma_ep *ep = txrdma_ep_get_id(e->dst_ep);
 	unsigned int act = 0;
-	u64 now = ktime_get_ns();
 
 	if (!ep || !txrdma_resume_ours(ep, r)) {
 		/* a pair we do not have (any more): the connector stops */
@@ -466,13 +479,12 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 		if (e->ring_units != ep->peer_units ||
 		    e->ring_addr != ep->peer_addr ||
 		    e->ring_rkey != ep->peer_rkey) {
-			act = txrdma_sess_event(&ep->sess,
-						TXRDMA_SESS_EV_PROTO, 0, 0,
-						now);
+			act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_PROTO,
+						      0, 0);
 			break;
 		}
-		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RESUME,
-					e->resume.gen, -ECONNRESET, now);
+		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_RESUME,
+					      e->resume.gen, -ECONNRESET);
 		if (act & (TXRDMA_SESS_DO_HOLD | TXRDMA_SESS_DO_ANSWER)) {
 			ep->sess_qpn = e->qp_num;
 			ep->sess_peer = e->resume;
@@ -486,16 +498,16 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 		    e->ring_addr != ep->peer_addr ||
 		    e->ring_rkey != ep->peer_rkey)
 			break;
-		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_RESUMED,
-					e->resume.gen, 0, now);
+		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_RESUMED,
+					      e->resume.gen, 0);
 		if (act & TXRDMA_SESS_DO_APPLY)
 			ep->sess_peer = e->resume;
 		break;
 	case TXRDMA_CTRL_EP_CLOSE:
 	case TXRDMA_CTRL_EP_REJECT:
-		act = txrdma_sess_event(&ep->sess, TXRDMA_SESS_EV_CLOSE,
-					e->resume.gen,
-					e->status ?: -ECONNRESET, now);
+		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_CLOSE,
+					      e->resume.gen,
+					      e->status ?: -ECONNRESET);
 		break;
 	}
 	/* one work item does it all: never two takes of a QP at once */

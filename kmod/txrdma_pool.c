@@ -100,6 +100,12 @@ static u32 txrdma_pool_target(const struct txrdma_pool *p)
 	return min_t(u32, max(txrdma_pool_want(p), p->remote_want), p->max);
 }
 
+/* A take waits for a QP while a flap's hold keeps the refill back. */
+static bool txrdma_pool_wanted_now(const struct txrdma_pool *p)
+{
+	return p->wanted && !p->backoff_ns && !p->ready && !p->connecting;
+}
+
 /**
  * txrdma_pool_to_connect() - connection attempts to start now
  * @p: pool
@@ -112,8 +118,20 @@ u32 txrdma_pool_to_connect(struct txrdma_pool *p, u64 now_ns)
 {
 	u32 target, have, room, n;
 
-	if (!p->up || (s64)(now_ns - p->retry_at_ns) < 0)
+	if (!p->up)
 		return 0;
+	if ((s64)(now_ns - p->retry_at_ns) < 0) {
+		/*
+		 * Held back after a flap, one QP still goes when a take
+		 * found none (a session waiting for its path, a connect):
+		 * the hold limits the refill, not what is waited for.
+		 * Not after a failure: that backoff holds for everyone.
+		 */
+		if (!txrdma_pool_wanted_now(p))
+			return 0;
+		p->connecting++;
+		return 1;
+	}
 	target = txrdma_pool_target(p);
 	have = p->ready + p->connecting;
 	if (have >= target)
@@ -220,6 +238,7 @@ int txrdma_pool_take(struct txrdma_pool *p, u64 now_ns)
 	p->last_take_ns = now_ns;
 	if (!p->ready) {
 		p->misses++;
+		p->wanted = true;
 		if (p->min + p->want_extra < p->max)
 			p->want_extra++;
 		return -EAGAIN;
@@ -227,6 +246,7 @@ int txrdma_pool_take(struct txrdma_pool *p, u64 now_ns)
 	p->ready--;
 	p->in_use++;
 	p->takes++;
+	p->wanted = false;	/* served */
 	return 0;
 }
 
@@ -297,6 +317,7 @@ u32 txrdma_pool_peer_down(struct txrdma_pool *p, u64 now_ns)
 	p->ready = 0;
 	p->in_use = 0;
 	p->want_extra = 0;
+	p->wanted = false;
 	p->remote_want = 0;	/* the next probe tells it again */
 	return n;
 }
@@ -324,7 +345,8 @@ u64 txrdma_pool_next_event(const struct txrdma_pool *p, u64 now_ns)
 	u64 t = U64_MAX;
 
 	if (p->up && p->ready + p->connecting < target)
-		t = (s64)(p->retry_at_ns - now_ns) > 0 ? p->retry_at_ns : now_ns;
+		t = (s64)(p->retry_at_ns - now_ns) > 0 &&
+		    !txrdma_pool_wanted_now(p) ? p->retry_at_ns : now_ns;
 	if (p->ready > target || p->want_extra)
 		t = min_t(u64, t, p->last_take_ns + TXRDMA_POOL_IDLE_NS);
 	return t;

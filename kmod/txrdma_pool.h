@@ -37,6 +37,9 @@
  * @up: the peer is up (liveness); nothing is connected while down
  * @up_since_ns: when the peer last came up
  * @hold_ns: refill delay after the next Up (flap dampening), 0 if none
+ * @wanted: a take found no ready QP since the peer came up, and none
+ *	was taken since: one QP is connected even while the refill is held
+ *	back
  * @takes: QPs lent out, ever
  * @misses: takes that found no ready QP
  * @failures: connection attempts that failed
@@ -53,6 +56,7 @@ struct txrdma_pool {
 	bool up;
 	u64 up_since_ns;
 	u64 hold_ns;
+	bool wanted;
 	u64 takes, misses, failures, errors;
 };
 

@@ -115,12 +115,15 @@ int txrdma_sqe_check(const struct txrdma_sqe *sqe)
 		/* a NOP has nothing to order */
 		if (sqe->len || sqe->local_region || sqe->local_off ||
 		    sqe->remote_region || sqe->remote_off ||
-		    (sqe->flags & TXRDMA_SQE_F_FENCE))
+		    (sqe->flags & (TXRDMA_SQE_F_FENCE |
+				   TXRDMA_SQE_F_IDEMPOTENT)))
 			return -EINVAL;
 		break;
 	case TXRDMA_OP_SEND:
+		/* a session's SEND arrives once anyway: never run twice */
 		if (sqe->len > TXRDMA_FRAME_MAX_PAYLOAD ||
-		    sqe->remote_region || sqe->remote_off)
+		    sqe->remote_region || sqe->remote_off ||
+		    (sqe->flags & TXRDMA_SQE_F_IDEMPOTENT))
 			return -EINVAL;
 		break;
 	case TXRDMA_OP_READ:

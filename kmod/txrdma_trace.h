@@ -15,6 +15,8 @@
  *   txrdma_frame_rx     a received frame judged (txrdma_frame_accept())
  *   txrdma_rx_publish   accepted frames published to the process
  *   txrdma_peer_state   a peer's liveness changed state
+ *   txrdma_session      an event of a session (TXRDMA_EP_F_SESSION)
+ *                       that changed its state or asked for something
  *
  * An event costs a static branch while it is off.  Fields are copied
  * into the event, never pointers: a trace read later outlives the
@@ -161,6 +163,30 @@ TRACE_EVENT(txrdma_peer_state,
 	    TP_printk("peer=%u name=%s old=%u state=%u diag=%u silence_ns=%llu",
 		      __entry->peer, __get_str(name), __entry->old_state,
 		      __entry->state, __entry->diag, __entry->silence_ns)
+);
+
+TRACE_EVENT(txrdma_session,
+	    TP_PROTO(u32 tenant, u32 ep, u8 ev, u8 old_state, u8 state,
+		     u32 act, u32 gen),
+	    TP_ARGS(tenant, ep, ev, old_state, state, act, gen),
+	    TP_STRUCT__entry(__field(u32, tenant)
+			     __field(u32, ep)
+			     __field(u8, ev)
+			     __field(u8, old_state)
+			     __field(u8, state)
+			     __field(u32, act)
+			     __field(u32, gen)),
+	    TP_fast_assign(__entry->tenant = tenant;
+			   __entry->ep = ep;
+			   __entry->ev = ev;
+			   __entry->old_state = old_state;
+			   __entry->state = state;
+			   __entry->act = act;
+			   __entry->gen = gen;),
+	    TP_printk("tenant=%u ep=%u ev=%u old=%u state=%u act=%#x gen=%u",
+		      __entry->tenant, __entry->ep, __entry->ev,
+		      __entry->old_state, __entry->state, __entry->act,
+		      __entry->gen)
 );
 
 #endif /* TXRDMA_TRACE_H */

@@ -450,6 +450,26 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 
 static bool txrdma_tx_credit_update(struct txrdma_ep *ep);
 
+/*
+ * Caller holds ep->lock: does @s go again on a resumed session's new QP?
+ * A SEND always (the other side's report says whether it arrived), a
+ * READ or WRITE its process marked TXRDMA_SQE_F_IDEMPOTENT.
+ */
+static bool txrdma_tx_goes_again(const struct txrdma_tx_slot *s)
+{
+	return s->kind == TXRDMA_OP_SEND ||
+	       ((s->kind == TXRDMA_OP_READ || s->kind == TXRDMA_OP_WRITE) &&
+		s->idempotent);
+}
+
+/* Caller holds ep->lock: READ or WRITE @s runs again, where it was. */
+static void txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
+{
+	/* its WR stands as built: same keys, same device, same fence */
+	s->wr.wr.send_flags &= ~IB_SEND_SIGNALED;
+	txrdma_tx_chain_add(ep, s);
+}
+
 /**
  * txrdma_tx_resume_locked() - a session is back on a new QP
  * @ep: caller holds ep->lock; ep->conn is the new QP, ep->sess_ready
@@ -458,23 +478,26 @@ static bool txrdma_tx_credit_update(struct txrdma_ep *ep);
  *
  * Its unsettled SENDs (failed or never completed on the old QP, or
  * still queued) are a suffix of its frames: those the report says
- * arrived complete successfully, the others go again, in order, each in
- * a write of its own, at the units they had (txrdma_resume_plan()),
- * then a credit update with what our process released.  READ and WRITE
- * that were in flight fail with -ECONNRESET: whether they ran is
- * unknown.  Return: 0, -EPROTO (the report does not fit: the caller
- * fails the pair) or -ECONNRESET (the new QP refused the post).
+ * arrived complete successfully, the others go again, each in a write
+ * of its own, at the units they had (txrdma_resume_plan()), then a
+ * credit update with what our process released.  READ and WRITE that
+ * were in flight fail with -ECONNABORTED (whether they ran is unknown),
+ * unless their process marked them TXRDMA_SQE_F_IDEMPOTENT: those run
+ * again, in their place among the SENDs that go again.  Return: 0,
+ * -EPROTO (the report does not fit: the caller fails the pair) or
+ * -ECONNRESET (the new QP refused the post).
  */
 int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			    const struct txrdma_resume_report *peer)
 {
 	struct txrdma_tx_slot *fr[TXRDMA_EP_SLOTS], *s, *next;
+	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS];
 	struct txrdma_resume_tx tx;
 	struct txrdma_resume_plan plan;
 	u32 starts[TXRDMA_EP_SLOTS];
 	DECLARE_BITMAP(seen, TXRDMA_EP_SLOTS);
 	const struct ib_send_wr *wr;
-	unsigned int n = 0, i;
+	unsigned int n = 0, nord = 0, i, k;
 	u32 unit;
 	int ret;
 
@@ -484,23 +507,25 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
 		s = &ep->slots[ep->tx_order[ep->tx_done &
 					    (TXRDMA_EP_SLOTS - 1)]];
-		if (s->busy && s->posted && s->kind == TXRDMA_OP_SEND &&
-		    !__test_and_set_bit(s - ep->slots, seen)) {
-			starts[n] = s->start;
-			fr[n++] = s;
-		}
+		if (s->busy && s->posted && txrdma_tx_goes_again(s) &&
+		    !__test_and_set_bit(s - ep->slots, seen))
+			order[nord++] = s;
 	}
 	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
 	     wr = wr->next) {
 		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
 		     s = next) {
 			next = s->rider;
-			if (s->busy && s->kind == TXRDMA_OP_SEND &&
-			    !__test_and_set_bit(s - ep->slots, seen)) {
-				starts[n] = s->start;
-				fr[n++] = s;
-			}
+			if (s->busy && txrdma_tx_goes_again(s) &&
+			    !__test_and_set_bit(s - ep->slots, seen))
+				order[nord++] = s;
 		}
+	}
+	for (i = 0; i < nord; i++) {
+		if (order[i]->kind != TXRDMA_OP_SEND)
+			continue;
+		starts[n] = order[i]->start;
+		fr[n++] = order[i];
 	}
 	/*
 	 * As we were when we reported: frames of the other side may have
@@ -524,13 +549,19 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
 		s = &ep->slots[i];
 		if (s->busy && !test_bit(i, seen))
-			txrdma_tx_slot_done(ep, s, -ECONNRESET);
+			txrdma_tx_slot_done(ep, s, -ECONNABORTED);
 	}
 	for (i = 0; i < plan.delivered; i++)
 		txrdma_tx_slot_ok(ep, fr[i]);
 	ep->ctx.head = plan.head;
-	for (i = plan.delivered; i < n; i++) {
-		s = fr[i];
+	for (i = 0, k = 0; i < nord; i++) {
+		s = order[i];
+		if (s->kind != TXRDMA_OP_SEND) {
+			txrdma_tx_rw_again(ep, s);
+			continue;
+		}
+		if (k++ < plan.delivered)
+			continue;
 		/* where it was placed before: the plan checked the head */
 		if (txrdma_credit_place(&ep->ctx, s->units, &unit) ||
 		    unit != s->unit)
@@ -928,6 +959,7 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
+	s->idempotent = sqe->flags & TXRDMA_SQE_F_IDEMPOTENT;
 	s->sge[0] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -106,13 +107,15 @@ static void ep_pair_from(struct txrdma_ep_pair *out,
 	out->rx_units = req->rx_units;
 	out->rx_off = req->rx_off;
 	out->rx_max_msg = req->rx_max_msg;
+	out->grace_ms = req->grace_ms;
 	memcpy(out->peer, req->peer, sizeof(out->peer));
 	out->peer[sizeof(out->peer) - 1] = 0;
 }
 
-TXRDMA_EXPORT int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
-				    const struct txrdma_ep_params *p,
-				    struct txrdma_ep_pair *out)
+/* @session: with TXRDMA_EP_F_SESSION and @grace_ms (0: the default) */
+static int ep_connect(struct txrdma_ctx *ctx, const char *peer,
+		      const struct txrdma_ep_params *p, bool session,
+		      __u32 grace_ms, struct txrdma_ep_pair *out)
 {
 	struct txrdma_ep_connect req;
 	size_t len;
@@ -128,11 +131,33 @@ TXRDMA_EXPORT int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 	ret = ep_request(p, &req);
 	if (ret)
 		return ret;
+	if (session) {
+		if (grace_ms > TXRDMA_EP_GRACE_MAX_MS)
+			return -EINVAL;
+		req.flags |= TXRDMA_EP_F_SESSION;
+		req.grace_ms = grace_ms;
+	}
 	memcpy(req.peer, peer, len);	/* the rest stays NUL */
 	if (ioctl(txrdma_fd(ctx), TXRDMA_IOC_EP_CONNECT, &req) < 0)
 		return -errno;
 	ep_pair_from(out, &req);
 	return 0;
+}
+
+TXRDMA_EXPORT int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
+				    const struct txrdma_ep_params *p,
+				    struct txrdma_ep_pair *out)
+{
+	return ep_connect(ctx, peer, p, false, 0, out);
+}
+
+TXRDMA_EXPORT int txrdma_ep_connect_session(struct txrdma_ctx *ctx,
+					    const char *peer,
+					    const struct txrdma_ep_params *p,
+					    __u32 grace_ms,
+					    struct txrdma_ep_pair *out)
+{
+	return ep_connect(ctx, peer, p, true, grace_ms, out);
 }
 
 TXRDMA_EXPORT int txrdma_ep_accept(struct txrdma_ctx *ctx,

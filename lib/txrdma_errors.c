@@ -26,6 +26,7 @@ static const struct {
 	{ EAGAIN, "the peer's pool had no ready QP in time (a connect waits for one up to its timeout_ms)" },
 	{ ECONNREFUSED, "nobody listens on that service at the peer (in the same tenant)" },
 	{ ECONNRESET, "the endpoint pair ended: the other side closed it, or its QP failed" },
+	{ ECONNABORTED, "a READ or WRITE was in flight when its session moved to a new QP: it may or may not have run (mark it TXRDMA_SQE_F_IDEMPOTENT to have it run again instead)" },
 	{ ECANCELED, "the operation was cancelled: its endpoint was closed" },
 	{ ETIMEDOUT, "the other side did not answer in time" },
 	{ EADDRINUSE, "the service is already served in this tenant" },

@@ -245,6 +245,48 @@ static void pool_flap_dampening(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.hold_ns, 0ULL);
 }
 
+/*
+ * While a flap holds the refill back, a take that finds nothing (a
+ * session waiting for its path) still gets one QP connected, once; a
+ * failure's backoff is not bypassed.
+ */
+static void pool_hold_yields_to_a_waiter(struct kunit *test)
+{
+	struct txrdma_pool p;
+	u64 t = T0;
+
+	txrdma_pool_init(&p, 2, 4, t);
+	txrdma_pool_peer_up(&p, t);
+	txrdma_pool_peer_down(&p, t + SEC);	/* a flap: hold 100 ms */
+	txrdma_pool_peer_up(&p, t + SEC);
+	t += SEC;
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, t), t + 100 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + MS), -EAGAIN);
+	/* the waiter's QP now, not the refill */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, t + MS), t + MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + MS), 1U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + MS), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, t + MS), t + 100 * MS);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + 2 * MS), 0);
+	/* the rest when the hold is over: min plus the miss */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 99 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 100 * MS), 3U);
+
+	/* after a failure the backoff holds, waiter or not */
+	txrdma_pool_init(&p, 2, 4, t);
+	txrdma_pool_peer_up(&p, t);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t), 2U);
+	txrdma_pool_connect_failed(&p, t);
+	txrdma_pool_connect_failed(&p, t);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + MS), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + MS), 0U);
+	/* and a Down forgets the waiter */
+	txrdma_pool_peer_down(&p, t + 2 * MS);
+	KUNIT_EXPECT_FALSE(test, p.wanted);
+}
+
 static void pool_resize(struct kunit *test)
 {
 	const char *why = NULL;
@@ -498,6 +540,7 @@ static struct kunit_case txrdma_pool_cases[] = {
 	KUNIT_CASE(pool_backoff),
 	KUNIT_CASE(pool_peer_down_and_up),
 	KUNIT_CASE(pool_flap_dampening),
+	KUNIT_CASE(pool_hold_yields_to_a_waiter),
 	KUNIT_CASE(pool_resize),
 	KUNIT_CASE(pool_clock_wrap),
 	KUNIT_CASE(pool_accept_up_to_max),

@@ -112,6 +112,12 @@ static void ring_sqe_check(struct kunit *test)
 		s.flags = TXRDMA_SQE_F_FENCE | TXRDMA_SQE_F_NO_CQE;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s),
 				op == TXRDMA_OP_NOP ? -EINVAL : 0);
+		/* only a one-sided operation may run twice */
+		good_sqe(&s, op);
+		s.flags = TXRDMA_SQE_F_IDEMPOTENT | TXRDMA_SQE_F_FENCE;
+		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s),
+				op == TXRDMA_OP_READ || op == TXRDMA_OP_WRITE ?
+				0 : -EINVAL);
 		good_sqe(&s, op);
 		s.flags = 0x8000;
 		KUNIT_EXPECT_EQ(test, txrdma_sqe_check(&s), -EINVAL);

@@ -241,6 +241,9 @@ struct txrdma_ep_params {
  * @rx_off: its offset in @rx_region
  * @rx_max_msg: the longest SEND our ring takes, as declared (0: all it
  *	takes)
+ * @grace_ms: the session's grace (txrdma_ep_connect_session(); after
+ *	accept, what the connector asked for), 0 when the pair is not a
+ *	session
  * @peer: the peer's name, NUL-terminated (after accept: who connected)
  *
  * What txrdma_ep_connect() and txrdma_ep_accept() return, as
@@ -257,7 +260,7 @@ struct txrdma_ep_pair {
 	__u32 rx_units;
 	__u64 rx_off;
 	__u32 rx_max_msg;
-	__u32 resv;
+	__u32 grace_ms;
 	char peer[TXRDMA_PEER_NAME_MAX];
 };
 
@@ -310,6 +313,32 @@ int txrdma_ep_listen(struct txrdma_ctx *ctx, __u32 service);
 int txrdma_ep_connect(struct txrdma_ctx *ctx, const char *peer,
 		      const struct txrdma_ep_params *p,
 		      struct txrdma_ep_pair *out);
+
+/**
+ * txrdma_ep_connect_session() - make an endpoint pair that outlives a QP
+ * @ctx: as for txrdma_ep_connect()
+ * @peer: as for txrdma_ep_connect()
+ * @p: as for txrdma_ep_connect(); TXRDMA_EP_F_SESSION is added to
+ *	@p->flags
+ * @grace_ms: how long the pair may be without a QP before its
+ *	operations fail, 1..TXRDMA_EP_GRACE_MAX_MS, or 0 for
+ *	TXRDMA_EP_GRACE_MS; the other side's end gets the same
+ * @out: as for txrdma_ep_connect(), @out->grace_ms the grace
+ *
+ * txrdma_ep_connect() with TXRDMA_EP_F_SESSION (<linux/txrdma.h>):
+ * when the pair's QP fails, or the peer goes Down, for less than
+ * @grace_ms, its SENDs wait and then complete once, successfully, and
+ * arrive once, in order; when longer, every operation in flight fails
+ * once, with -ENOTCONN when the peer went Down.  A grace shorter than
+ * the peer's liveness detection time plus its pool's reconnection
+ * (hundreds of ms on a loaded host) turns every Down into a failure.
+ *
+ * Return: as for txrdma_ep_connect(); -EINVAL also for @grace_ms above
+ * TXRDMA_EP_GRACE_MAX_MS.
+ */
+int txrdma_ep_connect_session(struct txrdma_ctx *ctx, const char *peer,
+			      const struct txrdma_ep_params *p, __u32 grace_ms,
+			      struct txrdma_ep_pair *out);
 
 /**
  * txrdma_ep_accept() - take the next endpoint pair a peer connects

@@ -99,6 +99,9 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		c->peer_ep = 9;
 		c->qp_num = 0x1234;
 		c->max_msg = 65504;
+		/* a session's grace as the kernel reports it */
+		if (c->flags & TXRDMA_EP_F_SESSION)
+			c->grace_ms = c->grace_ms ?: TXRDMA_EP_GRACE_MS;
 	}
 	return 0;
 }
@@ -167,7 +170,7 @@ static bool sent_ok(const struct txrdma_ep_connect *c,
 	       c->rx_off == p->rx_off && c->timeout_ms == p->timeout_ms &&
 	       c->rx_max_msg == p->rx_max_msg &&
 	       !c->id && !c->peer_ep && !c->qp_num && !c->max_msg &&
-	       !c->resv[0] && !c->resv[1];
+	       !c->grace_ms && !c->resv0 && !c->resv1;
 }
 
 /* ---- tests ---------------------------------------------------------- */
@@ -238,6 +241,51 @@ static void test_connect(void)
 	p.rx_units = TXRDMA_RX_MAX_UNITS;
 	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
 	TAP_CHECK(sent_ok(&k.conn, &p));
+}
+
+/*
+ * txrdma_ep_connect_session(): the connect with TXRDMA_EP_F_SESSION
+ * added and the grace sent as given (0: the kernel's default); a grace
+ * above the most is refused before the call; out->grace_ms is what the
+ * kernel said.
+ */
+static void test_connect_session(void)
+{
+	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ep_params p = good;
+	struct txrdma_ep_pair out;
+
+	reset();
+	memset(&out, SENTINEL, sizeof(out));
+	TAP_CHECK_INT(txrdma_ep_connect_session(ctx, "db-a", &p, 250, &out), 0);
+	TAP_CHECK_INT(k.calls, 1);
+	TAP_CHECK_INT(k.conn.flags, TXRDMA_EP_F_SESSION);
+	TAP_CHECK_INT(k.conn.grace_ms, 250);
+	TAP_CHECK(!k.conn.resv0 && !k.conn.resv1);
+	TAP_CHECK_INT(out.grace_ms, 250);
+	TAP_CHECK_INT(out.flags, TXRDMA_EP_F_SESSION);
+	/* with the caller's own flags, and the default grace */
+	p.flags = TXRDMA_EP_F_DATA_CRC;
+	TAP_CHECK_INT(txrdma_ep_connect_session(ctx, "db-a", &p, 0, &out), 0);
+	TAP_CHECK_INT(k.conn.flags, TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_SESSION);
+	TAP_CHECK_INT(k.conn.grace_ms, 0);
+	TAP_CHECK_INT(out.grace_ms, TXRDMA_EP_GRACE_MS);
+	TAP_CHECK_INT(txrdma_ep_connect_session(ctx, "db-a", &p,
+						TXRDMA_EP_GRACE_MAX_MS, &out), 0);
+	TAP_CHECK_INT(k.conn.grace_ms, TXRDMA_EP_GRACE_MAX_MS);
+	TAP_CHECK_INT(k.calls, 3);
+	memset(&out, SENTINEL, sizeof(out));
+	TAP_CHECK_INT(txrdma_ep_connect_session(ctx, "db-a", &p,
+						TXRDMA_EP_GRACE_MAX_MS + 1,
+						&out), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_connect_session(NULL, "db-a", &p, 0, &out),
+		      -EINVAL);
+	TAP_CHECK_INT(k.calls, 3);
+	TAP_CHECK(untouched(&out, sizeof(out)));
+	/* a plain connect is no session */
+	p = good;
+	TAP_CHECK_INT(txrdma_ep_connect(ctx, "db-a", &p, &out), 0);
+	TAP_CHECK_INT(out.grace_ms, 0);
 }
 
 /*
@@ -681,6 +729,7 @@ static void test_destroy(void)
 static const struct tap_test tests[] = {
 	TAP_TEST(test_listen, "ep_listen sends the service, reserved fields 0; errors returned"),
 	TAP_TEST(test_connect, "ep_connect sends peer and params, returns the kernel's answer"),
+	TAP_TEST(test_connect_session, "ep_connect_session sends the session flag and the grace, refuses one above the most"),
 	TAP_TEST(test_ring_sizing, "rx_units 0 is txrdma_rx_units_for(rx_max_msg); rx_max_msg checked against the ring"),
 	TAP_TEST(test_export, "ep_export sends ep, region, access, off, len, timeout; NULL or bad access refused before the ioctl"),
 	TAP_TEST(test_unexport, "ep_unexport sends the range with access 0; NULL refused; errors returned"),

@@ -57,6 +57,7 @@ ROOT=$(cd "$DIR/../.." && pwd)
 ADMIN=${TXRDMA_ADMIN:-$ROOT/tools/txrdma-admin/txrdma-admin}
 PP=$ROOT/tools/bench/msg_pingpong
 HOLD=$DIR/region_hold
+FLAP=$DIR/session_flap
 CG_NAME=txrdma-fault
 CG=/sys/fs/cgroup/$CG_NAME
 TENANT=faulttest
@@ -508,6 +509,40 @@ session_run session 100 "txrdma pingpong size=256 n=1000" \
 # sequence number (a lost, doubled or reordered message ends it)
 session_run stream 300 "txrdma msgrate size=256 n=20000" \
 	-m 256 -n 20000 -w 0 -r
+
+# rw_run MODE: READ and WRITE of exported memory on a session
+# (session_flap rw-server/rw-client, one operation in flight at a
+# time), the 100th QP post refused: with TXRDMA_SQE_F_IDEMPOTENT
+# (MODE idempotent) the operation in flight runs again and none fails;
+# without (plain) it fails with -ECONNABORTED and the session goes on.
+# session_flap checks every block read back byte for byte.
+rw_run() {
+	local mode=$1 svc=$((SERVICE + 1)) srv n0 r0 x0 r1 x1
+	diag "---- qp_fail, READ/WRITE, $mode"
+	read -r r0 x0 <<<"$(resumes)"
+	n0=$(fi_get qp_fail injected)
+	"$FLAP" rw-server $svc > "$TMP/rw-srv.out" 2>&1 &
+	srv=$!
+	check "qp_fail, READ/WRITE, $mode: armed (space 100 times 1)" \
+		arm qp_fail space 100 times 1
+	# tap_relay counts in this shell
+	shopt -s lastpipe
+	timeout 120 "$FLAP" rw-client "$PEER" $svc 400 "$mode" 2>&1 |
+		tap_relay "qp_fail, READ/WRITE, $mode"
+	shopt -u lastpipe
+	txrdma_wait_until 30 eval '! kill -0 $srv 2>/dev/null'
+	kill "$srv" 2>/dev/null
+	wait "$srv"
+	tap_relay "qp_fail, READ/WRITE, $mode" < "$TMP/rw-srv.out"
+	read -r r1 x1 <<<"$(resumes)"
+	check "qp_fail, READ/WRITE, $mode: both ends resumed (resumes +$((r1 - r0)))" \
+		test "$((r1 - r0))" -eq 2
+	fired_once qp_fail "$n0"
+	check_settled "qp_fail, READ/WRITE, $mode: the QPs closed"
+	disarm qp_fail
+}
+rw_run idempotent
+rw_run plain
 
 # -- frame_corrupt: a received frame is judged corrupt ----------------
 diag "---- frame_corrupt"

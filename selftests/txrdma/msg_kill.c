@@ -23,23 +23,17 @@
 
 #include <txrdma.h>
 
+#include "pair_side.h"
+
 #define UNITS	4096
 #define WINDOW	32
 #define MSG	4096
 
-static struct txrdma_ctx *ctx;
-static struct txrdma_sq sq;
-static struct txrdma_cq cq;
-static struct txrdma_region reg;
-static struct txrdma_ep_pair ep;
-static struct txrdma_rx rx;
+static struct pair_side side;
 
 static double now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+	return pair_now_ms();
 }
 
 static void die(const char *what, int err)
@@ -50,41 +44,11 @@ static void die(const char *what, int err)
 
 static void setup(__u32 service, const char *peer)
 {
-	struct txrdma_ep_params p = {
-		.service = service, .rx_units = UNITS, .timeout_ms = 5000,
-	};
-	double t0 = now_ms();
-	int ret;
+	const char *what;
+	int ret = pair_side_setup(&side, service, peer, UNITS, false, 0, &what);
 
-	ret = txrdma_open(&ctx, 0);
 	if (ret)
-		die("open", -ret);
-	ret = txrdma_rings_setup(ctx, 256, 0, &sq, &cq);
-	if (ret)
-		die("rings", -ret);
-	ret = txrdma_region_create(ctx, 2 << 20, 0, &reg);
-	if (ret)
-		die("region", -ret);
-	p.rx_region = reg.id;
-	if (!peer) {
-		ret = txrdma_ep_listen(ctx, service);
-		if (ret)
-			die("listen", -ret);
-		p.timeout_ms = 120000;
-		ret = txrdma_ep_accept(ctx, &p, &ep);
-	} else {
-		/* the server may not listen yet: retry, bounded */
-		do {
-			ret = txrdma_ep_connect(ctx, peer, &p, &ep);
-		} while ((ret == -ECONNREFUSED || ret == -EAGAIN ||
-			  ret == -ETIMEDOUT) && now_ms() - t0 < 120000 &&
-			 !usleep(50000));
-	}
-	if (ret)
-		die(peer ? "connect" : "accept", -ret);
-	ret = txrdma_rx_init(&rx, ctx, &sq, reg.addr, UNITS);
-	if (ret)
-		die("rx_init", -ret);
+		die(what, -ret);
 }
 
 static int server(__u32 service)
@@ -94,14 +58,15 @@ static int server(__u32 service)
 	int ret;
 
 	setup(service, NULL);
-	printf("# server: pair %u <-> %u, draining\n", ep.id, ep.peer_ep);
+	printf("# server: pair %u <-> %u, draining\n", side.ep.id,
+	       side.ep.peer_ep);
 	fflush(stdout);
 	for (;;) {
-		ret = txrdma_rx_peek(&rx, &p, &len);
+		ret = txrdma_rx_peek(&side.rx, &p, &len);
 		if (ret < 0)
 			break;
 		if (ret)
-			txrdma_rx_release(&rx);
+			txrdma_rx_release(&side.rx);
 	}
 	printf("# server: ring failed with %d\n", ret);
 	return 0;
@@ -121,21 +86,22 @@ static int client(const char *peer, __u32 service, const char *file,
 	seen = calloc(1 << 20, 1);
 	if (!seen)
 		die("calloc", ENOMEM);
-	memset((char *)reg.addr + (1 << 20), 0xa5, MSG);
+	memset((char *)side.reg.addr + (1 << 20), 0xa5, MSG);
 	t_end = now_ms() + 120000;
 	while (now_ms() < t_end) {
 		struct txrdma_cqe *c;
 
 		while (!failed && posted - done < WINDOW && posted < (1 << 20)) {
-			struct txrdma_sqe *e = txrdma_get_sqe(&sq);
+			struct txrdma_sqe *e = txrdma_get_sqe(&side.sq);
 
 			if (!e)
 				break;
-			txrdma_prep_send(e, ep.id, reg.id, 1 << 20, MSG, posted);
+			txrdma_prep_send(e, side.ep.id, side.reg.id, 1 << 20,
+					 MSG, posted);
 			posted++;
 		}
-		txrdma_submit(ctx, &sq);
-		while ((c = txrdma_peek_cqe(&cq))) {
+		txrdma_submit(side.ctx, &side.sq);
+		while ((c = txrdma_peek_cqe(&side.cq))) {
 			if (c->user_data >= posted || seen[c->user_data]++)
 				bad++;
 			if (c->res == MSG) {
@@ -148,7 +114,7 @@ static int client(const char *peer, __u32 service, const char *file,
 				}
 			}
 			done++;
-			txrdma_cq_advance(&cq, 1);
+			txrdma_cq_advance(&side.cq, 1);
 			if (ok == 2000 && c->res == MSG) {
 				int fd = open(file, O_CREAT | O_WRONLY, 0644);
 
@@ -168,7 +134,8 @@ static int client(const char *peer, __u32 service, const char *file,
 	 * the SQEs completed: a bounded wait for it
 	 */
 	t_end = now_ms() + 10000;
-	while (!(rx_err = txrdma_rx_peek(&rx, &p, &len)) && now_ms() < t_end)
+	while (!(rx_err = txrdma_rx_peek(&side.rx, &p, &len)) &&
+	       now_ms() < t_end)
 		usleep(1000);
 	printf("# client: %lu posted, %lu ok, %lu failed (first: %d, %.1f ms after the last success), %lu duplicate or unknown CQEs\n",
 	       posted, ok, failed, first_res, first_err - last_ok, bad);
@@ -183,7 +150,7 @@ static int client(const char *peer, __u32 service, const char *file,
 	printf("%s 4 - the receive ring reports the error (%d)\n",
 	       rx_err == -ENOTCONN || rx_err == -ECONNRESET ? "ok" : "not ok",
 	       rx_err);
-	txrdma_close(ctx);
+	txrdma_close(side.ctx);
 	return 0;
 }
 

@@ -1751,6 +1751,10 @@ static void client_bad(struct __test_metadata *_metadata,
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
 	raw_req(&r, self->peer, SVC_TWICE, &s);
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
+	/* the connector picks the grace, not the acceptor */
+	raw_req(&r, NULL, SVC_TWICE, &s);
+	r.grace_ms = 500;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_ACCEPT, &r));
 
 	/* connect and accept without rings */
 	ASSERT_EQ(0, txrdma_open(&ctx2, 0));
@@ -1801,8 +1805,22 @@ static void client_bad(struct __test_metadata *_metadata,
 	EXPECT_EQ(-EINVAL, txrdma_ep_connect(s.ctx, self->peer, &p, &out));
 	/* reserved and output fields, names */
 	raw_req(&r, self->peer, SVC_NONE, &s);
-	r.resv[1] = 1;
+	r.resv0 = 1;
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.resv1 = 1;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	/* a grace only for a session, and at most TXRDMA_EP_GRACE_MAX_MS */
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.grace_ms = 500;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	raw_req(&r, self->peer, SVC_NONE, &s);
+	r.flags = TXRDMA_EP_F_SESSION;
+	r.grace_ms = TXRDMA_EP_GRACE_MAX_MS + 1;
+	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));
+	EXPECT_EQ(-EINVAL, txrdma_ep_connect_session(s.ctx, self->peer, &p,
+						     TXRDMA_EP_GRACE_MAX_MS + 1,
+						     &out));
 	raw_req(&r, self->peer, SVC_NONE, &s);
 	r.id = 5;
 	EXPECT_EQ(-EINVAL, raw_ioctl(&s, TXRDMA_IOC_EP_CONNECT, &r));

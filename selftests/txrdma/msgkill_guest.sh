@@ -32,12 +32,10 @@ echo $$ > /sys/fs/cgroup/txrdma-kill/cgroup.procs
 check "tenant add kill-t" "$ADMIN" tenant add kill-t cgroup /txrdma-kill
 
 peer_ready() {
-	[ "$("$ADMIN" -j peer show "$peer" |
-		jq -r '.[0] | "\(.state) \(.pool.ready >= .pool.min)"')" = "up true" ]
+	txrdma_peer_ready "$peer"
 }
 usage() {
-	"$ADMIN" -j tenant show kill-t |
-		jq -r '.[0].usage | "\(.qps) \(.endpoints) \(.pinned_bytes)"'
+	txrdma_tenant_usage kill-t
 }
 usage_zero() {
 	[ "$(usage)" = "0 0 0" ]

@@ -113,3 +113,18 @@ txrdma_local_rdma() {
 		jq -r '[.[0].addr_info[] | select(.family == "inet")][0] // empty | "\(.local) \(.prefixlen)"')
 	read -r ME PREFIX <<<"$addr"
 }
+
+# txrdma_peer_ready NAME: peer NAME is Up with at least its pool's
+# minimum of ready QPs (txrdma-admin's view; $TXRDMA_ADMIN or the tree's).
+txrdma_peer_ready() {
+	[ "$("${TXRDMA_ADMIN:-$TXRDMA_ROOT/tools/txrdma-admin/txrdma-admin}" \
+		-j peer show "$1" |
+		jq -r '.[0] | "\(.state) \(.pool.ready >= .pool.min)"')" = "up true" ]
+}
+
+# txrdma_tenant_usage NAME: "QPS ENDPOINTS PINNED_BYTES" tenant NAME holds.
+txrdma_tenant_usage() {
+	"${TXRDMA_ADMIN:-$TXRDMA_ROOT/tools/txrdma-admin/txrdma-admin}" \
+		-j tenant show "$1" |
+		jq -r '.[0].usage | "\(.qps) \(.endpoints) \(.pinned_bytes)"'
+}

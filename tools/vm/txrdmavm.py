@@ -749,6 +749,29 @@ class Cluster:
         self.set_link(a, l.id, True)
         self.set_link(b, l.id, True)
 
+    def partition(self, a, b):
+        """Drop every packet between guests a and b, the link itself
+        staying up: a partition somewhere in the network, not a cable
+        pulled.  (cut() takes the carrier away, and the guest's kernel
+        then holds its link down for up to 1 s after it is back: its
+        link-change events are rate-limited to one a second.)  A
+        filter-redirector on each end sends the link's packets, both
+        ways, to a null chardev."""
+        l = self.link(a, b)
+        for g in (a, b):
+            self.qmp(g, "chardev-add", id="drop-" + l.id,
+                     backend={"type": "null", "data": {}})
+            self.qmp(g, "object-add", **{
+                "qom-type": "filter-redirector", "id": "cut-" + l.id,
+                "netdev": l.id, "queue": "all", "outdev": "drop-" + l.id})
+
+    def heal(self, a, b):
+        """End a partition() of guests a and b."""
+        l = self.link(a, b)
+        for g in (a, b):
+            self.qmp(g, "object-del", id="cut-" + l.id)
+            self.qmp(g, "chardev-remove", id="drop-" + l.id)
+
     def pause(self, g):
         self.qmp(g, "stop")
 

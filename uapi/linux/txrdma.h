@@ -265,15 +265,20 @@ struct txrdma_ep_listen {
  * a fresh QP of the peer's pool and send again what the other side
  * lacks, so every SEND in flight completes once, successfully, and
  * arrives once, in order.  If the pair is not back within
- * TXRDMA_EP_GRACE_MS, it fails as any pair does.  READ and WRITE in
+ * its grace (@grace_ms), it fails as any pair does.  READ and WRITE in
  * flight at the loss fail with -ECONNRESET (whether they ran is
- * unknown).  An accepted pair has the flag when its connector asked.
+ * unknown).  An accepted pair has the flag, and the grace, its
+ * connector asked for.
  */
 #define TXRDMA_EP_F_SESSION	_BITUL(3)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \
 				 TXRDMA_EP_F_RX_AHEAD | TXRDMA_EP_F_SESSION)
-/* how long a session may be without a QP (TXRDMA_EP_F_SESSION) */
+/*
+ * How long a session may be without a QP (TXRDMA_EP_F_SESSION): the
+ * default, and the most a connector may ask for in @grace_ms
+ */
 #define TXRDMA_EP_GRACE_MS	1000
+#define TXRDMA_EP_GRACE_MAX_MS	60000
 
 struct txrdma_ep_connect {
 	__u8 peer[32];		/* CONNECT in, ACCEPT out: peer name */
@@ -295,7 +300,14 @@ struct txrdma_ep_connect {
 	 * an explicit update per message once it holds 4 such frames.
 	 */
 	__u32 rx_max_msg;
-	__u64 resv[2];
+	/*
+	 * CONNECT in: with TXRDMA_EP_F_SESSION, the session's grace in ms
+	 * (1..TXRDMA_EP_GRACE_MAX_MS), 0 for TXRDMA_EP_GRACE_MS; without
+	 * it, 0.  ACCEPT in: 0.  Out: the pair's grace (0: no session).
+	 */
+	__u32 grace_ms;
+	__u32 resv0;
+	__u64 resv1;
 };
 
 /*

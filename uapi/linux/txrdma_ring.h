@@ -54,7 +54,17 @@ enum txrdma_op {
  * change what was read once it sees the later operation.
  */
 #define TXRDMA_SQE_F_FENCE	_BITUL(1)
-#define TXRDMA_SQE_F_ALL	(TXRDMA_SQE_F_NO_CQE | TXRDMA_SQE_F_FENCE)
+/*
+ * READ, WRITE: the operation may run twice.  On a session
+ * (TXRDMA_EP_F_SESSION) whose QP is lost while it is in flight, it runs
+ * again on the new QP, in its place among the pair's operations, and
+ * completes once; without the flag it fails with -ECONNABORTED then
+ * (whether it ran is not known).  A SEND of a session never needs it:
+ * it arrives once whatever happens to the QP.
+ */
+#define TXRDMA_SQE_F_IDEMPOTENT	_BITUL(2)
+#define TXRDMA_SQE_F_ALL	(TXRDMA_SQE_F_NO_CQE | TXRDMA_SQE_F_FENCE | \
+				 TXRDMA_SQE_F_IDEMPOTENT)
 
 /*
  * sqe->prio: priority class, lower is served first; the SQE is served in
@@ -109,6 +119,9 @@ struct txrdma_sqe {
  *  -EIO      the QP failed;
  *  -ECANCELED the endpoint was destroyed with the operation in flight;
  *  -ECONNRESET the other side closed the pair, or its QP broke;
+ *  -ECONNABORTED a READ or WRITE of a session, in flight when its QP
+ *	      was lost: it may or may not have run at the peer (the
+ *	      session goes on; TXRDMA_SQE_F_IDEMPOTENT runs it again);
  *  -EMSGSIZE a SEND longer than the peer's ring takes (max_msg).
  */
 struct txrdma_cqe {

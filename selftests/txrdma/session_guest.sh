@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of the "session" suite (run_vm_tests.py, two guests):
+#
+#   session_guest.sh client|server PEER_GUEST
+#
+# Both add each other as peers (detection 80 ms: 20 ms x 4) and join a
+# tenant.  Two runs of session_flap, each an endpoint pair with
+# TXRDMA_EP_F_SESSION and a grace of $GRACE_MS, the client (guest 0)
+# streaming to the server (guest 1):
+#
+#   short    the host drops the link's packets for less than the
+#            grace: no SEND fails, every message arrives once, in
+#            order, byte for byte; both modules count a resume (the
+#            peer went Down, so the session really moved to a new QP)
+#   carrier  as short, the link's carrier taken away instead (the
+#            kernel then keeps the link down up to 1 s longer: a grace
+#            of $CARRIER_GRACE_MS ms, asked for by the connector)
+#   long     the host drops the packets for longer than the grace:
+#            every SEND in flight fails once with -ENOTCONN, both
+#            rings fail
+#
+# After each: the tenant holds no QP, endpoint or pinned byte once the
+# processes are gone, and the peer is Up again with a full pool.
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/tap.sh"
+. "$TXRDMA_ROOT/tools/vm/guestlib.sh"
+ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
+GRACE_MS=${TXRDMA_SESSION_GRACE_MS:-1000}
+CARRIER_GRACE_MS=5000
+
+role=$1
+p=$2
+peer=g$p
+addr=$(txrdma_peer_addr "$p")
+check "peer add $peer ($addr) tx 20000 rx 20000 mult 4" \
+	"$ADMIN" peer add "$peer" addr "$addr" key "$TXRDMA_PEER_KEY" pool 2:4 \
+	tx 20000 rx 20000 mult 4
+mkdir -p /sys/fs/cgroup/txrdma-sess
+echo $$ > /sys/fs/cgroup/txrdma-sess/cgroup.procs
+check "tenant add sess-t" "$ADMIN" tenant add sess-t cgroup /txrdma-sess
+
+peer_ready() {
+	txrdma_peer_ready "$peer"
+}
+usage() {
+	txrdma_tenant_usage sess-t
+}
+usage_zero() {
+	[ "$(usage)" = "0 0 0" ]
+}
+resumes() {
+	"$ADMIN" -j tenant show sess-t |
+		jq -r '.[0].traffic | "\(.resumes // 0) \(.tx_resent // 0)"'
+}
+downs() {
+	"$ADMIN" -j peer show "$peer" | jq -r '.[0].downs // 0'
+}
+
+# the sessions' and the peer's state changes, for the record of each
+# run (and $TXRDMA_SESSION_FTRACE: functions to trace beside them)
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 4096 > $T/buffer_size_kb
+for ev in txrdma_session txrdma_peer_state; do
+	echo 1 > $T/events/txrdma/$ev/enable
+done
+if [ -n "$TXRDMA_SESSION_FTRACE" ]; then
+	echo "$TXRDMA_SESSION_FTRACE" > $T/set_ftrace_filter
+	echo function > $T/current_tracer
+fi
+echo 1 > $T/tracing_on
+
+shopt -s lastpipe
+svc=78
+for mode in short carrier long; do
+	grace=$GRACE_MS
+	[ $mode = carrier ] && grace=$CARRIER_GRACE_MS
+	check "$mode: $peer up with ready QPs" txrdma_wait_until 120 peer_ready
+	check "$mode: tenant usage zero before" usage_zero
+	read -r r0 x0 <<<"$(resumes)"
+	d0=$(downs)
+	if [ "$role" = server ]; then
+		"$DIR/session_flap" server $svc $mode 2>&1 | tap_relay "$mode"
+	else
+		"$DIR/session_flap" client "$peer" $svc $mode "$grace" \
+			"$TXRDMA_JOB/$mode-streaming" "$TXRDMA_JOB/$mode-done" 2>&1 |
+			tap_relay "$mode"
+	fi
+	read -r r1 x1 <<<"$(resumes)"
+	d1=$(downs)
+	diag "$mode: trace (txrdma_session: ev/old/state as enum txrdma_sess_ev/_state, act TXRDMA_SESS_DO_*)"
+	grep -v '^#' $T/trace | tail -n 120 | sed "s/^/# $mode: /"
+	echo > $T/trace
+	diag "$mode: peer Downs +$((d1 - d0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0))"
+	if [ "$mode" != long ]; then
+		check "$mode: the peer went Down and the session resumed on a new QP (Downs +$((d1 - d0)), resumes +$((r1 - r0)))" \
+			test "$((d1 - d0))" -ge 1 -a "$((r1 - r0))" -ge 1
+	else
+		check "long: no resume counted (+$((r1 - r0)))" test "$r1" = "$r0"
+	fi
+	check "$mode: tenant QPs, endpoints, pinned bytes back to 0 after the process" \
+		txrdma_wait_until 10 usage_zero
+	diag "$mode: usage $(usage)"
+	svc=$((svc + 1))
+done
+check "$peer up again with ready QPs" txrdma_wait_until 120 peer_ready
+"$ADMIN" peer show "$peer" | sed 's/^/# /'
+"$ADMIN" peer del "$peer"
+"$ADMIN" tenant del sess-t
+tap_done
