@@ -43,9 +43,12 @@
  * retransmission, and the ones after them wait behind (RC is in
  * order).  With 268 ms a 440 ms partition kept the peer Down some
  * 640 ms after it healed, more than a session's grace allows; with
- * 67 ms (x 8 = 537 ms before the QP errors, which only makes the peer
- * reconnect it) the first probe after the heal gets through within
- * 20-50 ms.  A stall that long has taken the peer Down anyway.
+ * 67 ms the first probe after the heal gets through within 20-50 ms.
+ * Its 8 tries (537 ms before the QP errors, which only makes the peer
+ * reconnect it) still outlast the liveness detection time, so a stall
+ * that breaks it has taken the peer Down anyway: a peer configured
+ * with a longer detection gets a longer timeout, up to the data QPs'
+ * (txrdma_ctrl_ack_timeout()).
  */
 #define TXRDMA_ACK_TIMEOUT	16
 #define TXRDMA_CTRL_ACK_TIMEOUT	14
@@ -321,6 +324,23 @@ static int txrdma_conn_passive_modify(struct txrdma_conn *c,
  * guests.  Pooled CQs live as long as the device, and teardown drains
  * each QP, so that no completion of it is left in the shared CQ.
  */
+/*
+ * The control QP's local ACK timeout (4.096 us * 2^t): the shortest from
+ * TXRDMA_CTRL_ACK_TIMEOUT up whose TXRDMA_RETRY_COUNT + 1 tries last the
+ * peer's detection time, at most TXRDMA_ACK_TIMEOUT.
+ */
+static u8 txrdma_ctrl_ack_timeout(const struct txrdma_peer *peer)
+{
+	u64 detect_ns = (u64)READ_ONCE(peer->bfd.cfg.required_min_rx_us) *
+			READ_ONCE(peer->bfd.cfg.detect_mult) * NSEC_PER_USEC;
+	u8 t;
+
+	for (t = TXRDMA_CTRL_ACK_TIMEOUT; t < TXRDMA_ACK_TIMEOUT; t++)
+		if ((TXRDMA_RETRY_COUNT + 1) * (4096ULL << t) >= detect_ns)
+			break;
+	return t;
+}
+
 static int txrdma_conn_create_qp(struct txrdma_conn *c)
 {
 	bool ctrl = c->kind == TXRDMA_CONN_CTRL;
@@ -358,8 +378,9 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 				     TXRDMA_TX_WR_SGES);
 	attr.cap.max_send_sge = c->max_sge;
 	attr.cap.max_recv_sge = 1;
-	ret = rdma_set_ack_timeout(c->id, ctrl ? TXRDMA_CTRL_ACK_TIMEOUT :
-					 TXRDMA_ACK_TIMEOUT);
+	ret = rdma_set_ack_timeout(c->id, ctrl ?
+				   txrdma_ctrl_ack_timeout(c->peer) :
+				   TXRDMA_ACK_TIMEOUT);
 	if (ret)
 		return ret;
 	if (!c->passive) {

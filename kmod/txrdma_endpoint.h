@@ -129,6 +129,7 @@ struct txrdma_tx_slot {
 	u8 kind;
 	bool no_cqe;
 	bool idempotent;	/* READ, WRITE: TXRDMA_SQE_F_IDEMPOTENT */
+	bool rerun;		/* run again on a resumed session's QP */
 	bool busy;
 	bool posted;
 	u32 seq;
@@ -142,6 +143,8 @@ struct txrdma_tx_slot {
 	u32 start;
 	u32 unit;
 	u32 units;
+	u32 rregion;		/* READ, WRITE: the other side's region */
+	u64 roff;		/* and the offset in it, as the SQE named */
 };
 
 /**

@@ -21,9 +21,11 @@
  * work item is cancelled when the process closes the endpoint; it is
  * never queued for a session that failed.
  *
- * Not yet: another device (a resume stays on the device of the pair's
- * first QP, else the pair fails), a grace per endpoint or tenant (1 s),
- * READ and WRITE retried when idempotent (they fail with -ECONNRESET).
+ * The grace is the connector's (txrdma_ep_connect.grace_ms), carried
+ * to the acceptor in CONNECT.  READ and WRITE in flight are settled by
+ * txrdma_tx_resume_locked() (-ECONNABORTED, or run again when
+ * idempotent).  Not yet: another device (a resume stays on the device
+ * of the pair's first QP, else the pair fails).
  *
  * Locking: ep->lock (_bh) over the session; the peer's lock is taken
  * only by the helpers called without ep->lock.
@@ -260,6 +262,10 @@ void txrdma_resume_abort_locked(struct txrdma_ep *ep, int error)
 	lockdep_assert_held(&ep->lock);
 	if (!ep->session || ep->sess.state == TXRDMA_SESS_FAILED)
 		return;
+	/* no event of the state machine: the module ends it (255) */
+	trace_txrdma_session(ep->tenant->id, ep->id, U8_MAX, ep->sess.state,
+			     TXRDMA_SESS_FAILED, TXRDMA_SESS_DO_FAIL,
+			     ep->sess.gen);
 	ep->sess.error = error;
 	ep->sess.state = TXRDMA_SESS_FAILED;
 	WRITE_ONCE(ep->error, error);

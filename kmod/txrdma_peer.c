@@ -491,9 +491,11 @@ static void txrdma_peer_work(struct work_struct *work)
 			next = min(next, peer->ctrl_retry_at_ns);
 		}
 	}
-	if (!peer->dying && peer->role == TXRDMA_PEER_ROLE_INITIATOR)
+	/* only the initiator connects and shrinks: the acceptor just takes */
+	if (!peer->dying && peer->role == TXRDMA_PEER_ROLE_INITIATOR) {
 		n_connect = txrdma_pool_to_connect(&peer->pool, now);
-	next = min(next, txrdma_pool_next_event(&peer->pool, now));
+		next = min(next, txrdma_pool_next_event(&peer->pool, now));
+	}
 	spin_unlock_bh(&peer->lock);
 
 	txrdma_peer_destroy_conns(peer, &doomed);

@@ -100,10 +100,14 @@ static u32 txrdma_pool_target(const struct txrdma_pool *p)
 	return min_t(u32, max(txrdma_pool_want(p), p->remote_want), p->max);
 }
 
-/* A take waits for a QP while a flap's hold keeps the refill back. */
+/*
+ * A take waits for a QP while a flap's hold keeps the refill back (and
+ * there is room: the hold yields one QP, never one past @max).
+ */
 static bool txrdma_pool_wanted_now(const struct txrdma_pool *p)
 {
-	return p->wanted && !p->backoff_ns && !p->ready && !p->connecting;
+	return p->wanted && !p->backoff_ns && !p->ready && !p->connecting &&
+	       txrdma_pool_alive(p) < p->max;
 }
 
 /**
@@ -219,7 +223,9 @@ void txrdma_pool_connect_failed(struct txrdma_pool *p, u64 now_ns)
 			min_t(u64, p->backoff_ns * 2,
 			      TXRDMA_POOL_BACKOFF_MAX_NS) :
 			TXRDMA_POOL_BACKOFF_MIN_NS;
-	p->retry_at_ns = now_ns + p->backoff_ns;
+	/* a flap's hold still running (the attempt was a waiter's) stays */
+	if ((s64)(now_ns + p->backoff_ns - p->retry_at_ns) > 0)
+		p->retry_at_ns = now_ns + p->backoff_ns;
 }
 
 /**

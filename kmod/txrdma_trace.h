@@ -15,6 +15,7 @@
  *   txrdma_frame_rx     a received frame judged (txrdma_frame_accept())
  *   txrdma_rx_publish   accepted frames published to the process
  *   txrdma_peer_state   a peer's liveness changed state
+ *   txrdma_frame_again  a session's frame sent again on its new QP
  *   txrdma_session      an event of a session (TXRDMA_EP_F_SESSION)
  *                       that changed its state or asked for something
  *
@@ -163,6 +164,24 @@ TRACE_EVENT(txrdma_peer_state,
 	    TP_printk("peer=%u name=%s old=%u state=%u diag=%u silence_ns=%llu",
 		      __entry->peer, __get_str(name), __entry->old_state,
 		      __entry->state, __entry->diag, __entry->silence_ns)
+);
+
+TRACE_EVENT(txrdma_frame_again,
+	    TP_PROTO(u32 tenant, u32 ep, u32 seq, u32 len, u32 unit),
+	    TP_ARGS(tenant, ep, seq, len, unit),
+	    TP_STRUCT__entry(__field(u32, tenant)
+			     __field(u32, ep)
+			     __field(u32, seq)
+			     __field(u32, len)
+			     __field(u32, unit)),
+	    TP_fast_assign(__entry->tenant = tenant;
+			   __entry->ep = ep;
+			   __entry->seq = seq;
+			   __entry->len = len;
+			   __entry->unit = unit;),
+	    TP_printk("tenant=%u ep=%u seq=%u len=%u unit=%u",
+		      __entry->tenant, __entry->ep, __entry->seq, __entry->len,
+		      __entry->unit)
 );
 
 TRACE_EVENT(txrdma_session,

@@ -446,28 +446,47 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 	};
 	txrdma_tx_chain_add(ep, s);
 	ep->stats.tx_resent++;
+	trace_txrdma_frame_again(ep->tenant->id, ep->id, s->fseq, s->len,
+				 s->unit);
 }
 
 static bool txrdma_tx_credit_update(struct txrdma_ep *ep);
 
-/*
- * Caller holds ep->lock: does @s go again on a resumed session's new QP?
- * A SEND always (the other side's report says whether it arrived), a
- * READ or WRITE its process marked TXRDMA_SQE_F_IDEMPOTENT.
- */
-static bool txrdma_tx_goes_again(const struct txrdma_tx_slot *s)
+/* A slot a resumed session settles itself: a SEND, a READ, a WRITE. */
+static bool txrdma_tx_op_slot(const struct txrdma_tx_slot *s)
 {
-	return s->kind == TXRDMA_OP_SEND ||
-	       ((s->kind == TXRDMA_OP_READ || s->kind == TXRDMA_OP_WRITE) &&
-		s->idempotent);
+	return s->kind == TXRDMA_OP_SEND || s->kind == TXRDMA_OP_READ ||
+	       s->kind == TXRDMA_OP_WRITE;
 }
 
-/* Caller holds ep->lock: READ or WRITE @s runs again, where it was. */
-static void txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
+/*
+ * Caller holds ep->lock: READ or WRITE @s, in flight when the session's
+ * QP was lost, on the new QP.  Return: 0 (queued again), or what it
+ * completes with: -ECONNABORTED when it may not run twice (not marked
+ * TXRDMA_SQE_F_IDEMPOTENT, or run again once already: a second loss
+ * with it in flight may be its own doing), -EPERM or -EFAULT when the
+ * other side revoked or changed its export meanwhile (the key in the WR
+ * is dead: never post it again).
+ */
+static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 {
-	/* its WR stands as built: same keys, same device, same fence */
+	struct txrdma_import *imp;
+
+	if (!s->idempotent || s->rerun)
+		return -ECONNABORTED;
+	imp = txrdma_import_find(ep, s->rregion, s->roff, s->len);
+	if (IS_ERR(imp))
+		return PTR_ERR(imp);
+	if (!(imp->access & (s->kind == TXRDMA_OP_READ ? TXRDMA_EXPORT_READ :
+						       TXRDMA_EXPORT_WRITE)))
+		return -EPERM;
+	/* the local side stands as built: same device, same region */
+	s->wr.remote_addr = imp->addr + (s->roff - imp->off);
+	s->wr.rkey = imp->rkey;
 	s->wr.wr.send_flags &= ~IB_SEND_SIGNALED;
+	s->rerun = true;
 	txrdma_tx_chain_add(ep, s);
+	return 0;
 }
 
 /**
@@ -480,12 +499,15 @@ static void txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
  * still queued) are a suffix of its frames: those the report says
  * arrived complete successfully, the others go again, each in a write
  * of its own, at the units they had (txrdma_resume_plan()), then a
- * credit update with what our process released.  READ and WRITE that
- * were in flight fail with -ECONNABORTED (whether they ran is unknown),
- * unless their process marked them TXRDMA_SQE_F_IDEMPOTENT: those run
- * again, in their place among the SENDs that go again.  Return: 0,
- * -EPROTO (the report does not fit: the caller fails the pair) or
- * -ECONNRESET (the new QP refused the post).
+ * credit update with what our process released.
+ *
+ * READ and WRITE in flight: a WRITE before a SEND that arrived has run
+ * (RC executes in order) and completes successfully.  Any other may or
+ * may not have run: it runs again if its process marked it
+ * TXRDMA_SQE_F_IDEMPOTENT, after the frames that arrived and in its
+ * place among those that go again (txrdma_tx_rw_again()), else it fails
+ * with -ECONNABORTED.  Return: 0, -EPROTO (the report does not fit: the
+ * caller fails the pair) or -ECONNRESET (the new QP refused the post).
  */
 int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			    const struct txrdma_resume_report *peer)
@@ -507,7 +529,7 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
 		s = &ep->slots[ep->tx_order[ep->tx_done &
 					    (TXRDMA_EP_SLOTS - 1)]];
-		if (s->busy && s->posted && txrdma_tx_goes_again(s) &&
+		if (s->busy && s->posted && txrdma_tx_op_slot(s) &&
 		    !__test_and_set_bit(s - ep->slots, seen))
 			order[nord++] = s;
 	}
@@ -516,7 +538,7 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
 		     s = next) {
 			next = s->rider;
-			if (s->busy && txrdma_tx_goes_again(s) &&
+			if (s->busy && txrdma_tx_op_slot(s) &&
 			    !__test_and_set_bit(s - ep->slots, seen))
 				order[nord++] = s;
 		}
@@ -545,23 +567,31 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	if (ret)
 		return ret;
 	txrdma_tx_chain_reset(ep);
-	/* whatever else was in flight: READ, WRITE, credit updates */
+	/* whatever else was in flight: credit updates (they have no CQE) */
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
 		s = &ep->slots[i];
 		if (s->busy && !test_bit(i, seen))
 			txrdma_tx_slot_done(ep, s, -ECONNABORTED);
 	}
-	for (i = 0; i < plan.delivered; i++)
-		txrdma_tx_slot_ok(ep, fr[i]);
 	ep->ctx.head = plan.head;
+	/* in order: what is settled now completes as it was executed */
 	for (i = 0, k = 0; i < nord; i++) {
 		s = order[i];
 		if (s->kind != TXRDMA_OP_SEND) {
-			txrdma_tx_rw_again(ep, s);
+			/* a SEND after it arrived: it ran */
+			if (s->kind == TXRDMA_OP_WRITE && k < plan.delivered) {
+				txrdma_tx_slot_ok(ep, s);
+				continue;
+			}
+			ret = txrdma_tx_rw_again(ep, s);
+			if (ret)
+				txrdma_tx_slot_done(ep, s, ret);
 			continue;
 		}
-		if (k++ < plan.delivered)
+		if (k++ < plan.delivered) {
+			txrdma_tx_slot_ok(ep, s);
 			continue;
+		}
 		/* where it was placed before: the plan checked the head */
 		if (txrdma_credit_place(&ep->ctx, s->units, &unit) ||
 		    unit != s->unit)
@@ -960,6 +990,9 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
 	s->idempotent = sqe->flags & TXRDMA_SQE_F_IDEMPOTENT;
+	s->rerun = false;
+	s->rregion = sqe->remote_region;
+	s->roff = sqe->remote_off;
 	s->sge[0] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,

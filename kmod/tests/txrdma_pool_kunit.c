@@ -285,6 +285,43 @@ static void pool_hold_yields_to_a_waiter(struct kunit *test)
 	/* and a Down forgets the waiter */
 	txrdma_pool_peer_down(&p, t + 2 * MS);
 	KUNIT_EXPECT_FALSE(test, p.wanted);
+
+	/* the waiter's attempt fails: the hold stands, no second one */
+	t += SEC;
+	txrdma_pool_peer_up(&p, t);		/* hold 100 ms again */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t), 1U);
+	txrdma_pool_connect_failed(&p, t + MS);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 20 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_next_event(&p, t + 20 * MS),
+			t + 100 * MS);
+	/* then one attempt, as after any failure */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + 100 * MS), 1U);
+
+	/* never past max: every QP lent, a waiter gets none during a hold */
+	txrdma_pool_init(&p, 2, 2, t);
+	txrdma_pool_peer_up(&p, t);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t), 2U);
+	txrdma_pool_connected(&p);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t), 0);
+	txrdma_pool_peer_down(&p, t + SEC);	/* a flap, both closed */
+	txrdma_pool_closed(&p);
+	txrdma_pool_closed(&p);
+	txrdma_pool_peer_up(&p, t + SEC);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + SEC), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + SEC), 1U);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + SEC), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + SEC), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + SEC), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + SEC), 1U);
+	txrdma_pool_connected(&p);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + SEC), 0);
+	/* two lent: max */
+	KUNIT_EXPECT_EQ(test, txrdma_pool_take(&p, t + SEC), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, txrdma_pool_to_connect(&p, t + SEC), 0U);
 }
 
 static void pool_resize(struct kunit *test)

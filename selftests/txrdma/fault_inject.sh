@@ -517,7 +517,7 @@ session_run stream 300 "txrdma msgrate size=256 n=20000" \
 # without (plain) it fails with -ECONNABORTED and the session goes on.
 # session_flap checks every block read back byte for byte.
 rw_run() {
-	local mode=$1 svc=$((SERVICE + 1)) srv n0 r0 x0 r1 x1
+	local mode=$1 svc=$((SERVICE + 1)) srv crc src n0 r0 x0 r1 x1
 	diag "---- qp_fail, READ/WRITE, $mode"
 	read -r r0 x0 <<<"$(resumes)"
 	n0=$(fi_get qp_fail injected)
@@ -529,11 +529,16 @@ rw_run() {
 	shopt -s lastpipe
 	timeout 120 "$FLAP" rw-client "$PEER" $svc 400 "$mode" 2>&1 |
 		tap_relay "qp_fail, READ/WRITE, $mode"
+	crc=${PIPESTATUS[0]}
 	shopt -u lastpipe
+	# the server ends when the client says so, or with the pair
 	txrdma_wait_until 30 eval '! kill -0 $srv 2>/dev/null'
 	kill "$srv" 2>/dev/null
 	wait "$srv"
+	src=$?
 	tap_relay "qp_fail, READ/WRITE, $mode" < "$TMP/rw-srv.out"
+	check "qp_fail, READ/WRITE, $mode: client and server exited 0 (all their checks ok; $crc and $src)" \
+		test "$crc" = 0 -a "$src" = 0
 	read -r r1 x1 <<<"$(resumes)"
 	check "qp_fail, READ/WRITE, $mode: both ends resumed (resumes +$((r1 - r0)))" \
 		test "$((r1 - r0))" -eq 2

@@ -4,14 +4,15 @@
  * cuts the link under it (the session suite, 2 guests, run by
  * session_guest.sh).
  *
- *   session_flap server SERVICE MODE
+ *   session_flap server SERVICE MODE [GRACE_MS]
  *   session_flap client PEER SERVICE MODE GRACE_MS STREAMING DONE
  *
  * The client streams messages of 1 B .. 8 KiB (message n holds its
  * number and msg_pattern.h's bytes for it, 32 in flight) and creates
  * STREAMING once 2000 have completed; the host then cuts the link, for
  * less than the grace (MODE short) or for longer (MODE long), restores
- * it and creates DONE.
+ * it and creates DONE.  Both check that the pair is a session with the
+ * grace the client asked for (GRACE_MS, 0: the default).
  *
  * short: the client goes on until DONE exists and 2000 more messages
  * have completed, then sends END (a 16-byte message: a magic word and
@@ -27,7 +28,8 @@
  *
  * Both print TAP lines (numbered from 1, no plan: the guest script
  * numbers them) and the longest gap between two deliveries: the
- * interruption the cut caused, as each side saw it.
+ * interruption the cut caused, as each side saw it.  Every mode exits
+ * 0 only when all its results were ok.
  *
  *   session_flap rw-server SERVICE
  *   session_flap rw-client PEER SERVICE COUNT idempotent|plain
@@ -69,7 +71,7 @@
 #define AFTER		2000	/* messages before and after the cut */
 
 static struct pair_side side;
-static unsigned int tap;
+static unsigned int tap, tap_failed;
 
 static double now_ms(void)
 {
@@ -84,6 +86,7 @@ static void result(bool good, const char *fmt, ...)
 	va_list ap;
 
 	printf("%s %u - ", good ? "ok" : "not ok", ++tap);
+	tap_failed += !good;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -114,7 +117,7 @@ static void touch(const char *file)
 		close(fd);
 }
 
-static int server(__u32 service, bool lng)
+static int server(__u32 service, bool lng, __u32 grace_ms)
 {
 	unsigned long got = 0, bad_seq = 0, bad_bytes = 0;
 	double last = 0, gap = 0, t;
@@ -127,7 +130,11 @@ static int server(__u32 service, bool lng)
 	setup(service, NULL, 0);
 	printf("# server: pair %u <-> %u (flags %#x), receiving\n",
 	       side.ep.id, side.ep.peer_ep, side.ep.flags);
-	fflush(stdout);
+	/* the connector's grace, as our module took it from CONNECT */
+	result(side.ep.flags & TXRDMA_EP_F_SESSION &&
+	       side.ep.grace_ms == (grace_ms ?: TXRDMA_EP_GRACE_MS),
+	       "server: accepted a session with the connector's grace (%u ms)",
+	       side.ep.grace_ms);
 	for (;;) {
 		ret = txrdma_rx_peek(&side.rx, &p, &len);
 		if (ret < 0)
@@ -175,7 +182,7 @@ static int server(__u32 service, bool lng)
 		       (unsigned long long)total, got);
 	printf("# server: interruption %.1f ms\n", gap);
 	txrdma_close(side.ctx);
-	return 0;
+	return tap_failed ? 1 : 0;
 }
 
 static int client(const char *peer, __u32 service, bool lng, __u32 grace_ms,
@@ -194,6 +201,9 @@ static int client(const char *peer, __u32 service, bool lng, __u32 grace_ms,
 	setup(service, peer, grace_ms);
 	printf("# client: pair %u <-> %u (flags %#x), grace %u ms\n",
 	       side.ep.id, side.ep.peer_ep, side.ep.flags, grace_ms);
+	result(side.ep.grace_ms == (grace_ms ?: TXRDMA_EP_GRACE_MS),
+	       "client: a session with the grace asked for (%u ms)",
+	       side.ep.grace_ms);
 	seen = calloc(MAX_MSGS + 1, 1);
 	if (!seen)
 		die("calloc", ENOMEM);
@@ -316,7 +326,7 @@ static int client(const char *peer, __u32 service, bool lng, __u32 grace_ms,
 	}
 	txrdma_close(side.ctx);
 	free(seen);
-	return 0;
+	return tap_failed ? 1 : 0;
 }
 
 #define RW_BLK		4096
@@ -390,7 +400,7 @@ static int rw_server(__u32 service)
 	result(w == 0x0b7e, "rw-server: the client said it is done (%lld)",
 	       w);
 	txrdma_close(side.ctx);
-	return 0;
+	return tap_failed ? 1 : 0;
 }
 
 /* one operation, waited for: its result */
@@ -495,7 +505,7 @@ static int rw_client(const char *peer, __u32 service, unsigned long count,
 		       "rw-client: plain: those in flight at the loss failed with -ECONNABORTED (%lu)",
 		       aborted);
 	txrdma_close(side.ctx);
-	return 0;
+	return tap_failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -506,12 +516,13 @@ int main(int argc, char **argv)
 	if (argc == 6 && !strcmp(argv[1], "rw-client"))
 		return rw_client(argv[2], atoi(argv[3]), atol(argv[4]),
 				 !strcmp(argv[5], "idempotent"));
-	if (argc == 4 && !strcmp(argv[1], "server"))
-		return server(atoi(argv[2]), !strcmp(argv[3], "long"));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "server"))
+		return server(atoi(argv[2]), !strcmp(argv[3], "long"),
+			      argc == 5 ? atoi(argv[4]) : 0);
 	if (argc == 8 && !strcmp(argv[1], "client"))
 		return client(argv[2], atoi(argv[3]), !strcmp(argv[4], "long"),
 			      atoi(argv[5]), argv[6], argv[7]);
-	fprintf(stderr, "usage: session_flap server SERVICE MODE\n"
+	fprintf(stderr, "usage: session_flap server SERVICE MODE [GRACE_MS]\n"
 		"       session_flap client PEER SERVICE MODE GRACE_MS STREAMING DONE\n"
 		"       session_flap rw-server SERVICE\n"
 		"       session_flap rw-client PEER SERVICE COUNT idempotent|plain\n"

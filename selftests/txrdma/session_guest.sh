@@ -74,6 +74,17 @@ if [ -n "$TXRDMA_SESSION_FTRACE" ]; then
 fi
 echo 1 > $T/tracing_on
 
+# tools/trace/txrdma-lat.bt under bpftrace on the client during the
+# short run: it must count the resume and the frames sent again as the
+# module's counters do
+TID=$("$ADMIN" -j tenant show sess-t | jq -r '.[0].id')
+BTOUT=/tmp/session-bt.txt
+bt_up() { grep -q "^txrdma-lat: tracing" "$BTOUT"; }
+# bt_count MAP: MAP[$TID] as bpftrace printed it at its end (0 if none)
+bt_count() {
+	awk -v k="@$1[$TID]:" '$1 == k { n = $2 } END { print n + 0 }' "$BTOUT"
+}
+
 shopt -s lastpipe
 svc=78
 for mode in short carrier long; do
@@ -83,15 +94,37 @@ for mode in short carrier long; do
 	check "$mode: tenant usage zero before" usage_zero
 	read -r r0 x0 <<<"$(resumes)"
 	d0=$(downs)
+	BT=
+	if [ $mode = short ] && [ "$role" = client ]; then
+		bpftrace "$TXRDMA_ROOT/tools/trace/txrdma-lat.bt" > "$BTOUT" 2>&1 &
+		BT=$!
+		txrdma_wait_until 120 bt_up
+		check "short: bpftrace attached tools/trace/txrdma-lat.bt" bt_up ||
+			diag "bpftrace: $(tail -5 "$BTOUT" | tr '\n' ' ')"
+	fi
+	# the other side's end, a crash or a hang must not pass silently
 	if [ "$role" = server ]; then
-		"$DIR/session_flap" server $svc $mode 2>&1 | tap_relay "$mode"
+		timeout 300 "$DIR/session_flap" server $svc $mode "$grace" 2>&1 |
+			tap_relay "$mode"
 	else
-		"$DIR/session_flap" client "$peer" $svc $mode "$grace" \
+		timeout 300 "$DIR/session_flap" client "$peer" $svc $mode "$grace" \
 			"$TXRDMA_JOB/$mode-streaming" "$TXRDMA_JOB/$mode-done" 2>&1 |
 			tap_relay "$mode"
 	fi
+	rc=${PIPESTATUS[0]}
+	check "$mode: session_flap $role exited 0 (all its checks ok; $rc)" \
+		test "$rc" = 0
 	read -r r1 x1 <<<"$(resumes)"
 	d1=$(downs)
+	if [ -n "$BT" ]; then
+		kill -INT "$BT"
+		wait "$BT"
+		btrc=$?
+		grep -E "^(session|@resumes|@resent)" "$BTOUT" | sed 's/^/# bpftrace: /'
+		check "short: txrdma-lat.bt counted what the module did (exit $btrc; @resumes $(bt_count resumes) = +$((r1 - r0)), @resent $(bt_count resent) = +$((x1 - x0)))" \
+			test "$btrc" = 0 -a "$(bt_count resumes)" = "$((r1 - r0))" \
+			-a "$(bt_count resent)" = "$((x1 - x0))"
+	fi
 	diag "$mode: trace (txrdma_session: ev/old/state as enum txrdma_sess_ev/_state, act TXRDMA_SESS_DO_*)"
 	grep -v '^#' $T/trace | tail -n 120 | sed "s/^/# $mode: /"
 	echo > $T/trace

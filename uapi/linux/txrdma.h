@@ -64,6 +64,11 @@
  * words for reading ahead, a head ahead of the kernel's tail
  */
 #define TXRDMA_FEAT_RX_AHEAD		_BITULL(13)
+/*
+ * TXRDMA_EP_F_SESSION, txrdma_ep_connect.grace_ms,
+ * TXRDMA_SQE_F_IDEMPOTENT and -ECONNABORTED
+ */
+#define TXRDMA_FEAT_SESSIONS		_BITULL(14)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
@@ -71,7 +76,7 @@
 				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
 				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
 				 TXRDMA_FEAT_RX_CREDIT_WORDS | \
-				 TXRDMA_FEAT_RX_AHEAD)
+				 TXRDMA_FEAT_RX_AHEAD | TXRDMA_FEAT_SESSIONS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -264,11 +269,13 @@ struct txrdma_ep_listen {
  * operations wait instead of failing; the two modules move the pair to
  * a fresh QP of the peer's pool and send again what the other side
  * lacks, so every SEND in flight completes once, successfully, and
- * arrives once, in order.  If the pair is not back within
- * its grace (@grace_ms), it fails as any pair does.  READ and WRITE in
- * flight at the loss fail with -ECONNRESET (whether they ran is
- * unknown).  An accepted pair has the flag, and the grace, its
- * connector asked for.
+ * arrives once, in order.  If the pair is not back within its grace
+ * (@grace_ms), it fails as any pair does.  A READ or WRITE in flight at
+ * the loss runs again when its SQE has TXRDMA_SQE_F_IDEMPOTENT, else it
+ * fails with -ECONNABORTED (whether it ran is unknown), except a WRITE
+ * that a SEND which arrived followed: it ran, and completes.  An
+ * accepted pair has the flag, and the grace, its connector asked for.
+ * TXRDMA_FEAT_SESSIONS says the module has all this.
  */
 #define TXRDMA_EP_F_SESSION	_BITUL(3)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \

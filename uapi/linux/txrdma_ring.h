@@ -57,10 +57,12 @@ enum txrdma_op {
 /*
  * READ, WRITE: the operation may run twice.  On a session
  * (TXRDMA_EP_F_SESSION) whose QP is lost while it is in flight, it runs
- * again on the new QP, in its place among the pair's operations, and
- * completes once; without the flag it fails with -ECONNABORTED then
- * (whether it ran is not known).  A SEND of a session never needs it:
- * it arrives once whatever happens to the QP.
+ * again on the new QP (once: after the frames that arrived, before
+ * those sent again that followed it) and completes once; without the
+ * flag it fails with -ECONNABORTED then (whether it ran is not known).
+ * If the other side revoked or changed its export meanwhile, it fails
+ * as it would now (-EPERM, -EFAULT).  A SEND of a session never needs
+ * it: it arrives once whatever happens to the QP.
  */
 #define TXRDMA_SQE_F_IDEMPOTENT	_BITUL(2)
 #define TXRDMA_SQE_F_ALL	(TXRDMA_SQE_F_NO_CQE | TXRDMA_SQE_F_FENCE | \
