@@ -224,6 +224,33 @@ unsigned int txrdma_sess_event(struct txrdma_sess *s, enum txrdma_sess_ev ev,
 	}
 }
 
+/**
+ * txrdma_resume_rw() - a READ or WRITE in flight when the QP was lost
+ * @write: a WRITE (else a READ)
+ * @before_arrived: a SEND that followed it arrived (the other side's
+ *	report counts it)
+ * @idempotent: its process said it may run twice
+ *	(TXRDMA_SQE_F_IDEMPOTENT)
+ * @rerun: it already ran again once, after an earlier loss
+ *
+ * RC executes in order, so a WRITE before a SEND that arrived has run;
+ * a READ's data may still have been lost on its way back.  Anything
+ * else may or may not have run: only its process knows whether twice
+ * is harmless, and once again is the most (a second loss with it in
+ * flight may be its own doing).
+ *
+ * Return: enum txrdma_resume_rw.
+ */
+enum txrdma_resume_rw txrdma_resume_rw(bool write, bool before_arrived,
+				       bool idempotent, bool rerun)
+{
+	if (write && before_arrived)
+		return TXRDMA_RESUME_RW_RAN;
+	if (idempotent && !rerun)
+		return TXRDMA_RESUME_RW_AGAIN;
+	return TXRDMA_RESUME_RW_ABORT;
+}
+
 const char *txrdma_sess_state_name(u8 state)
 {
 	switch (state) {

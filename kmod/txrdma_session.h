@@ -96,6 +96,16 @@ int txrdma_resume_plan(const struct txrdma_resume_tx *tx, const u32 *starts,
 		       const struct txrdma_resume_report *peer,
 		       struct txrdma_resume_plan *plan);
 
+/* what a resume does with a READ or WRITE that was in flight */
+enum txrdma_resume_rw {
+	TXRDMA_RESUME_RW_RAN,	/* it ran: complete it successfully */
+	TXRDMA_RESUME_RW_AGAIN,	/* run it again on the new QP */
+	TXRDMA_RESUME_RW_ABORT,	/* fail it: -ECONNABORTED */
+};
+
+enum txrdma_resume_rw txrdma_resume_rw(bool write, bool before_arrived,
+				       bool idempotent, bool rerun);
+
 /* enum txrdma_sess_state */
 enum txrdma_sess_state {
 	TXRDMA_SESS_UP,		/* on a QP, carrying frames */

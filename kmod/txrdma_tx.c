@@ -460,20 +460,16 @@ static bool txrdma_tx_op_slot(const struct txrdma_tx_slot *s)
 }
 
 /*
- * Caller holds ep->lock: READ or WRITE @s, in flight when the session's
- * QP was lost, on the new QP.  Return: 0 (queued again), or what it
- * completes with: -ECONNABORTED when it may not run twice (not marked
- * TXRDMA_SQE_F_IDEMPOTENT, or run again once already: a second loss
- * with it in flight may be its own doing), -EPERM or -EFAULT when the
- * other side revoked or changed its export meanwhile (the key in the WR
- * is dead: never post it again).
+ * Caller holds ep->lock: READ or WRITE @s, which txrdma_resume_rw() runs
+ * again, on the new QP.  Return: 0 (queued again), or -EPERM or -EFAULT
+ * when the other side revoked or changed its export meanwhile (the key
+ * in the WR is dead: never post it again; the SQE fails as it would
+ * now).
  */
 static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 {
 	struct txrdma_import *imp;
 
-	if (!s->idempotent || s->rerun)
-		return -ECONNABORTED;
 	imp = txrdma_import_find(ep, s->rregion, s->roff, s->len);
 	if (IS_ERR(imp))
 		return PTR_ERR(imp);
@@ -578,14 +574,20 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	for (i = 0, k = 0; i < nord; i++) {
 		s = order[i];
 		if (s->kind != TXRDMA_OP_SEND) {
-			/* a SEND after it arrived: it ran */
-			if (s->kind == TXRDMA_OP_WRITE && k < plan.delivered) {
+			switch (txrdma_resume_rw(s->kind == TXRDMA_OP_WRITE,
+						 k < plan.delivered,
+						 s->idempotent, s->rerun)) {
+			case TXRDMA_RESUME_RW_RAN:
 				txrdma_tx_slot_ok(ep, s);
-				continue;
+				break;
+			case TXRDMA_RESUME_RW_AGAIN:
+				ret = txrdma_tx_rw_again(ep, s);
+				if (ret)
+					txrdma_tx_slot_done(ep, s, ret);
+				break;
+			default:
+				txrdma_tx_slot_done(ep, s, -ECONNABORTED);
 			}
-			ret = txrdma_tx_rw_again(ep, s);
-			if (ret)
-				txrdma_tx_slot_done(ep, s, ret);
 			continue;
 		}
 		if (k++ < plan.delivered) {

@@ -593,9 +593,43 @@ static void sess_sim(struct kunit *test)
 	KUNIT_EXPECT_GT(test, up, 200U);
 }
 
+/*
+ * A READ or WRITE in flight at a loss: every combination.  Only a WRITE
+ * before an arrived SEND is known to have run; only an idempotent one
+ * not run again yet runs again; everything else fails.
+ */
+static void resume_rw_verdicts(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		bool write = i & 1, arrived = i & 2, idem = i & 4, rerun = i & 8;
+		enum txrdma_resume_rw want;
+
+		if (write && arrived)
+			want = TXRDMA_RESUME_RW_RAN;
+		else if (idem && !rerun)
+			want = TXRDMA_RESUME_RW_AGAIN;
+		else
+			want = TXRDMA_RESUME_RW_ABORT;
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_resume_rw(write, arrived, idem,
+							   rerun), want,
+				    "write %d arrived %d idempotent %d rerun %d",
+				    write, arrived, idem, rerun);
+	}
+	/* the cases the glue relies on, by name */
+	KUNIT_EXPECT_EQ(test, txrdma_resume_rw(false, true, false, false),
+			TXRDMA_RESUME_RW_ABORT);	/* a READ's data may be lost */
+	KUNIT_EXPECT_EQ(test, txrdma_resume_rw(true, true, true, true),
+			TXRDMA_RESUME_RW_RAN);
+	KUNIT_EXPECT_EQ(test, txrdma_resume_rw(false, false, true, true),
+			TXRDMA_RESUME_RW_ABORT);	/* at most once again */
+}
+
 static struct kunit_case txrdma_session_cases[] = {
 	KUNIT_CASE(resume_plan_cases),
 	KUNIT_CASE(resume_replay),
+	KUNIT_CASE(resume_rw_verdicts),
 	KUNIT_CASE(sess_table),
 	KUNIT_CASE(sess_grace),
 	KUNIT_CASE(sess_sim),
