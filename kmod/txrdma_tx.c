@@ -508,8 +508,7 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			    const struct txrdma_resume_report *peer)
 {
-	struct txrdma_tx_slot *fr[TXRDMA_EP_SLOTS], *s, *next;
-	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS];
+	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS], *s, *next;
 	struct txrdma_resume_tx tx;
 	struct txrdma_resume_plan plan;
 	u32 starts[TXRDMA_EP_SLOTS];
@@ -539,12 +538,10 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 				order[nord++] = s;
 		}
 	}
-	for (i = 0; i < nord; i++) {
-		if (order[i]->kind != TXRDMA_OP_SEND)
-			continue;
-		starts[n] = order[i]->start;
-		fr[n++] = order[i];
-	}
+	/* the SENDs among them: their frames' starts, for the plan */
+	for (i = 0; i < nord; i++)
+		if (order[i]->kind == TXRDMA_OP_SEND)
+			starts[n++] = order[i]->start;
 	/*
 	 * As we were when we reported: frames of the other side may have
 	 * come on the new QP since, with newer counts
@@ -555,8 +552,9 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 		.head		= ep->ctx.head,
 		.released	= ep->sess_released,
 	};
-	for (i = 0; i < n; i++)
-		if (fr[i]->fseq != tx.acked + i)
+	for (i = 0, k = 0; i < nord; i++)
+		if (order[i]->kind == TXRDMA_OP_SEND &&
+		    order[i]->fseq != tx.acked + k++)
 			return -EPROTO;	/* not a suffix: never */
 	ret = txrdma_resume_plan(&tx, starts, ep->sess_rx_seq, TXRDMA_EP_SLOTS,
 				 peer, &plan);

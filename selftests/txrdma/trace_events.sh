@@ -38,7 +38,7 @@ TENANT=tracetest
 SERVICE=4545
 COUNT=2000
 T=/sys/kernel/tracing
-EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_send_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state"
+EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_send_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state txrdma_frame_again txrdma_session"
 SRV=
 BT=
 
@@ -62,7 +62,8 @@ for e in $EVENTS; do
 	check "event $e exists" test -f "$T/events/txrdma/$e/enable"
 done
 n=$(ls -d "$T"/events/txrdma/txrdma_* 2>/dev/null | wc -l)
-check "the family has exactly these 8 events ($n)" test "$n" -eq 8
+nwant=$(wc -w <<<"$EVENTS")
+check "the family has exactly these $nwant events ($n)" test "$n" -eq "$nwant"
 
 txrdma_local_rdma
 check "an ACTIVE RDMA device with an IPv4 address ($RXE $ME)" \
