@@ -124,8 +124,8 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b != "") printf "%.2f", b / a; else print "n/a" }'
 }
 
-echo "# A: $KO_A ($(modinfo -F srcversion "$KO_A"))"
-echo "# B: $KO_B ($(modinfo -F srcversion "$KO_B"))"
+echo "# A: $KO_A (sha256 $(sha256sum < "$KO_A" | cut -c1-12))"
+echo "# B: $KO_B (sha256 $(sha256sum < "$KO_B" | cut -c1-12))"
 for r in $(seq 1 "$ROUNDS"); do
 	load "$KO_A"
 	run A "$r"
