@@ -82,31 +82,30 @@ kv() {	# LINE KEY: the value of KEY=value in a msg_pingpong summary
 
 declare -A V	# V[module|size|metric|round]
 
+# pp WHAT LOGNAME SUMMARY-PREFIX MSG_PINGPONG-ARGS...: one client run
+# on a ready pool; its summary line in $line, failures counted
+pp() {
+	local what=$1 out=$LOG/$2 prefix=$3 rc
+	shift 3
+	txrdma_wait_until 30 selfpeer_ready
+	timeout "$RUN_LIMIT" "$PP" -c self -S "$SERVICE" "$@" > "$out" 2>&1
+	rc=$?
+	line=$(grep "^$prefix " "$out" | tail -n 1)
+	if [ $rc -ne 0 ] || [ -z "$line" ]; then
+		echo "ko_ab: $what run exited $rc" >&2
+		FAILED=$((FAILED + 1))
+	fi
+}
+
 run() {	# MODULE ROUND
-	local m=$1 r=$2 s out line rc
+	local m=$1 r=$2 s line
 	for s in $SIZES; do
-		txrdma_wait_until 30 selfpeer_ready
-		out=$LOG/lat-$m-$s-$r.log
-		timeout "$RUN_LIMIT" "$PP" -c self -S "$SERVICE" -m "$s" \
-			-n "$LAT_N" -w "$LAT_WARMUP" > "$out" 2>&1
-		rc=$?
-		line=$(grep '^txrdma pingpong ' "$out" | tail -n 1)
-		if [ $rc -ne 0 ] || [ -z "$line" ]; then
-			echo "ko_ab: $m size $s round $r: latency run exited $rc" >&2
-			FAILED=$((FAILED + 1))
-		fi
+		pp "$m size $s round $r: latency" "lat-$m-$s-$r.log" \
+			"txrdma pingpong" -m "$s" -n "$LAT_N" -w "$LAT_WARMUP"
 		V["$m|$s|p50|$r"]=$(kv "$line" lat_p50_us)
 		V["$m|$s|p99|$r"]=$(kv "$line" lat_p99_us)
-		txrdma_wait_until 30 selfpeer_ready
-		out=$LOG/rate-$m-$s-$r.log
-		timeout "$RUN_LIMIT" "$PP" -c self -S "$SERVICE" -m "$s" -r \
-			-n "$RATE_N" -w "$LAT_WARMUP" > "$out" 2>&1
-		rc=$?
-		line=$(grep '^txrdma msgrate ' "$out" | tail -n 1)
-		if [ $rc -ne 0 ] || [ -z "$line" ]; then
-			echo "ko_ab: $m size $s round $r: rate run exited $rc" >&2
-			FAILED=$((FAILED + 1))
-		fi
+		pp "$m size $s round $r: rate" "rate-$m-$s-$r.log" \
+			"txrdma msgrate" -m "$s" -r -n "$RATE_N" -w "$LAT_WARMUP"
 		V["$m|$s|rate|$r"]=$(kv "$line" msgs_per_s)
 		echo "# $m round $r size $s: p50 ${V[$m|$s|p50|$r]} us, p99 ${V[$m|$s|p99|$r]} us, ${V[$m|$s|rate|$r]} msgs/s"
 	done
