@@ -36,7 +36,9 @@ static inline double pair_now_ms(void)
  * Set @s up for @service with a ring of @units: accept when @peer is
  * NULL (waiting up to 120 s), else connect to @peer (a session with
  * @grace_ms when @session), retrying for up to 120 s while the other
- * side does not listen yet.  Return: 0, or a negative errno with *@what
+ * side does not listen yet or the peer is Down (-ENOTCONN: on a
+ * crowded TCG host a guest that did not run for longer than the
+ * detection time is declared Down, and comes back).  Return: 0, or a negative errno with *@what
  * naming the step that failed.
  */
 static inline int pair_side_setup(struct pair_side *s, __u32 service,
@@ -78,7 +80,7 @@ static inline int pair_side_setup(struct pair_side *s, __u32 service,
 							grace_ms, &s->ep) :
 			      txrdma_ep_connect(s->ctx, peer, &p, &s->ep);
 		} while ((ret == -ECONNREFUSED || ret == -EAGAIN ||
-			  ret == -ETIMEDOUT) &&
+			  ret == -ETIMEDOUT || ret == -ENOTCONN) &&
 			 pair_now_ms() - t0 < 120000 && !usleep(50000));
 	}
 	if (ret)

@@ -288,13 +288,14 @@ def suite_msgkill(args):
     return report(args.prefix + "msgkill", results, err)
 
 
-# The session suite's cuts (session_guest.sh gives each run its grace):
-# a partition shorter than the grace (1 s; the peer's Down comes 80 ms
-# into it), a carrier flap as short (the guests' kernels then hold the
-# link down for up to 1 s more: a grace of 5 s), and a partition longer
-# than the grace.  (mode, seconds, partition: else the carrier goes)
-SESSION_CUTS = (("short", 0.4, True), ("carrier", 0.4, False),
-                ("long", 2.5, True))
+# The session suite's cuts (session_guest.sh gives each run its grace
+# and a detection time of 500 ms): a partition shorter than the grace
+# (2 s; the peer's Down comes 500 ms into it), a carrier flap as short
+# (the guests' kernels then hold the link down for up to 1 s more: a
+# grace of 5 s), and a partition longer than the grace (1 s).
+# (mode, seconds, partition: else the carrier goes)
+SESSION_CUTS = (("short", 1.0, True), ("carrier", 1.0, False),
+                ("long", 3.0, True))
 
 
 def suite_session(args):

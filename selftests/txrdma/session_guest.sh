@@ -5,21 +5,24 @@
 #
 #   session_guest.sh client|server PEER_GUEST
 #
-# Both add each other as peers (detection 80 ms: 20 ms x 4) and join a
-# tenant.  Two runs of session_flap, each an endpoint pair with
-# TXRDMA_EP_F_SESSION and a grace of $GRACE_MS, the client (guest 0)
-# streaming to the server (guest 1):
+# Both add each other as peers (detection 500 ms: 20 ms x 25, longer
+# than the 145-362 ms two 2-vCPU guests on two cores were seen to
+# stall, so that a stall rarely looks like a cut) and join a tenant.
+# Three runs of session_flap, each an endpoint pair with
+# TXRDMA_EP_F_SESSION, the client (guest 0) streaming to the server
+# (guest 1):
 #
 #   short    the host drops the link's packets for less than the
-#            grace: no SEND fails, every message arrives once, in
-#            order, byte for byte; both modules count a resume (the
-#            peer went Down, so the session really moved to a new QP)
+#            grace ($SHORT_GRACE_MS ms): no SEND fails, every message
+#            arrives once, in order, byte for byte; both modules count
+#            a resume (the peer went Down, so the session really moved
+#            to a new QP)
 #   carrier  as short, the link's carrier taken away instead (the
 #            kernel then keeps the link down up to 1 s longer: a grace
 #            of $CARRIER_GRACE_MS ms, asked for by the connector)
-#   long     the host drops the packets for longer than the grace:
-#            every SEND in flight fails once with -ENOTCONN, both
-#            rings fail
+#   long     the host drops the packets for longer than the grace
+#            ($LONG_GRACE_MS ms): every SEND in flight fails once with
+#            -ENOTCONN, both rings fail
 #
 # After each: the tenant holds no QP, endpoint or pinned byte once the
 # processes are gone, and the peer is Up again with a full pool.
@@ -27,22 +30,32 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/tap.sh"
 . "$TXRDMA_ROOT/tools/vm/guestlib.sh"
 ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
-GRACE_MS=${TXRDMA_SESSION_GRACE_MS:-1000}
+SHORT_GRACE_MS=${TXRDMA_SESSION_GRACE_MS:-2000}
 CARRIER_GRACE_MS=5000
+LONG_GRACE_MS=1000
 
 role=$1
 p=$2
 peer=g$p
 addr=$(txrdma_peer_addr "$p")
-check "peer add $peer ($addr) tx 20000 rx 20000 mult 4" \
+check "peer add $peer ($addr) tx 20000 rx 20000 mult 25" \
 	"$ADMIN" peer add "$peer" addr "$addr" key "$TXRDMA_PEER_KEY" pool 2:4 \
-	tx 20000 rx 20000 mult 4
+	tx 20000 rx 20000 mult 25
 mkdir -p /sys/fs/cgroup/txrdma-sess
 echo $$ > /sys/fs/cgroup/txrdma-sess/cgroup.procs
 check "tenant add sess-t" "$ADMIN" tenant add sess-t cgroup /txrdma-sess
 
 peer_ready() {
 	txrdma_peer_ready "$peer"
+}
+# wait_ready: the peer Up with its pool's minimum of ready QPs
+# within 120 s; if not, what it is instead (in the failure's detail)
+wait_ready() {
+	txrdma_wait_until 120 peer_ready && return 0
+	"$ADMIN" peer show "$peer" | sed 's/^/# /'
+	grep -v '^#' $T/trace | grep txrdma_peer_state | tail -n 8 |
+		sed 's/^ *//; s/^/# /'
+	return 1
 }
 usage() {
 	txrdma_tenant_usage sess-t
@@ -88,9 +101,12 @@ bt_count() {
 shopt -s lastpipe
 svc=78
 for mode in short carrier long; do
-	grace=$GRACE_MS
-	[ $mode = carrier ] && grace=$CARRIER_GRACE_MS
-	check "$mode: $peer up with ready QPs" txrdma_wait_until 120 peer_ready
+	case $mode in
+	short) grace=$SHORT_GRACE_MS ;;
+	carrier) grace=$CARRIER_GRACE_MS ;;
+	long) grace=$LONG_GRACE_MS ;;
+	esac
+	check "$mode: $peer up with ready QPs" wait_ready
 	check "$mode: tenant usage zero before" usage_zero
 	read -r r0 x0 <<<"$(resumes)"
 	d0=$(downs)
@@ -140,7 +156,7 @@ for mode in short carrier long; do
 	diag "$mode: usage $(usage)"
 	svc=$((svc + 1))
 done
-check "$peer up again with ready QPs" txrdma_wait_until 120 peer_ready
+check "$peer up again with ready QPs" wait_ready
 "$ADMIN" peer show "$peer" | sed 's/^/# /'
 "$ADMIN" peer del "$peer"
 "$ADMIN" tenant del sess-t
