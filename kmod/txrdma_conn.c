@@ -30,6 +30,7 @@
 #include "txrdma.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_peer.h"
+#include "txrdma_trace.h"
 
 /*
  * RC local ACK timeout 4.096 us * 2^16 = 268 ms, 7 retries: a QP errors
@@ -49,10 +50,30 @@
  * that breaks it has taken the peer Down anyway: a peer configured
  * with a longer detection gets a longer timeout, up to the data QPs'
  * (txrdma_ctrl_ack_timeout()).
+ *
+ * rxe (6.1, rxe_comp.c) takes a retry count of 7 as "for ever", as the
+ * IB spec does only for the RNR count: under rxe no QP of ours errors
+ * for want of ACKs, however long the cut.  What ends a QP to a cut or
+ * dead peer there is liveness (a Down closes the pool's QPs) and, for
+ * the control QP, TXRDMA_CTRL_STALE_NS of silence while Down; a control
+ * QP that outlives a partition delivers its queued probes after the
+ * heal.  The times above are what hardware does.
  */
 #define TXRDMA_ACK_TIMEOUT	16
 #define TXRDMA_CTRL_ACK_TIMEOUT	14
 #define TXRDMA_RETRY_COUNT	7
+
+/*
+ * How long a sender waits after a receiver-not-ready NAK of ours: 0.64
+ * ms, not rdma_cm's default of 0 (which encodes 655 ms).  A control QP
+ * that outlived a partition delivers the probes queued in it at once
+ * after the heal; they took all of the other side's receive buffers,
+ * the next probe was NAKed, and its sender waited 655 ms, longer than
+ * the liveness detection time: every partition longer than the queue
+ * (32 probes) ended in a second, false Down right after the Up.
+ * Receives are reposted as they complete, so a short wait suffices.
+ */
+#define TXRDMA_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 #define TXRDMA_LISTEN_BACKLOG	128
 /* passive connections not authenticated yet, over all peers */
 #define TXRDMA_MAX_HALF_OPEN	64
@@ -381,6 +402,8 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 	ret = rdma_set_ack_timeout(c->id, ctrl ?
 				   txrdma_ctrl_ack_timeout(c->peer) :
 				   TXRDMA_ACK_TIMEOUT);
+	if (!ret)
+		ret = rdma_set_min_rnr_timer(c->id, TXRDMA_MIN_RNR_TIMER);
 	if (ret)
 		return ret;
 	if (!c->passive) {
@@ -645,6 +668,7 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 	peer->nhalf_open++;
 	c->half_open = true;
 	list_add_tail(&c->node, &peer->conns);
+	txrdma_conn_trace(c, c->state);
 	/* the work item enforces the connect timeout: it must learn of @c */
 	txrdma_peer_kick(peer);
 	spin_unlock_bh(&peer->lock);
@@ -759,6 +783,20 @@ out:
 }
 
 /**
+ * txrdma_conn_trace() - the txrdma_conn tracepoint for a connection
+ * @c: the connection; caller holds its peer's lock
+ * @old: its state before (the same as now for one just listed: an
+ *	attempt started, or a request accepted)
+ */
+void txrdma_conn_trace(const struct txrdma_conn *c, u8 old)
+{
+	lockdep_assert_held(&c->peer->lock);
+	trace_txrdma_conn(c->peer->id, c->kind, c->passive, old, c->state,
+			  c->qp ? c->qp->qp_num : 0, c->remote_qpn,
+			  c->peer->ctrl == c);
+}
+
+/**
  * txrdma_conn_start() - begin an active connection to a peer
  * @peer: peer (not dying); the connection takes a reference
  * @kind: TXRDMA_CONN_CTRL or TXRDMA_CONN_POOL
@@ -803,6 +841,7 @@ int txrdma_conn_start(struct txrdma_peer *peer, u8 kind, u8 acct)
 	}
 	c->acct = acct;
 	list_add_tail(&c->node, &peer->conns);
+	txrdma_conn_trace(c, c->state);
 	spin_unlock_bh(&peer->lock);
 	ret = rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&dst,
 				TXRDMA_RESOLVE_TIMEOUT_MS);

@@ -165,8 +165,11 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 	if (c->kind == TXRDMA_CONN_CTRL && !c->mirror) {
 		if (state == TXRDMA_CONN_READY) {
 			/* a newer control QP replaces an older one */
-			if (peer->ctrl && peer->ctrl != c)
+			if (peer->ctrl && peer->ctrl != c) {
 				peer->ctrl->state = TXRDMA_CONN_CLOSE;
+				txrdma_conn_trace(peer->ctrl,
+						  TXRDMA_CONN_READY);
+			}
 			peer->ctrl = c;
 			peer->ctrl_backoff_ns = 0;
 			c->rx_last_ns = now;
@@ -208,6 +211,7 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 			c->acct = TXRDMA_ACCT_CLOSING;
 		}
 	}
+	txrdma_conn_trace(c, old);
 	txrdma_peer_kick(peer);
 }
 
@@ -282,8 +286,11 @@ bool txrdma_conn_lendable(const struct txrdma_conn *c)
  */
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
+	u8 old = c->state;
+
 	lockdep_assert_held(&c->peer->lock);
 	c->state = TXRDMA_CONN_CLOSE;
+	txrdma_conn_trace(c, old);
 	txrdma_ep_detach_locked(c, -ENOTCONN);
 	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
 		c->acct = TXRDMA_ACCT_CLOSING;

@@ -58,7 +58,12 @@ struct txrdma_ep;
 
 /* control QP: probes in flight and receive buffers posted */
 #define TXRDMA_CTRL_TX_SLOTS		32
-#define TXRDMA_CTRL_RX_SLOTS		32
+/*
+ * twice the other side's send slots: when a control QP outlives a
+ * partition, everything the other side had in flight arrives at once
+ * after the heal, and the fresh probes behind it still find buffers
+ */
+#define TXRDMA_CTRL_RX_SLOTS		64
 #define TXRDMA_CTRL_SLOT_SIZE		TXRDMA_CTRL_LEN
 /* pooled QPs carry endpoint pairs: TXRDMA_EP_SLOTS sends, TXRDMA_EP_RECVS
  * receives (txrdma_endpoint.h)
@@ -388,6 +393,7 @@ extern const struct nla_policy txrdma_peer_new_policy[];
 int txrdma_listener_init(u16 port);
 void txrdma_listener_exit(void);
 int txrdma_conn_start(struct txrdma_peer *peer, u8 kind, u8 acct);
+void txrdma_conn_trace(const struct txrdma_conn *c, u8 old);
 void txrdma_conn_destroy(struct txrdma_conn *c);
 
 /* txrdma_liveness.c */

@@ -15,6 +15,9 @@
  *   txrdma_frame_rx     a received frame judged (txrdma_frame_accept())
  *   txrdma_rx_publish   accepted frames published to the process
  *   txrdma_peer_state   a peer's liveness changed state
+ *   txrdma_conn         a peer's connection (control or pooled QP) was
+ *                       established or ended: which QP a peer's probes
+ *                       and pairs use, and when it changed
  *   txrdma_frame_again  a session's frame sent again on its new QP
  *   txrdma_session      an event of a session (TXRDMA_EP_F_SESSION)
  *                       that changed its state or asked for something
@@ -164,6 +167,33 @@ TRACE_EVENT(txrdma_peer_state,
 	    TP_printk("peer=%u name=%s old=%u state=%u diag=%u silence_ns=%llu",
 		      __entry->peer, __get_str(name), __entry->old_state,
 		      __entry->state, __entry->diag, __entry->silence_ns)
+);
+
+TRACE_EVENT(txrdma_conn,
+	    TP_PROTO(u32 peer, u8 kind, bool passive, u8 old_state, u8 state,
+		     u32 qpn, u32 remote_qpn, bool ctrl),
+	    TP_ARGS(peer, kind, passive, old_state, state, qpn, remote_qpn,
+		    ctrl),
+	    TP_STRUCT__entry(__field(u32, peer)
+			     __field(u8, kind)
+			     __field(bool, passive)
+			     __field(u8, old_state)
+			     __field(u8, state)
+			     __field(u32, qpn)
+			     __field(u32, remote_qpn)
+			     __field(bool, ctrl)),
+	    TP_fast_assign(__entry->peer = peer;
+			   __entry->kind = kind;
+			   __entry->passive = passive;
+			   __entry->old_state = old_state;
+			   __entry->state = state;
+			   __entry->qpn = qpn;
+			   __entry->remote_qpn = remote_qpn;
+			   __entry->ctrl = ctrl;),
+	    TP_printk("peer=%u kind=%u passive=%u old=%u state=%u qpn=%u remote_qpn=%u ctrl=%u",
+		      __entry->peer, __entry->kind, __entry->passive,
+		      __entry->old_state, __entry->state, __entry->qpn,
+		      __entry->remote_qpn, __entry->ctrl)
 );
 
 TRACE_EVENT(txrdma_frame_again,

@@ -8,6 +8,8 @@
 # netlink counts for that tenant, event for event:
 #  - every event of the family exists and can be enabled;
 #  - txrdma_peer_state: the self peer's changes, ending in Up (3);
+#  - txrdma_conn: the self peer's control QP established and taken as
+#    its control QP, and at least its pool's 2 pooled QPs established;
 #  - txrdma_frame_tx: as many as the tenant's tx_msgs grew, each with
 #    the tenant's id, each endpoint's sequence numbers 0 .. n-1, each
 #    once;
@@ -38,7 +40,7 @@ TENANT=tracetest
 SERVICE=4545
 COUNT=2000
 T=/sys/kernel/tracing
-EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_send_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state txrdma_frame_again txrdma_session"
+EVENTS="txrdma_doorbell txrdma_frame_tx txrdma_credit_stall txrdma_tx_done txrdma_send_done txrdma_frame_rx txrdma_rx_publish txrdma_peer_state txrdma_conn txrdma_frame_again txrdma_session"
 SRV=
 BT=
 
@@ -188,6 +190,15 @@ up=$(grep 'txrdma_peer_state:' /tmp/trace-events.txt | grep ' name=tself ' | tai
 diag "last state change of tself: ${up#*txrdma_peer_state: }"
 check "txrdma_peer_state: the self peer's last change is to Up (3)" \
 	grep -q ' state=3 ' <<<"$up"
+PID_SELF=$("$ADMIN" -j peer show tself | jq -r '.[0].id')
+conns() {	# AWK_CONDITION over txrdma_conn events of the self peer
+	awk -v p="peer=$PID_SELF " "/txrdma_conn:/ && index(\$0, p) && $1 { n++ }
+		END { print n + 0 }" /tmp/trace-events.txt
+}
+cr=$(conns '/ kind=1 .* state=1 .* ctrl=1$/')
+pr=$(conns '/ kind=2 .* state=1 /')
+check "txrdma_conn: the self peer's control QP established as its control QP ($cr) and its pooled QPs ($pr, pool min 2)" \
+	test "$cr" -ge 1 -a "$pr" -ge 2
 
 # ---- the events off: the same traffic leaves no trace ---------------
 
