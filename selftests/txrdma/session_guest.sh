@@ -71,14 +71,14 @@ downs() {
 	"$ADMIN" -j peer show "$peer" | jq -r '.[0].downs // 0'
 }
 
-# the sessions' and the peer's state changes, for the record of each
-# run (and $TXRDMA_SESSION_FTRACE: functions to trace beside them)
+# the sessions', the peer's and its connections' state changes, for
+# the record of each run (and $TXRDMA_SESSION_FTRACE: functions to trace beside them)
 T=/sys/kernel/tracing
 [ -d $T/events ] || mount -t tracefs nodev $T
 echo 0 > $T/tracing_on
 echo > $T/trace
 echo 4096 > $T/buffer_size_kb
-for ev in txrdma_session txrdma_peer_state; do
+for ev in txrdma_session txrdma_peer_state txrdma_conn; do
 	echo 1 > $T/events/txrdma/$ev/enable
 done
 if [ -n "$TXRDMA_SESSION_FTRACE" ]; then
@@ -142,7 +142,7 @@ for mode in short carrier long; do
 			-a "$(bt_count resent)" = "$((x1 - x0))"
 	fi
 	diag "$mode: trace (txrdma_session: ev/old/state as enum txrdma_sess_ev/_state, act TXRDMA_SESS_DO_*)"
-	grep -v '^#' $T/trace | tail -n 120 | sed "s/^/# $mode: /"
+	grep -v '^#' $T/trace | tail -n 160 | sed "s/^/# $mode: /"
 	echo > $T/trace
 	diag "$mode: peer Downs +$((d1 - d0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0))"
 	if [ "$mode" != long ]; then
@@ -158,6 +158,13 @@ for mode in short carrier long; do
 done
 check "$peer up again with ready QPs" wait_ready
 "$ADMIN" peer show "$peer" | sed 's/^/# /'
+# the other side checks the same of us: deleting our peer before it
+# has would take it Down there (remote admin down) for good
+txrdma_signal "session-final-$role"
+other=server
+[ "$role" = server ] && other=client
+check "$peer has checked its peer too (before ours goes)" \
+	txrdma_wait_file "session-final-$other" 150
 "$ADMIN" peer del "$peer"
 "$ADMIN" tenant del sess-t
 tap_done
