@@ -64,16 +64,19 @@
 #define TXRDMA_RETRY_COUNT	7
 
 /*
- * How long a sender waits after a receiver-not-ready NAK of ours: 0.64
- * ms, not rdma_cm's default of 0 (which encodes 655 ms).  A control QP
- * that outlived a partition delivers the probes queued in it at once
- * after the heal; they took all of the other side's receive buffers,
- * the next probe was NAKed, and its sender waited 655 ms, longer than
- * the liveness detection time: every partition longer than the queue
- * (32 probes) ended in a second, false Down right after the Up.
- * Receives are reposted as they complete, so a short wait suffices.
+ * How long a sender waits after a receiver-not-ready NAK of our control
+ * QP: 0.64 ms, not rdma_cm's default of 0 (which encodes 655 ms).  A
+ * control QP that outlived a partition delivers the probes queued in it
+ * at once after the heal; they took all of the other side's receive
+ * buffers, the next probe was NAKed, and its sender waited 655 ms,
+ * longer than the liveness detection time: every partition longer than
+ * the queue (32 probes) ended in a second, false Down right after the
+ * Up.  Receives are reposted as they complete, so a short wait
+ * suffices; at most 32 probes are retried per wait.  The data QPs keep
+ * the default: their receivers post twice the sender's slots, and an
+ * RNR there has not been seen.
  */
-#define TXRDMA_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
+#define TXRDMA_CTRL_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 #define TXRDMA_LISTEN_BACKLOG	128
 /* passive connections not authenticated yet, over all peers */
 #define TXRDMA_MAX_HALF_OPEN	64
@@ -402,22 +405,23 @@ static int txrdma_conn_create_qp(struct txrdma_conn *c)
 	ret = rdma_set_ack_timeout(c->id, ctrl ?
 				   txrdma_ctrl_ack_timeout(c->peer) :
 				   TXRDMA_ACK_TIMEOUT);
-	if (!ret)
-		ret = rdma_set_min_rnr_timer(c->id, TXRDMA_MIN_RNR_TIMER);
+	if (!ret && ctrl)
+		ret = rdma_set_min_rnr_timer(c->id, TXRDMA_CTRL_MIN_RNR_TIMER);
 	if (ret)
 		return ret;
 	if (!c->passive) {
 		ret = rdma_create_qp(c->id, c->dev->reg.pd, &attr);
 		if (ret)
 			return ret;
-		c->qp = c->id->qp;	/* rdma_cm moved it to INIT */
+		/* rdma_cm moved it to INIT; read unlocked by the tracepoint */
+		WRITE_ONCE(c->qp, c->id->qp);
 		c->drainable = true;
 	} else {
 		attr.port_num = c->id->port_num;
 		qp = ib_create_qp(c->dev->reg.pd, &attr);
 		if (IS_ERR(qp))
 			return PTR_ERR(qp);
-		c->qp = qp;
+		WRITE_ONCE(c->qp, qp);
 		/* receives need INIT; the AUTH message takes the first */
 		ret = txrdma_conn_passive_modify(c, IB_QPS_INIT);
 		if (ret)
@@ -749,7 +753,7 @@ static int txrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (c->passive)
 			break;
 		/* the active side learns the other end's QP from the REP */
-		c->remote_qpn = ev->param.conn.qp_num;
+		WRITE_ONCE(c->remote_qpn, ev->param.conn.qp_num);
 		ret = txrdma_conn_active_auth(c, &ev->param.conn);
 		if (!ret)
 			state = TXRDMA_CONN_READY;
@@ -790,9 +794,12 @@ out:
  */
 void txrdma_conn_trace(const struct txrdma_conn *c, u8 old)
 {
+	/* @c's QP and the other end's number are set without the lock */
+	struct ib_qp *qp = READ_ONCE(c->qp);
+
 	lockdep_assert_held(&c->peer->lock);
 	trace_txrdma_conn(c->peer->id, c->kind, c->passive, old, c->state,
-			  c->qp ? c->qp->qp_num : 0, c->remote_qpn,
+			  qp ? qp->qp_num : 0, READ_ONCE(c->remote_qpn),
 			  c->peer->ctrl == c);
 }
 

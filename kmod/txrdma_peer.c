@@ -164,13 +164,16 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 
 	if (c->kind == TXRDMA_CONN_CTRL && !c->mirror) {
 		if (state == TXRDMA_CONN_READY) {
+			struct txrdma_conn *prev = peer->ctrl;
+
 			/* a newer control QP replaces an older one */
-			if (peer->ctrl && peer->ctrl != c) {
-				peer->ctrl->state = TXRDMA_CONN_CLOSE;
-				txrdma_conn_trace(peer->ctrl,
-						  TXRDMA_CONN_READY);
-			}
 			peer->ctrl = c;
+			if (prev && prev != c) {
+				u8 prev_old = prev->state;
+
+				prev->state = TXRDMA_CONN_CLOSE;
+				txrdma_conn_trace(prev, prev_old);
+			}
 			peer->ctrl_backoff_ns = 0;
 			c->rx_last_ns = now;
 			strscpy(peer->used_dev, c->dev->name,
@@ -544,7 +547,7 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	struct txrdma_conn *c;
 	u64 now = ktime_get_ns();
 	LIST_HEAD(doomed);
-	u8 old;
+	u8 old, was;
 	u32 ev;
 
 	spin_lock_bh(&peer->lock);
@@ -563,7 +566,9 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	spin_lock_bh(&peer->lock);
 	list_for_each_entry(c, &peer->conns, node) {
 		txrdma_ep_detach_locked(c, -ENOTCONN);
+		was = c->state;
 		c->state = TXRDMA_CONN_CLOSE;
+		txrdma_conn_trace(c, was);
 		c->acct = TXRDMA_ACCT_NONE;	/* the pool goes with the peer */
 	}
 	list_splice_init(&peer->conns, &doomed);

@@ -196,8 +196,8 @@ conns() {	# AWK_CONDITION over txrdma_conn events of the self peer
 		END { print n + 0 }" /tmp/trace-events.txt
 }
 cr=$(conns '/ kind=1 .* state=1 .* ctrl=1$/')
-pr=$(conns '/ kind=2 .* state=1 /')
-check "txrdma_conn: the self peer's control QP established as its control QP ($cr) and its pooled QPs ($pr, pool min 2)" \
+pr=$(conns '/ kind=2 passive=0 .* state=1 /')
+check "txrdma_conn: the self peer's control QP established as its control QP ($cr) and its pooled QPs, initiating halves ($pr, pool min 2)" \
 	test "$cr" -ge 1 -a "$pr" -ge 2
 
 # ---- the events off: the same traffic leaves no trace ---------------
