@@ -141,6 +141,19 @@ static void txrdma_peer_ctrl_backoff(struct txrdma_peer *peer, u64 now)
 	peer->ctrl_retry_at_ns = now + peer->ctrl_backoff_ns;
 }
 
+/*
+ * Caller holds the peer's lock: @c is closed on purpose (the work item
+ * destroys it), and the txrdma_conn event says so.
+ */
+static void txrdma_conn_closing_locked(struct txrdma_conn *c)
+{
+	u8 old = c->state;
+
+	lockdep_assert_held(&c->peer->lock);
+	c->state = TXRDMA_CONN_CLOSE;
+	txrdma_conn_trace(c, old);
+}
+
 /**
  * txrdma_peer_conn_done() - a connection was established or ended
  * @peer: its peer; caller holds peer->lock
@@ -168,12 +181,8 @@ void txrdma_peer_conn_done(struct txrdma_peer *peer, struct txrdma_conn *c,
 
 			/* a newer control QP replaces an older one */
 			peer->ctrl = c;
-			if (prev && prev != c) {
-				u8 prev_old = prev->state;
-
-				prev->state = TXRDMA_CONN_CLOSE;
-				txrdma_conn_trace(prev, prev_old);
-			}
+			if (prev && prev != c)
+				txrdma_conn_closing_locked(prev);
 			peer->ctrl_backoff_ns = 0;
 			c->rx_last_ns = now;
 			strscpy(peer->used_dev, c->dev->name,
@@ -289,11 +298,7 @@ bool txrdma_conn_lendable(const struct txrdma_conn *c)
  */
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
-	u8 old = c->state;
-
-	lockdep_assert_held(&c->peer->lock);
-	c->state = TXRDMA_CONN_CLOSE;
-	txrdma_conn_trace(c, old);
+	txrdma_conn_closing_locked(c);
 	txrdma_ep_detach_locked(c, -ENOTCONN);
 	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
 		c->acct = TXRDMA_ACCT_CLOSING;
@@ -547,7 +552,7 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	struct txrdma_conn *c;
 	u64 now = ktime_get_ns();
 	LIST_HEAD(doomed);
-	u8 old, was;
+	u8 old;
 	u32 ev;
 
 	spin_lock_bh(&peer->lock);
@@ -566,9 +571,7 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	spin_lock_bh(&peer->lock);
 	list_for_each_entry(c, &peer->conns, node) {
 		txrdma_ep_detach_locked(c, -ENOTCONN);
-		was = c->state;
-		c->state = TXRDMA_CONN_CLOSE;
-		txrdma_conn_trace(c, was);
+		txrdma_conn_closing_locked(c);
 		c->acct = TXRDMA_ACCT_NONE;	/* the pool goes with the peer */
 	}
 	list_splice_init(&peer->conns, &doomed);

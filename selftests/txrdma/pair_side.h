@@ -38,8 +38,8 @@ static inline double pair_now_ms(void)
  * @grace_ms when @session), retrying for up to 120 s while the other
  * side does not listen yet or the peer is Down (-ENOTCONN: on a
  * crowded TCG host a guest that did not run for longer than the
- * detection time is declared Down, and comes back).  Return: 0, or a negative errno with *@what
- * naming the step that failed.
+ * detection time is declared Down, and comes back).  Return: 0, or a
+ * negative errno with *@what naming the step that failed.
  */
 static inline int pair_side_setup(struct pair_side *s, __u32 service,
 				  const char *peer, __u32 units, bool session,

@@ -25,8 +25,8 @@
  * the first failure comes no earlier than the grace after the last
  * success and at most 1.5 s later (the detection time, 0.5 s in the
  * suite, and 1 s for a stalled guest), and the receive ring reports
- * the error.  The server's ring
- * fails too, after every message before the cut arrived intact.
+ * the error.  The server's ring fails too, after every message before
+ * the cut arrived intact.
  *
  * Both print TAP lines (numbered from 1, no plan: the guest script
  * numbers them) and the longest gap between two deliveries: the
