@@ -187,7 +187,7 @@ static void txrdma_conn_passive_ready_locked(struct txrdma_conn *c)
 	if (!c->mirror) {
 		txrdma_pool_set_remote_want(&peer->pool, c->remote_want);
 		if (c->kind == TXRDMA_CONN_CTRL)
-			peer->remote_boot_id = c->remote_boot_id;
+			WRITE_ONCE(peer->remote_boot_id, c->remote_boot_id);
 	}
 	txrdma_peer_conn_done(peer, c, TXRDMA_CONN_READY);
 }
@@ -567,6 +567,9 @@ static int txrdma_conn_active_auth(struct txrdma_conn *c,
 	spin_lock_bh(&peer->lock);
 	c->authed = true;
 	c->opened = true;
+	/* the module behind this path (txrdma_path_same_host()) */
+	if (c->kind == TXRDMA_CONN_CTRL)
+		WRITE_ONCE(peer->remote_boot_id, rep.boot_id);
 	spin_unlock_bh(&peer->lock);
 	return 0;
 }

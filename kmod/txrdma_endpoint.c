@@ -19,6 +19,7 @@
 #include "txrdma_abi.h"
 #include "txrdma_endpoint.h"
 #include "txrdma_inject.h"
+#include "txrdma_msg.h"
 #include "txrdma_peer.h"
 #include "txrdma_region.h"
 #include "txrdma_tenant.h"
@@ -111,10 +112,9 @@ out:
 /* Give @ep's QP back (healthy) or forget it (already closed). */
 static void txrdma_ep_put_back(struct txrdma_ep *ep)
 {
-	struct txrdma_peer *peer = ep->peer;
+	struct txrdma_peer *peer = txrdma_path_lock(ep);
 	struct txrdma_conn *c;
 
-	spin_lock_bh(&peer->lock);
 	c = ep->conn;
 	if (c) {
 		txrdma_ep_detach_locked(c, 0);
@@ -134,6 +134,9 @@ static void txrdma_ep_release(struct kref *ref)
 	struct txrdma_ep *ep = container_of(ref, struct txrdma_ep, ref);
 
 	txrdma_pair_free(ep);
+	txrdma_peer_put(ep->path);
+	if (ep->sess_from)
+		txrdma_peer_put(ep->sess_from);
 	txrdma_peer_put(ep->peer);
 	txrdma_tenant_put(ep->tenant);
 	kfree(ep);
@@ -233,6 +236,8 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 	ep->tf = tf;
 	ep->tenant = t;
 	ep->peer = peer;
+	kref_get(&peer->ref);
+	ep->path = peer;
 	kref_init(&ep->ref);
 	spin_lock_init(&ep->lock);
 	init_waitqueue_head(&ep->wait);
@@ -248,6 +253,7 @@ struct txrdma_ep *txrdma_ep_new(struct txrdma_file *tf,
 	spin_unlock_bh(&t->lock);
 	mutex_unlock(&txrdma_eps_lock);
 	if (ret) {
+		txrdma_peer_put(ep->path);
 		kfree(ep);
 		return ERR_PTR(ret);
 	}
@@ -499,10 +505,10 @@ long txrdma_ioctl_ep_info(struct txrdma_file *tf, void __user *uarg)
 	ep = txrdma_ep_find_locked(tf, info.id);
 	if (ep) {
 		info.peer_id = ep->peer->id;
-		spin_lock_bh(&ep->peer->lock);
+		spin_lock_bh(&ep->lock);
 		info.qp_num = ep->qp_num;
 		info.error = ep->error;
-		spin_unlock_bh(&ep->peer->lock);
+		spin_unlock_bh(&ep->lock);
 	}
 	mutex_unlock(&txrdma_eps_lock);
 	if (!ep)
@@ -573,8 +579,7 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 	list_for_each_entry(ep, &txrdma_eps_list, node) {
 		if (ep->tenant != t)
 			continue;
-		peer = ep->peer;
-		spin_lock_bh(&peer->lock);
+		peer = txrdma_path_lock(ep);
 		if (ep->conn) {
 			struct txrdma_conn *c = ep->conn;
 
@@ -624,6 +629,25 @@ again:
 	mutex_unlock(&txrdma_eps_lock);
 }
 
+/**
+ * txrdma_eps_peer_gone() - a peer is deleted: its pairs end
+ * @peer: dying, its own connections torn down already
+ *
+ * A session that moved to another path to the host holds a QP of that
+ * path: it ends as the peer's own pairs did (-ENOTCONN), so that
+ * deleting a peer ends every pair made through it.
+ */
+void txrdma_eps_peer_gone(struct txrdma_peer *peer)
+{
+	struct txrdma_ep *ep;
+
+	mutex_lock(&txrdma_eps_lock);
+	list_for_each_entry(ep, &txrdma_eps_list, node)
+		if (ep->peer == peer && ep->dstate != TXRDMA_EP_PLAIN)
+			txrdma_pair_close_qp(ep, -ENOTCONN);
+	mutex_unlock(&txrdma_eps_lock);
+}
+
 /* Caller holds txrdma_eps_lock: what netlink reports of @ep. */
 static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
 				  struct txrdma_ep_snap *s)
@@ -638,11 +662,9 @@ static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
 	strscpy(s->tenant, ep->tenant->name, sizeof(s->tenant));
 	s->owner = ep->tenant;
 	strscpy(s->peer, ep->peer->name, sizeof(s->peer));
-	spin_lock_bh(&ep->peer->lock);
+	spin_lock_bh(&ep->lock);
 	s->qp_num = ep->qp_num;
 	s->error = ep->error;
-	spin_unlock_bh(&ep->peer->lock);
-	spin_lock_bh(&ep->lock);
 	s->dstate = ep->dstate;
 	s->service = ep->service;
 	s->peer_ep = ep->peer_ep;

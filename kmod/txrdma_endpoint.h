@@ -145,6 +145,7 @@ struct txrdma_tx_slot {
 	u32 units;
 	u32 rregion;		/* READ, WRITE: the other side's region */
 	u64 roff;		/* and the offset in it, as the SQE named */
+	u64 loff;		/* the local range's offset in @region */
 };
 
 /**
@@ -158,7 +159,7 @@ struct txrdma_ep_stats {
 	u64 rw_ops, rw_bytes;
 	u64 err_crc, err_seq, err_proto, err_qp, err_sqe;
 	u64 tx_coalesced, rx_batches;
-	u64 tx_resent, resumes;
+	u64 tx_resent, resumes, path_moves;
 };
 
 #define TXRDMA_EP_NR_STATS	(sizeof(struct txrdma_ep_stats) / sizeof(u64))
@@ -298,7 +299,18 @@ struct txrdma_ep_snap {
  *	report is checked against what we had then, not against frames
  *	that came on the new QP since)
  * @sess_released: our ctx.released then
- * @sess_dev: the device of the pair's first QP: a resume stays on it
+ * @sess_dev: the device the ring's and exports' keys are on: a resume
+ *	on another one (another path) makes them anew there
+ * @path: the peer whose QP the pair holds or last held: @peer, or another
+ *	path to its host (txrdma_pair_path.c); referenced; changes only
+ *	while no QP is bound, under its old value's lock and @lock
+ * @sess_from: acceptor: the path the held RESUME came through
+ *	(referenced until answered)
+ * @sess_moved: this resume is on another path than the lost QP's: the
+ *	other side's ring key may change (and its exports die)
+ * @sess_raddr: the other side's ring address in its last report
+ * @sess_rrkey: and its key (applied with the report,
+ *	txrdma_path_peer_ring_locked())
  * @sess_work: does what the state machine asks, outside the locks, and
  *	ticks while the session is away (grace, retries)
  */
@@ -394,6 +406,11 @@ struct txrdma_ep {
 	u32 sess_released;
 	struct txrdma_dev *sess_dev;
 	struct delayed_work sess_work;
+	struct txrdma_peer *path;
+	struct txrdma_peer *sess_from;
+	bool sess_moved;
+	u64 sess_raddr;
+	u32 sess_rrkey;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);
@@ -402,6 +419,12 @@ long txrdma_ioctl_ep_destroy(struct txrdma_file *tf, void __user *uarg);
 void txrdma_eps_file_release(struct txrdma_file *tf);
 void txrdma_eps_tenant_revoke(struct txrdma_tenant *t);
 void txrdma_eps_dev_gone(struct txrdma_dev *dev);
+void txrdma_eps_peer_gone(struct txrdma_peer *peer);
+
+/* txrdma_pair_path.c */
+struct txrdma_peer *txrdma_path_lock(struct txrdma_ep *ep);
+bool txrdma_path_same_host(const struct txrdma_peer *a,
+			   const struct txrdma_peer *b);
 void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);
 int txrdma_ep_status(struct txrdma_file *tf, u32 id);
 void txrdma_ep_put(struct txrdma_ep *ep);

@@ -58,6 +58,8 @@ static const struct {
 	{ TXRDMA_A_STAT_TX_RESENT,
 	  offsetof(struct txrdma_ep_stats, tx_resent) },
 	{ TXRDMA_A_STAT_RESUMES, offsetof(struct txrdma_ep_stats, resumes) },
+	{ TXRDMA_A_STAT_PATH_MOVES,
+	  offsetof(struct txrdma_ep_stats, path_moves) },
 };
 
 static_assert(ARRAY_SIZE(txrdma_stat_attrs) == TXRDMA_EP_NR_STATS);

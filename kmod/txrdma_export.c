@@ -164,7 +164,8 @@ static int txrdma_export_tell(struct txrdma_ep *ep, u32 region,
 		ep->export_result = 1;	/* no answer yet */
 	}
 	spin_unlock_bh(&ep->lock);
-	ret = txrdma_ctrl_send_ep(ep->peer, &e);
+	/* on the control QP of the path the pair is on */
+	ret = txrdma_ctrl_send_ep(READ_ONCE(ep->path), &e);
 	if (ret || !wait)
 		return ret;
 	/* the pair's end wakes us too (txrdma_pair_fail_locked, drop_mrs) */
@@ -516,8 +517,8 @@ void txrdma_export_rx(struct txrdma_pair_req *r)
 
 	if (ep) {
 		spin_lock_bh(&ep->lock);
-		if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
-		    ep->peer_ep == r->e.src_ep &&
+		if (txrdma_path_same_host(ep->peer, r->peer) &&
+		    ep->epoch == r->e.epoch && ep->peer_ep == r->e.src_ep &&
 		    ep->dstate == TXRDMA_EP_CONNECTED)
 			a.status = txrdma_import_set(ep, &r->e);
 		spin_unlock_bh(&ep->lock);
@@ -533,8 +534,8 @@ void txrdma_export_rx_ack(struct txrdma_pair_req *r)
 	if (!ep)
 		return;
 	spin_lock_bh(&ep->lock);
-	if (ep->peer == r->peer && ep->epoch == r->e.epoch &&
-	    ep->export_wait_seq && ep->export_wait_seq == r->e.exp_seq &&
+	if (txrdma_path_same_host(ep->peer, r->peer) &&
+	    ep->epoch == r->e.epoch && ep->export_wait_seq && ep->export_wait_seq == r->e.exp_seq &&
 	    ep->export_result > 0) {
 		ep->export_result = r->e.status;
 		wake_up(&ep->wait);

@@ -90,15 +90,15 @@ void txrdma_pair_fail_locked(struct txrdma_ep *ep, int error)
  */
 void txrdma_pair_close_qp(struct txrdma_ep *ep, int error)
 {
+	struct txrdma_peer *path = txrdma_path_lock(ep);
 	struct txrdma_conn *c;
 
-	spin_lock_bh(&ep->peer->lock);
 	c = ep->conn;
 	if (c) {
 		txrdma_ep_detach_locked(c, error);
-		txrdma_peer_conn_done(ep->peer, c, TXRDMA_CONN_CLOSE);
+		txrdma_peer_conn_done(path, c, TXRDMA_CONN_CLOSE);
 	}
-	spin_unlock_bh(&ep->peer->lock);
+	spin_unlock_bh(&path->lock);
 }
 
 /**
@@ -109,7 +109,7 @@ void txrdma_pair_close_qp(struct txrdma_ep *ep, int error)
  */
 void txrdma_pair_detach_locked(struct txrdma_ep *ep, int error)
 {
-	lockdep_assert_held(&ep->peer->lock);
+	lockdep_assert_held(&ep->path->lock);
 	lockdep_assert_held(&ep->lock);
 	if (txrdma_resume_lost_locked(ep, error))
 		return;		/* a session: it waits for a new QP */
@@ -166,9 +166,11 @@ void txrdma_pair_free(struct txrdma_ep *ep)
 /*
  * Process context: the registrations that let the peer reach our ring
  * and our exports die (a late or stale rkey gets a remote access
- * error), and no new one is made for this endpoint.
+ * error); @forever: and no new one is made for this endpoint (else a
+ * session on another device registers its ring there next,
+ * txrdma_path_rekey()).
  */
-void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
+void txrdma_pair_drop_keys(struct txrdma_ep *ep, bool forever)
 {
 	struct txrdma_mr *mrs[TXRDMA_EP_MAX_EXPORTS + 1];
 	struct {
@@ -179,7 +181,8 @@ void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
 
 	spin_lock_bh(&ep->lock);
 	/* no export ioctl fills a slot from here on */
-	ep->mrs_gone = true;
+	if (forever)
+		ep->mrs_gone = true;
 	if (ep->rx_mr)
 		mrs[n++] = ep->rx_mr;
 	ep->rx_mr = NULL;
@@ -210,6 +213,11 @@ void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
 	}
 }
 
+void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
+{
+	txrdma_pair_drop_keys(ep, true);
+}
+
 /**
  * txrdma_pair_close() - an endpoint of a pair leaves its file
  * @ep: unpublished already
@@ -219,8 +227,8 @@ void txrdma_pair_drop_mrs(struct txrdma_ep *ep)
  */
 void txrdma_pair_close(struct txrdma_ep *ep)
 {
-	struct txrdma_peer *peer = ep->peer;
 	struct txrdma_ring *ring = ep->ring;
+	struct txrdma_peer *path;
 	struct txrdma_conn *c;
 
 	/* a session's other side fails now, not after its grace */
@@ -236,13 +244,13 @@ void txrdma_pair_close(struct txrdma_ep *ep)
 	spin_lock_bh(&ep->lock);
 	ep->rx_stop = true;
 	spin_unlock_bh(&ep->lock);
-	spin_lock_bh(&peer->lock);
+	path = txrdma_path_lock(ep);
 	c = ep->conn;
 	if (c) {
 		txrdma_ep_detach_locked(c, -ECANCELED);
-		txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
+		txrdma_peer_conn_done(path, c, TXRDMA_CONN_CLOSE);
 	}
-	spin_unlock_bh(&peer->lock);
+	spin_unlock_bh(&path->lock);
 	spin_lock_bh(&ep->lock);
 	txrdma_pair_fail_locked(ep, -ECANCELED);
 	ep->dstate = TXRDMA_EP_CLOSED;

@@ -24,8 +24,8 @@
  * The grace is the connector's (txrdma_ep_connect.grace_ms), carried
  * to the acceptor in CONNECT.  READ and WRITE in flight are settled by
  * txrdma_tx_resume_locked() (-ECONNABORTED, or run again when
- * idempotent).  Not yet: another device (a resume stays on the device
- * of the pair's first QP, else the pair fails).
+ * idempotent).  The new QP may be on another path to the peer's host,
+ * and on another device (txrdma_pair_path.c).
  *
  * Locking: ep->lock (_bh) over the session; the peer's lock is taken
  * only by the helpers called without ep->lock.
@@ -210,7 +210,8 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 		e.status = status;
 		e.resume.gen = gen;
 	}
-	txrdma_ctrl_send_ep(ep->peer, &e);
+	/* on the control QP of the path the pair's QP is (or was) on */
+	txrdma_ctrl_send_ep(READ_ONCE(ep->path), &e);
 }
 
 /* The other side's end of the pair: it need not wait out its grace. */
@@ -221,12 +222,15 @@ void txrdma_resume_close_msg(struct txrdma_ep *ep, int error)
 }
 
 /*
- * Bind a fresh QP of the peer (@remote_qpn 0: the connector's pick; else
- * the acceptor's end of the connector's).  Return: 0, or -errno (a QP
- * on another device is given up: a resume stays on its device).
+ * Bind a fresh QP of the peer's host (@remote_qpn 0: the connector's
+ * pick, on its path or another; else the acceptor's end of the
+ * connector's, on the path the RESUME came through).  On another device
+ * the ring is registered there first.  Return: 0, or -errno (no QP is
+ * bound).
  */
 static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
 {
+	struct txrdma_dev *dev;
 	bool held;
 	int ret;
 
@@ -236,14 +240,17 @@ static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
 	spin_unlock_bh(&ep->lock);
 	if (held)
 		return -EBUSY;
-	ret = txrdma_pair_take(ep->peer, ep, remote_qpn);
-	if (!ret && ep->dev != ep->sess_dev) {
-		/* not yet: the session ends rather than take one here */
-		spin_lock_bh(&ep->lock);
-		txrdma_resume_abort_locked(ep, -ECONNRESET);
-		spin_unlock_bh(&ep->lock);
-		txrdma_pair_close_qp(ep, -ECONNRESET);
-		return -EXDEV;
+	ret = remote_qpn ? txrdma_path_take_named(ep, remote_qpn) :
+			   txrdma_path_take(ep);
+	if (ret)
+		return ret;
+	spin_lock_bh(&ep->lock);
+	dev = ep->dev;
+	spin_unlock_bh(&ep->lock);
+	if (dev != ep->sess_dev) {
+		ret = txrdma_path_rekey(ep);
+		if (ret)
+			txrdma_pair_close_qp(ep, -ECONNRESET);
 	}
 	return ret;
 }
@@ -253,9 +260,8 @@ static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
  * @ep: caller holds ep->lock
  * @error: what its operations fail with
  *
- * Its tenant is being deleted, or a resume would need another device:
- * the work item fails it (and drops its keys if no QP holds it) and it
- * takes no other QP.
+ * Its tenant is being deleted while it has no QP: the work item fails
+ * it (and drops its keys if no QP holds it) and it takes no other QP.
  */
 void txrdma_resume_abort_locked(struct txrdma_ep *ep, int error)
 {
@@ -312,10 +318,16 @@ static void txrdma_resume_apply(struct txrdma_ep *ep)
 	int ret;
 
 	spin_lock_bh(&ep->lock);
+	/* where the other side's ring is now (another device: a new key) */
+	if (ep->conn)
+		txrdma_path_peer_ring_locked(ep, ep->sess_raddr,
+					     ep->sess_rrkey);
 	ret = ep->conn ? txrdma_tx_resume_locked(ep, &ep->sess_peer) :
 			 -ECONNRESET;
-	if (!ret)
+	if (!ret) {
 		ep->stats.resumes++;
+		ep->sess_moved = false;	/* both sides know the keys now */
+	}
 	ring = ep->ring;
 	if (!ret && ring)
 		txrdma_poller_kick(ring);
@@ -440,10 +452,25 @@ void txrdma_resume_init(struct txrdma_ep *ep)
 static bool txrdma_resume_ours(const struct txrdma_ep *ep,
 			       const struct txrdma_pair_req *r)
 {
-	return ep->peer == r->peer && ep->session &&
+	return txrdma_path_same_host(ep->peer, r->peer) && ep->session &&
 	       ep->epoch == r->e.epoch &&
 	       (ep->peer_ep == r->e.src_ep ||
 		r->e.type == TXRDMA_CTRL_EP_REJECT);
+}
+
+/*
+ * Caller holds ep->lock: does the ring that report @e names fit?  Its
+ * size never changes; its place and key only when the other side is on
+ * another path now (@moved: it may be on another device).
+ */
+static bool txrdma_resume_ring_ok(const struct txrdma_ep *ep,
+				  const struct txrdma_ctrl_ep *e, bool moved)
+{
+	lockdep_assert_held(&ep->lock);
+	if (e->ring_units != ep->peer_units)
+		return false;
+	return moved || (e->ring_addr == ep->peer_addr &&
+			 e->ring_rkey == ep->peer_rkey);
 }
 
 /* Refuse RESUME @e of @peer (a pair gone, failed, or a stale one). */
@@ -470,6 +497,7 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 {
 	const struct txrdma_ctrl_ep *e = &r->e;
 	struct txrdma_ep *ep = txrdma_ep_get_id(e->dst_ep);
+	struct txrdma_peer *from = NULL;
 	unsigned int act = 0;
 
 	if (!ep || !txrdma_resume_ours(ep, r)) {
@@ -481,10 +509,12 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	spin_lock_bh(&ep->lock);
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_RESUME:
-		/* our ring's other side stays where it was */
-		if (e->ring_units != ep->peer_units ||
-		    e->ring_addr != ep->peer_addr ||
-		    e->ring_rkey != ep->peer_rkey) {
+		/*
+		 * Our ring's other side stays where it was, unless the
+		 * RESUME comes through another path (another device there)
+		 */
+		if (!txrdma_resume_ring_ok(ep, e, ep->sess_moved ||
+					   r->peer != ep->path)) {
 			act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_PROTO,
 						      0, 0);
 			break;
@@ -494,20 +524,28 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 		if (act & (TXRDMA_SESS_DO_HOLD | TXRDMA_SESS_DO_ANSWER)) {
 			ep->sess_qpn = e->qp_num;
 			ep->sess_peer = e->resume;
+			ep->sess_raddr = e->ring_addr;
+			ep->sess_rrkey = e->ring_rkey;
 			ep->sess_ready = false;
+			/* the path to answer on (txrdma_path_take_named()) */
+			swap(from, ep->sess_from);
+			kref_get(&r->peer->ref);
+			ep->sess_from = r->peer;
 		}
 		break;
 	case TXRDMA_CTRL_EP_RESUMED:
 		/* on the QP the RESUME went on, and nothing else */
 		if (!ep->held_by || ep->held_by->remote_qpn != e->qp_num ||
-		    e->ring_units != ep->peer_units ||
-		    e->ring_addr != ep->peer_addr ||
-		    e->ring_rkey != ep->peer_rkey)
+		    r->peer != ep->path ||
+		    !txrdma_resume_ring_ok(ep, e, ep->sess_moved))
 			break;
 		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_RESUMED,
 					      e->resume.gen, 0);
-		if (act & TXRDMA_SESS_DO_APPLY)
+		if (act & TXRDMA_SESS_DO_APPLY) {
 			ep->sess_peer = e->resume;
+			ep->sess_raddr = e->ring_addr;
+			ep->sess_rrkey = e->ring_rkey;
+		}
 		break;
 	case TXRDMA_CTRL_EP_CLOSE:
 	case TXRDMA_CTRL_EP_REJECT:
@@ -522,6 +560,8 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	spin_unlock_bh(&ep->lock);
 	if (act & TXRDMA_SESS_DO_REJECT)
 		txrdma_resume_refuse(r->peer, e, ep->id);
+	if (from)
+		txrdma_peer_put(from);	/* an earlier RESUME's path */
 out:
 	if (ep)
 		txrdma_ep_put(ep);

@@ -62,6 +62,8 @@ const struct nla_policy txrdma_peer_new_policy[TXRDMA_PEER_NEW_MAXATTR + 1] = {
 	[TXRDMA_A_PEER_KEY]	 = NLA_POLICY_RANGE(NLA_BINARY,
 						    TXRDMA_PEER_KEY_MIN,
 						    TXRDMA_PEER_KEY_MAX),
+	[TXRDMA_A_PEER_PATH_OF]	 = { .type = NLA_NUL_STRING,
+				     .len = TXRDMA_PEER_NAME_MAX - 1 },
 };
 
 static void txrdma_peer_release(struct kref *ref)
@@ -119,6 +121,35 @@ struct txrdma_peer *txrdma_peer_get_name(const char *name)
 		kref_get(&peer->ref);
 	mutex_unlock(&txrdma_peers_lock);
 	return peer;
+}
+
+/**
+ * txrdma_peer_paths() - the other paths to a peer's host
+ * @peer: a peer
+ * @out: filled with the live peers of @peer's group but @peer, in the
+ *	order they were added, each referenced (txrdma_peer_put())
+ * @max: room in @out
+ *
+ * Return: how many.
+ */
+unsigned int txrdma_peer_paths(struct txrdma_peer *peer,
+			       struct txrdma_peer **out, unsigned int max)
+{
+	struct txrdma_peer *p;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(p, &txrdma_peers, node) {
+		if (n == max)
+			break;
+		if (p == peer || p->group != peer->group ||
+		    READ_ONCE(p->dying))
+			continue;
+		if (kref_get_unless_zero(&p->ref))
+			out[n++] = p;
+	}
+	rcu_read_unlock();
+	return n;
 }
 
 /**
@@ -577,6 +608,8 @@ static void txrdma_peer_shutdown(struct txrdma_peer *peer)
 	list_splice_init(&peer->conns, &doomed);
 	spin_unlock_bh(&peer->lock);
 	txrdma_peer_destroy_conns(peer, &doomed);
+	/* its sessions that moved to another path end too */
+	txrdma_eps_peer_gone(peer);
 	txrdma_peer_flush_events(peer);
 	/*
 	 * Every connection is drained and gone, and rdma_cm handlers see
@@ -772,6 +805,35 @@ again:
 	return disc;
 }
 
+/*
+ * Caller holds txrdma_peers_lock: @peer is another path (address,
+ * device) to the host of the peer named by @attr, if given: it joins
+ * that peer's group.  A self peer has no other path.
+ */
+static int txrdma_peer_path_of_locked(struct txrdma_peer *peer,
+				      const struct nlattr *attr,
+				      struct netlink_ext_ack *extack)
+{
+	struct txrdma_peer *o;
+
+	lockdep_assert_held(&txrdma_peers_lock);
+	if (!attr)
+		return 0;
+	o = txrdma_peer_find_locked(nla_data(attr));
+	if (!o) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "path-of: no such peer");
+		return -ENOENT;
+	}
+	if (o->self || peer->self) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "path-of: this host has no other path to itself");
+		return -EINVAL;
+	}
+	peer->group = o->group;
+	strscpy(peer->path_of, o->name, sizeof(peer->path_of));
+	return 0;
+}
+
 int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
@@ -859,6 +921,10 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOSPC;
 		goto out_unlock;
 	}
+	ret = txrdma_peer_path_of_locked(peer, a[TXRDMA_A_PEER_PATH_OF],
+					 extack);
+	if (ret)
+		goto out_unlock;
 	ret = txrdma_bfd_init(&peer->bfd, &cfg,
 			      txrdma_peer_new_disc_locked(), now);
 	if (ret)
@@ -866,6 +932,8 @@ int txrdma_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!peer->admin_up)
 		txrdma_bfd_admin_down(&peer->bfd, now);
 	peer->id = txrdma_peer_next_id++;
+	if (!peer->group)
+		peer->group = peer->id;
 	list_add_tail_rcu(&peer->node, &txrdma_peers);
 	txrdma_npeers++;
 	txrdma_liveness_start(peer);
@@ -901,9 +969,10 @@ int txrdma_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	if (a[TXRDMA_A_PEER_ADDR] || a[TXRDMA_A_PEER_PORT] ||
-	    a[TXRDMA_A_PEER_DEV] || a[TXRDMA_A_PEER_KEY]) {
+	    a[TXRDMA_A_PEER_DEV] || a[TXRDMA_A_PEER_KEY] ||
+	    a[TXRDMA_A_PEER_PATH_OF]) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "addr, port, dev and key cannot change: delete and add the peer");
+				   "addr, port, dev, key and path-of cannot change: delete and add the peer");
 		return -EINVAL;
 	}
 	mutex_lock(&txrdma_peers_lock);
@@ -1040,6 +1109,8 @@ static int txrdma_peer_fill(struct sk_buff *skb, struct txrdma_peer *peer,
 	    nla_put_u32(skb, TXRDMA_A_PEER_ID, peer->id) ||
 	    nla_put(skb, TXRDMA_A_PEER_ADDR, 4, &peer->addr) ||
 	    nla_put_u16(skb, TXRDMA_A_PEER_PORT, peer->port) ||
+	    (peer->path_of[0] &&
+	     nla_put_string(skb, TXRDMA_A_PEER_PATH_OF, peer->path_of)) ||
 	    (s->used_dev[0] &&
 	     nla_put_string(skb, TXRDMA_A_PEER_DEV, s->used_dev)) ||
 	    (!s->used_dev[0] && peer->devname[0] &&

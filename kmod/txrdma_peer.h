@@ -273,7 +273,8 @@ struct txrdma_peer_ev {
  * @ctrl_retry_at_ns: no control attempt before this
  * @echo_ns: tx_ns of the last probe received, echoed in ours
  * @echo_rx_ns: when it was received
- * @remote_boot_id: boot id of the initiator's module (acceptor side)
+ * @remote_boot_id: boot id of the peer's module, from its side of the
+ *	last control connection (authenticated by the handshake's MACs)
  * @last_change_ns: CLOCK_REALTIME of the last state change, 0 if none
  * @ups: transitions to Up
  * @downs: transitions from Up
@@ -300,6 +301,10 @@ struct txrdma_peer_ev {
  * @timer_yielded: the timer ran late and yielded once (liveness.c)
  * @timer: BFD timer (soft hrtimer, CLOCK_MONOTONIC)
  * @work: the peer's work item: events, connections, pool
+ * @group: the id of the first peer of its host: peers of one group are
+ *	paths to one host (TXRDMA_A_PEER_PATH_OF), and a session moves
+ *	between them (txrdma_pair_path.c); its own id when it is the first
+ * @path_of: the name it was added as a path of, or ""
  */
 struct txrdma_peer {
 	struct list_head node;
@@ -311,6 +316,8 @@ struct txrdma_peer {
 	u16 port;
 	char devname[TXRDMA_DEV_NAME_MAX];
 	bool self;
+	u32 group;
+	char path_of[TXRDMA_PEER_NAME_MAX];
 	struct txrdma_auth auth;
 
 	/* connectors waiting for a QP to lend (txrdma_peer_lend_wake()) */
@@ -359,6 +366,9 @@ struct txrdma_peer {
 	struct delayed_work work;
 };
 
+unsigned int txrdma_peer_paths(struct txrdma_peer *peer,
+			       struct txrdma_peer **out, unsigned int max);
+
 extern u32 txrdma_boot_id;
 extern struct workqueue_struct *txrdma_peer_wq;
 
@@ -387,7 +397,7 @@ int txrdma_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info);
 extern const struct nla_policy txrdma_peer_get_policy[];
 extern const struct nla_policy txrdma_peer_new_policy[];
 #define TXRDMA_PEER_GET_MAXATTR	TXRDMA_A_PEER_NAME
-#define TXRDMA_PEER_NEW_MAXATTR	TXRDMA_A_PEER_KEY
+#define TXRDMA_PEER_NEW_MAXATTR	TXRDMA_A_PEER_PATH_OF
 
 /* txrdma_conn.c */
 int txrdma_listener_init(u16 port);

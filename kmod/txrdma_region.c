@@ -899,6 +899,35 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 }
 
 /**
+ * txrdma_region_key() - where byte @off of a held region is on a device
+ * @r: a region the caller holds
+ * @dev: the device
+ * @off: byte offset (checked by whoever built the operation)
+ * @addr: set to its address in @r's registration on @dev
+ * @lkey: set to that registration's local key
+ *
+ * For a frame sent again on another device's QP (a session that moved
+ * to another path).  Any context but hard interrupts.
+ * Return: 0, or -ENOENT (revoked, or no registration on @dev).
+ */
+int txrdma_region_key(struct txrdma_region *r, struct txrdma_dev *dev,
+		      u64 off, u64 *addr, u32 *lkey)
+{
+	struct txrdma_mr *m = NULL;
+
+	if (READ_ONCE(r->revoked))
+		return -ENOENT;
+	spin_lock(&r->mrs_lock);
+	m = txrdma_region_mr(r, dev);
+	if (m) {
+		*addr = m->mr->iova + off;
+		*lkey = m->mr->lkey;
+	}
+	spin_unlock(&r->mrs_lock);
+	return m ? 0 : -ENOENT;
+}
+
+/**
  * txrdma_region_expose() - let a peer reach a range of a region
  * @r: a region the caller holds (until it frees the result)
  * @dev: the device the peer's QP is on

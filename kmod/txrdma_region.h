@@ -137,6 +137,8 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 					    u64 off, u32 len,
 					    struct txrdma_dev *dev,
 					    u64 *addr, u32 *lkey);
+int txrdma_region_key(struct txrdma_region *r, struct txrdma_dev *dev,
+		      u64 off, u64 *addr, u32 *lkey);
 struct txrdma_mr *txrdma_region_expose(struct txrdma_region *r,
 				       struct txrdma_dev *dev, u64 off,
 				       u64 len, int access);

@@ -417,9 +417,13 @@ void txrdma_tx_ring_flush(struct txrdma_ring *ring)
 	}
 }
 
-/* Caller holds ep->lock: a frame of slot @s again, alone in its write. */
-static void txrdma_tx_frame_again(struct txrdma_ep *ep,
-				  struct txrdma_tx_slot *s)
+/*
+ * Caller holds ep->lock: a frame of slot @s again, alone in its write.
+ * Return: 0, or -ENOENT when its payload's region has no registration
+ * on the new QP's device any more (revoked).
+ */
+static int txrdma_tx_frame_again(struct txrdma_ep *ep,
+				 struct txrdma_tx_slot *s)
 {
 	u64 hdr_dma = ep->hdrs_dma + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
 	u32 lkey = ep->conn->dev->reg.pd->local_dma_lkey;
@@ -430,6 +434,11 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 				      TXRDMA_TX_HDR_STRIDE, DMA_TO_DEVICE);
 	s->sge[0].addr = hdr_dma;
 	s->sge[0].lkey = lkey;
+	/* on another path's device: the payload's key there */
+	if (s->len && s->region &&
+	    txrdma_region_key(s->region, ep->conn->dev, s->loff,
+			      &s->sge[1].addr, &s->sge[1].lkey))
+		return -ENOENT;
 	if (s->trailer) {
 		s->sge[s->nsge - 1].addr = hdr_dma + TXRDMA_FRAME_HDR_LEN;
 		s->sge[s->nsge - 1].lkey = lkey;
@@ -448,6 +457,7 @@ static void txrdma_tx_frame_again(struct txrdma_ep *ep,
 	ep->stats.tx_resent++;
 	trace_txrdma_frame_again(ep->tenant->id, ep->id, s->fseq, s->len,
 				 s->unit);
+	return 0;
 }
 
 static bool txrdma_tx_credit_update(struct txrdma_ep *ep);
@@ -476,7 +486,10 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 	if (!(imp->access & (s->kind == TXRDMA_OP_READ ? TXRDMA_EXPORT_READ :
 						       TXRDMA_EXPORT_WRITE)))
 		return -EPERM;
-	/* the local side stands as built: same device, same region */
+	/* the local side: its key on the new QP's device (another path's) */
+	if (s->len && txrdma_region_key(s->region, ep->conn->dev, s->loff,
+					&s->sge[0].addr, &s->sge[0].lkey))
+		return -EPERM;
 	s->wr.remote_addr = imp->addr + (s->roff - imp->off);
 	s->wr.rkey = imp->rkey;
 	s->wr.wr.send_flags &= ~IB_SEND_SIGNALED;
@@ -594,9 +607,8 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 		}
 		/* where it was placed before: the plan checked the head */
 		if (txrdma_credit_place(&ep->ctx, s->units, &unit) ||
-		    unit != s->unit)
+		    unit != s->unit || txrdma_tx_frame_again(ep, s))
 			return -EPROTO;
-		txrdma_tx_frame_again(ep, s);
 	}
 	ep->sess_ready = true;
 	/* behind the frames: what our process released meanwhile */
@@ -839,6 +851,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s = txrdma_slot_get(ep);
 	s->kind = TXRDMA_OP_SEND;
 	s->region = r;
+	s->loff = sqe->local_off;
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
@@ -993,6 +1006,7 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->rerun = false;
 	s->rregion = sqe->remote_region;
 	s->roff = sqe->remote_off;
+	s->loff = sqe->local_off;
 	s->sge[0] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,

@@ -556,6 +556,13 @@ expect_refused "set pool 2000" 1 "pool max is at most 1024" "$ADMIN" peer set se
 expect_refused "set addr" 2 "\"addr\" cannot be changed" "$ADMIN" peer set self addr "$OTHER"
 expect_refused "set port" 2 "\"port\" cannot be changed" "$ADMIN" peer set self port 7000
 expect_refused "set dev" 2 "\"dev\" cannot be changed" "$ADMIN" peer set self dev "$RXE"
+# another path (path-of) names a peer that exists, and not this host
+expect_refused "path-of an unknown peer" 1 "path-of: no such peer" \
+	"${A[@]}" addr "$OTHER" path-of pa-none
+expect_refused "path-of the self peer" 1 "no other path to itself" \
+	"${A[@]}" addr "$OTHER" path-of self
+expect_refused "set path-of" 2 "\"path-of\" cannot be changed" \
+	"$ADMIN" peer set self path-of self
 expect_refused "set of an unknown peer" 1 "no such peer" "$ADMIN" peer set pa-none tx 30000
 expect_refused "set state of an unknown peer" 1 "no such peer" "$ADMIN" peer set pa-none state down
 expect_refused "del of an unknown peer" 1 "no such peer" "$ADMIN" peer del pa-none

@@ -331,6 +331,41 @@ def suite_session(args):
     return report(args.prefix + "session", results, err)
 
 
+def suite_multipath(args):
+    """Two guests wired by two links (two rxe devices on each, one peer
+    per path, the second "path-of" the first): guest 0 streams to guest 1
+    over an endpoint pair with TXRDMA_EP_F_SESSION (multipath_guest.sh,
+    session_flap.c) while the host partitions the link the pair is on,
+    --mp-cuts times (links 0, 1, 0, ...), each time for longer than the
+    session's grace; the guests check that no SEND failed, every message
+    arrived once in order byte for byte, and that the pair moved to the
+    other path at every cut."""
+    cmds = ["selftests/txrdma/multipath_guest.sh %s %d" % (who, args.mp_cuts)
+            for who in ("client 1", "server 0")]
+    err = None
+    with cluster(args, 2, cmds, timeout=args.timeout, smp=2,
+                 paths=2) as c:
+        c.start()
+        try:
+            c.wait_file(0, "mp-streaming", 300)
+            for i in range(1, args.mp_cuts + 1):
+                k = (i - 1) % 2
+                t0 = time.monotonic()
+                c.partition(0, 1, k)
+                # the cut's length is what the test is about
+                time.sleep(args.mp_cut_s)
+                c.heal(0, 1, k)
+                print("# cut %d: link %d partitioned for %.0f ms" % (
+                    i, k, (time.monotonic() - t0) * 1000))
+                c.write_file("mp-healed-%d" % i, "\n")
+                c.wait_file(0, "mp-ready-%d" % i, 300)
+        except (TimeoutError, RuntimeError, OSError) as e:
+            err = str(e)
+        c.write_file("mp-done", "\n")
+        results = wait_failfast(c, err)
+    return report(args.prefix + "multipath", results, err)
+
+
 def suite_txn(args):
     """Two-phase commit of lib/txn over txrdma across three guests
     (txn_guest.sh): runs plain, with the coordinator's link to one
@@ -1068,7 +1103,7 @@ def debug_kernel_kw():
 
 SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "msg": suite_msg, "msgkill": suite_msgkill, "peers": suite_peers,
-          "session": suite_session,
+          "session": suite_session, "multipath": suite_multipath,
           "soak": suite_soak,
           "ep_race": suite_ep_race,
           "pair_churn": suite_pair_churn,
@@ -1091,7 +1126,7 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
 # the database layers across three guests (scripts/test.sh gives them
 # smaller counts than the issue's, which are the defaults here).
 DEFAULT_SUITES = ["single", "link", "smp", "peers", "msg", "msgkill", "session",
-                  "examples",
+                  "multipath", "examples",
                   "ep_race", "pair_churn", "listen_flood", "cross_tenant",
                   "hostile", "rogue", "txn", "vread", "logship", "raft"]
 
@@ -1150,6 +1185,12 @@ def main():
     ap.add_argument("--msg-seed", type=lambda v: int(v, 0), default=None,
                     help="msg: seed of the message sizes (default: "
                     "msg_test's fixed one, printed)")
+    ap.add_argument("--mp-cuts", type=int, default=20,
+                    help="multipath: partitions of the pair's link, "
+                    "alternating links 0 and 1 (default 20)")
+    ap.add_argument("--mp-cut-s", type=float, default=3.0,
+                    help="multipath: seconds each partition lasts, longer "
+                    "than the session's grace of 2 s (default 3)")
     ap.add_argument("--txn-count", type=int, default=100000,
                     help="txn: transactions per run (default 100000)")
     ap.add_argument("--txn-smp", type=int, default=1,

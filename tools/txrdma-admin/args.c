@@ -130,7 +130,9 @@ static const char peer_help[] =
 "       multiplier 1..255; port: the peer's rdma_cm port (default 7388)\n"
 "       key FILE: the secret both hosts hold for each other, 32 to 128 hex\n"
 "       digits (16 to 64 bytes) in a file of mode 600, \"-\" for standard\n"
-"       input; make one with: openssl rand -hex 32 > FILE.  Never shown.\n";
+"       input; make one with: openssl rand -hex 32 > FILE.  Never shown.\n"
+"       path-of PEER: this peer is another path (address, device) to the\n"
+"       host of PEER, added before: sessions move between the host's paths\n";
 
 static const char ep_help[] =
 "where  ID is an endpoint id (just that one), NAME a tenant (only its\n"
@@ -166,7 +168,7 @@ TXA_PROG " tenant [ show [ NAME ] ]\n"
 	if (topic == TXA_HELP_ALL || topic == TXA_HELP_PEER)
 		fprintf(out, "%s"
 TXA_PROG " peer [ show [ NAME ] ]\n"
-"       " TXA_PROG " peer add NAME addr IPV4 key FILE [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]\n"
+"       " TXA_PROG " peer add NAME addr IPV4 key FILE [ dev DEV ] [ path-of PEER ] [ port PORT ] [ PEER_ATTRS ]\n"
 "       " TXA_PROG " peer set NAME [ PEER_ATTRS ] [ state { up | down } ]\n"
 "       " TXA_PROG " peer del NAME\n"
 "       " TXA_PROG " peer help\n",
@@ -561,7 +563,10 @@ static int parse_tenant(int argc, char **argv, struct txa_args *a,
 
 /* ---- peer ----------------------------------------------------------- */
 
-/* in the order that settles prefixes: "p" is pool, "po" too, "por" port */
+/*
+ * in the order that settles prefixes: "p" is pool, "po" too, "por" port,
+ * "pa" path-of
+ */
 enum {
 	PATTR_ADDR,
 	PATTR_DEV,
@@ -572,6 +577,7 @@ enum {
 	PATTR_MULT,
 	PATTR_STATE,
 	PATTR_KEY,
+	PATTR_PATH_OF,
 };
 
 static void peer_given(struct txa_peer_args *p, enum txa_peer_arg arg)
@@ -676,6 +682,7 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 		[PATTR_MULT]	= "mult",
 		[PATTR_STATE]	= "state",
 		[PATTR_KEY]	= "key",
+		[PATTR_PATH_OF]	= "path-of",
 		NULL
 	};
 	static const char *const states[] = { "up", "down", NULL };
@@ -694,7 +701,8 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 		 * file is not even read for a request that cannot succeed
 		 */
 		if (!add && (k == PATTR_ADDR || k == PATTR_DEV ||
-			     k == PATTR_PORT || k == PATTR_KEY))
+			     k == PATTR_PORT || k == PATTR_KEY ||
+			     k == PATTR_PATH_OF))
 			return usage_error(err, TXA_HELP_PEER,
 					   "peer set: \"%s\" cannot be changed: delete and add the peer",
 					   attrs[k]);
@@ -742,6 +750,17 @@ static int parse_peer_attrs(int argc, char **argv, struct txa_args *a,
 						   "peer add: key: the file name is empty");
 			p->key_file = argv[1];
 			peer_given(p, TXA_PARG_KEY);
+			break;
+		case PATTR_PATH_OF:
+			/* the module says whether that peer exists */
+			if (!*argv[1] ||
+			    strlen(argv[1]) >= TXRDMA_PEER_NAME_MAX)
+				return usage_error(err, TXA_HELP_PEER,
+						   "peer add: path-of: invalid peer name \"%s\" (1 to %d bytes)",
+						   argv[1],
+						   TXRDMA_PEER_NAME_MAX - 1);
+			p->path_of = argv[1];
+			peer_given(p, TXA_PARG_PATH_OF);
 			break;
 		default:
 			ret = parse_peer_num(argv[1], k, p, what, err);

@@ -70,6 +70,7 @@ enum txa_peer_arg {
 	TXA_PARG_MULT,
 	TXA_PARG_ADMIN_UP,
 	TXA_PARG_KEY,
+	TXA_PARG_PATH_OF,
 };
 
 /* peer add/set/del/show NAME ... */
@@ -84,6 +85,7 @@ struct txa_peer_args {
 	uint8_t mult;			/* 1..255 */
 	bool admin_up;			/* set: state up|down */
 	const char *key_file;		/* add: path of the key, "-" stdin */
+	const char *path_of;		/* add: the peer this is a path of */
 };
 
 /* peer add without "key FILE": said before anything is sent */

@@ -45,6 +45,7 @@ static const char *const stat_keys[TXA_ST_NR] = {
 	[TXA_ST_RX_BATCHES]	= "rx_batches",
 	[TXA_ST_TX_RESENT]	= "tx_resent",
 	[TXA_ST_RESUMES]	= "resumes",
+	[TXA_ST_PATH_MOVES]	= "path_moves",
 };
 
 /*
@@ -72,6 +73,7 @@ static const int stat_attrs[TXA_ST_NR] = {
 	[TXA_ST_RX_BATCHES]	= TXRDMA_A_STAT_RX_BATCHES,
 	[TXA_ST_TX_RESENT]	= TXRDMA_A_STAT_TX_RESENT,
 	[TXA_ST_RESUMES]	= TXRDMA_A_STAT_RESUMES,
+	[TXA_ST_PATH_MOVES]	= TXRDMA_A_STAT_PATH_MOVES,
 };
 
 const char *txa_stat_key(enum txa_stat st)
@@ -181,7 +183,8 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 					     TXA_ST_ERR_PROTO, TXA_ST_ERR_QP,
 					     TXA_ST_ERR_SQE };
 	static const enum txa_stat sess[] = { TXA_ST_RESUMES,
-					      TXA_ST_TX_RESENT };
+					      TXA_ST_TX_RESENT,
+					      TXA_ST_PATH_MOVES };
 	static const char *const none[] = { "", "", "", "", "" };
 	static const char *const tx_msgs[] = { "msgs", "bytes", "coalesced" };
 	static const char *const rx_msgs[] = { "msgs", "bytes", "batches" };
@@ -190,7 +193,7 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 	static const char *const stalls[] = { "stalls" };
 	static const char *const kinds[] = { "crc", "seq", "proto", "qp",
 					     "sqe" };
-	static const char *const resumes[] = { "resumes", "resent" };
+	static const char *const resumes[] = { "resumes", "resent", "moves" };
 	bool first = true;
 
 	first = st_group(out, st, first, "tx", tx, none, tx_msgs, 3);
@@ -201,7 +204,7 @@ void txa_stats_print_plain(FILE *out, const struct txa_stats *st)
 	first = st_group(out, st, first, "slot", slot, stalls, none, 1);
 	first = st_group(out, st, first, "throttled", thr, none, none, 1);
 	first = st_group(out, st, first, "errors", err, kinds, none, 5);
-	st_group(out, st, first, "session", sess, none, resumes, 2);
+	st_group(out, st, first, "session", sess, none, resumes, 3);
 }
 
 bool txa_ep_ring_small(const struct txa_stats *st)

@@ -43,6 +43,7 @@ enum txa_stat {
 	TXA_ST_RX_BATCHES,
 	TXA_ST_TX_RESENT,
 	TXA_ST_RESUMES,
+	TXA_ST_PATH_MOVES,
 	TXA_ST_NR
 };
 
@@ -64,8 +65,8 @@ int txa_stats_parse(const struct nlattr *nest, struct txa_stats *st);
 
 /*
  * "tx 2 msgs 128 bytes 1 coalesced  rx 4 msgs 256 bytes 1 batches  rw ..
- * errors crc 0 seq 0 proto 0 qp 0 sqe 0": the counters that were sent,
- * no indent, no newline.
+ * errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 1 resumes 4 resent
+ * 1 moves": the counters that were sent, no indent, no newline.
  */
 void txa_stats_print_plain(FILE *out, const struct txa_stats *st);
 

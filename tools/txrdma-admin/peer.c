@@ -134,6 +134,8 @@ static struct nla_policy peer_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_PEER_PORT]		= { .type = NLA_U16 },
 	[TXRDMA_A_PEER_DEV]		= { .type = NLA_STRING,
 					    .maxlen = TXRDMA_DEV_NAME_MAX },
+	[TXRDMA_A_PEER_PATH_OF]		= { .type = NLA_STRING,
+					    .maxlen = TXRDMA_PEER_NAME_MAX },
 	[TXRDMA_A_PEER_POOL_MIN]	= { .type = NLA_U32 },
 	[TXRDMA_A_PEER_POOL_MAX]	= { .type = NLA_U32 },
 	[TXRDMA_A_PEER_TX_US]		= { .type = NLA_U32 },
@@ -326,6 +328,11 @@ int txa_peer_parse(const struct nlmsghdr *nlh, struct txa_peer *p)
 	if (tb[TXRDMA_A_PEER_DEV]) {
 		copy_string(p->dev, sizeof(p->dev), tb[TXRDMA_A_PEER_DEV]);
 		p->have |= 1ULL << TXA_PF_DEV;
+	}
+	if (tb[TXRDMA_A_PEER_PATH_OF]) {
+		copy_string(p->path_of, sizeof(p->path_of),
+			    tb[TXRDMA_A_PEER_PATH_OF]);
+		p->have |= 1ULL << TXA_PF_PATH_OF;
 	}
 	if (tb[TXRDMA_A_PEER_ADDR]) {
 		if (get_addr(tb[TXRDMA_A_PEER_ADDR], p->addr))
@@ -559,6 +566,8 @@ void txa_peer_print_plain(FILE *out, const struct txa_peer *p)
 		fprintf(out, " port %u", p->port);
 	if (txa_peer_has(p, TXA_PF_DEV))
 		fprintf(out, " dev %s", p->dev);
+	if (txa_peer_has(p, TXA_PF_PATH_OF))
+		fprintf(out, " path-of %s", p->path_of);
 	if (txa_peer_has(p, TXA_PF_LOCAL_ADDR))
 		fprintf(out, " local %s",
 			ipv4_str(p->local_addr, abuf, sizeof(abuf)));
@@ -601,6 +610,8 @@ void txa_peer_print_json(struct json_writer *w, const struct txa_peer *p)
 	kv_u64(w, p, TXA_PF_PORT, "port", p->port);
 	if (txa_peer_has(p, TXA_PF_DEV))
 		json_kv_str(w, "dev", p->dev);
+	if (txa_peer_has(p, TXA_PF_PATH_OF))
+		json_kv_str(w, "path_of", p->path_of);
 	if (txa_peer_has(p, TXA_PF_LOCAL_ADDR))
 		json_kv_str(w, "local_addr",
 			    ipv4_str(p->local_addr, abuf, sizeof(abuf)));
@@ -711,7 +722,13 @@ static void report(struct txa_nl *nl, const struct txa_args *a)
 	case ENOENT:
 	case ENODEV:
 		if (a->cmd == TXA_CMD_PEER_ADD) {
-			if (given(p, TXA_PARG_DEV))
+			/* a peer to be a path of is missing: ENOENT */
+			if (nl->ext.error == ENOENT &&
+			    given(p, TXA_PARG_PATH_OF))
+				snprintf(hint, sizeof(hint),
+					 "no peer \"%s\" to be a path of",
+					 p->path_of);
+			else if (given(p, TXA_PARG_DEV))
 				snprintf(hint, sizeof(hint),
 					 "no RDMA device \"%s\"", p->dev);
 		} else if (nl->ext.error == ENOENT) {
@@ -800,6 +817,9 @@ static int put_peer(struct nl_msg *msg, const struct txa_peer_args *p)
 		return -1;
 	if (given(p, TXA_PARG_DEV) &&
 	    nla_put_string(msg, TXRDMA_A_PEER_DEV, p->dev) < 0)
+		return -1;
+	if (given(p, TXA_PARG_PATH_OF) &&
+	    nla_put_string(msg, TXRDMA_A_PEER_PATH_OF, p->path_of) < 0)
 		return -1;
 	if (given(p, TXA_PARG_PORT) &&
 	    nla_put_u16(msg, TXRDMA_A_PEER_PORT, p->port) < 0)

@@ -28,6 +28,7 @@ enum txa_peer_field {
 	TXA_PF_ADDR,
 	TXA_PF_PORT,
 	TXA_PF_DEV,
+	TXA_PF_PATH_OF,
 	TXA_PF_LOCAL_ADDR,
 	TXA_PF_ROLE,
 	TXA_PF_STATE,
@@ -92,6 +93,7 @@ struct txa_peer {
 	uint8_t addr[4];		/* IPv4, network order */
 	uint16_t port;
 	char dev[TXRDMA_DEV_NAME_MAX];
+	char path_of[TXRDMA_PEER_NAME_MAX];	/* another path to its host */
 	uint8_t local_addr[4];		/* IPv4, network order */
 	uint8_t role;			/* enum txrdma_peer_role */
 	uint8_t state, old_state;	/* enum txrdma_peer_state */

@@ -81,23 +81,26 @@ txrdma_port_state() {
 	rdma link show "$1/1" | sed -n 's/.* state \([A-Z_]*\) .*/\1/p'
 }
 
-# txrdma_peer_addr PEER: this guest's peer address on its link to guest PEER.
+# txrdma_peer_addr PEER [K]: this guest's peer address on its link to
+# guest PEER (K: its K-th other link there, when the cluster has paths).
 txrdma_peer_addr() {
-	awk -v g="$TXRDMA_GUEST" -v p="$1" \
-		'$2 == g && $12 == p { print $14 }' "$TXRDMA_JOB/topology"
-}
-
-# txrdma_my_addr PEER: this guest's own address on its link to guest PEER.
-txrdma_my_addr() {
-	awk -v g="$TXRDMA_GUEST" -v p="$1" \
-		'$2 == g && $12 == p { sub("/.*", "", $10); print $10 }' \
+	awk -v g="$TXRDMA_GUEST" -v p="$1" -v k="${2:-0}" \
+		'$2 == g && $12 == p && k-- == 0 { print $14 }' \
 		"$TXRDMA_JOB/topology"
 }
 
-# txrdma_rxe_to PEER: name of the rxe device on the link to guest PEER.
+# txrdma_my_addr PEER [K]: this guest's own address on its link to PEER.
+txrdma_my_addr() {
+	awk -v g="$TXRDMA_GUEST" -v p="$1" -v k="${2:-0}" \
+		'$2 == g && $12 == p && k-- == 0 { sub("/.*", "", $10); print $10 }' \
+		"$TXRDMA_JOB/topology"
+}
+
+# txrdma_rxe_to PEER [K]: name of the rxe device on the link to PEER.
 txrdma_rxe_to() {
-	awk -v g="$TXRDMA_GUEST" -v p="$1" \
-		'$2 == g && $12 == p { print $18 }' "$TXRDMA_JOB/topology"
+	awk -v g="$TXRDMA_GUEST" -v p="$1" -v k="${2:-0}" \
+		'$2 == g && $12 == p && k-- == 0 { print $18 }' \
+		"$TXRDMA_JOB/topology"
 }
 
 # txrdma_local_rdma: this host's first ACTIVE RDMA device with a netdev

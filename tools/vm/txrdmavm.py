@@ -304,19 +304,24 @@ def _tail(path, lines):
 
 
 class Link:
-    """A point-to-point link between guests a <= b (a == b: single guest)."""
+    """A point-to-point link between guests a <= b (a == b: single guest);
+    k > 0: the k-th other link between the same two guests (Cluster's
+    paths)."""
 
-    def __init__(self, index, a, b):
+    def __init__(self, index, a, b, k=0):
         self.index = index      # third octet of the subnet: 198.18.INDEX.0/24
         self.a = a
         self.b = b
+        self.k = k
         self.id = "l%d%d" % (a, b) if max(a, b) < 10 else "l%d_%d" % (a, b)
+        if k:
+            self.id += "p%d" % k
 
     def addr(self, g):
         return "198.18.%d.%d" % (self.index, g + 1)
 
     def mac(self, g):
-        return "52:54:00:%02x:%02x:%02x" % (self.a, self.b, g)
+        return "52:54:%02x:%02x:%02x:%02x" % (self.k, self.a, self.b, g)
 
     def peer(self, g):
         return self.b if g == self.a else self.a
@@ -366,6 +371,8 @@ class Cluster:
     /boot/vmlinuz-KVER and /lib/modules/KVER; default $TXRDMA_KERNEL and
     $TXRDMA_MODDIR.  Guests see MODDIR as their /lib/modules/KVER.
     machine: QEMU's -machine (default: QEMU's, i440fx "pc").
+    paths: links between each two guests (default 1; 2 gives every pair
+    two NICs on each side, two rxe devices and two subnets: two paths).
     slub_debug: the guests' slub_debug= (None: none).
     debug_kernel() gives all of these for the debug lane's kernel.
     """
@@ -374,7 +381,7 @@ class Cluster:
                  load_module=True, append="", kver=None, mem=None, smp=None,
                  module_params="", shell=False, keep=False, verbose=False,
                  kernel=None, moddir=None, machine=None,
-                 slub_debug=SLUB_DEBUG):
+                 slub_debug=SLUB_DEBUG, paths=1):
         if n < 1:
             raise ValueError("need at least one guest")
         if isinstance(cmds, str):
@@ -419,6 +426,9 @@ class Cluster:
                 time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
         self.rundir = os.path.abspath(rundir)
         self.jobdir = os.path.join(self.rundir, "job")
+        if paths < 1 or (paths > 1 and n < 2):
+            raise ValueError("paths: 1, or more between 2 or more guests")
+        self.paths = paths
         self.links = self._make_links()
         self.procs = [None] * n
         self.started = [None] * n
@@ -434,21 +444,23 @@ class Cluster:
     def _make_links(self):
         if self.n == 1:
             return [Link(0, 0, 0)]
-        pairs = list(itertools.combinations(range(self.n), 2))
+        pairs = [(a, b, k) for a, b in
+                 itertools.combinations(range(self.n), 2)
+                 for k in range(self.paths)]
         if len(pairs) > 255:
             raise ValueError("too many guests for 198.18.X.0/24 links")
-        return [Link(i + 1, a, b) for i, (a, b) in enumerate(pairs)]
+        return [Link(i + 1, a, b, k) for i, (a, b, k) in enumerate(pairs)]
 
     def guest_links(self, g):
         """The links of guest g in NIC order (eth0, eth1, ...)."""
         return [l for l in self.links if g in (l.a, l.b)]
 
-    def link(self, a, b):
+    def link(self, a, b, k=0):
         a, b = min(a, b), max(a, b)
         for l in self.links:
-            if (l.a, l.b) == (a, b):
+            if (l.a, l.b, l.k) == (a, b, k):
                 return l
-        raise KeyError("no link between guests %d and %d" % (a, b))
+        raise KeyError("no link %d between guests %d and %d" % (k, a, b))
 
     def topology_lines(self):
         lines = []
@@ -738,26 +750,26 @@ class Cluster:
         """Set the link state of guest g's netdev (and its NIC) up or down."""
         self.qmp(g, "set_link", name=netdev_id, up=bool(up))
 
-    def cut(self, a, b):
-        """Take the link between guests a and b down on both ends."""
-        l = self.link(a, b)
+    def cut(self, a, b, k=0):
+        """Take link k between guests a and b down on both ends."""
+        l = self.link(a, b, k)
         self.set_link(a, l.id, False)
         self.set_link(b, l.id, False)
 
-    def restore(self, a, b):
-        l = self.link(a, b)
+    def restore(self, a, b, k=0):
+        l = self.link(a, b, k)
         self.set_link(a, l.id, True)
         self.set_link(b, l.id, True)
 
-    def partition(self, a, b):
+    def partition(self, a, b, k=0):
         """Drop every packet between guests a and b, the link itself
         staying up: a partition somewhere in the network, not a cable
         pulled.  (cut() takes the carrier away, and the guest's kernel
         then holds its link down for up to 1 s after it is back: its
         link-change events are rate-limited to one a second.)  A
         filter-redirector on each end sends the link's packets, both
-        ways, to a null chardev."""
-        l = self.link(a, b)
+        ways, to a null chardev.  k: which link (Cluster's paths)."""
+        l = self.link(a, b, k)
         for g in (a, b):
             self.qmp(g, "chardev-add", id="drop-" + l.id,
                      backend={"type": "null", "data": {}})
@@ -765,9 +777,9 @@ class Cluster:
                 "qom-type": "filter-redirector", "id": "cut-" + l.id,
                 "netdev": l.id, "queue": "all", "outdev": "drop-" + l.id})
 
-    def heal(self, a, b):
-        """End a partition() of guests a and b."""
-        l = self.link(a, b)
+    def heal(self, a, b, k=0):
+        """End a partition() of guests a and b (of their link k)."""
+        l = self.link(a, b, k)
         for g in (a, b):
             self.qmp(g, "object-del", id="cut-" + l.id)
             self.qmp(g, "chardev-remove", id="drop-" + l.id)

@@ -69,6 +69,12 @@
  * TXRDMA_SQE_F_IDEMPOTENT and -ECONNABORTED
  */
 #define TXRDMA_FEAT_SESSIONS		_BITULL(14)
+/*
+ * TXRDMA_A_PEER_PATH_OF: a peer may be another path (address, device)
+ * to the host of an earlier one; a session moves to another path when
+ * its own dies (TXRDMA_A_STAT_PATH_MOVES)
+ */
+#define TXRDMA_FEAT_MULTIPATH		_BITULL(15)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
@@ -76,7 +82,8 @@
 				 TXRDMA_FEAT_ONE_SIDED | TXRDMA_FEAT_PRIO_CLASSES | \
 				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
 				 TXRDMA_FEAT_RX_CREDIT_WORDS | \
-				 TXRDMA_FEAT_RX_AHEAD | TXRDMA_FEAT_SESSIONS)
+				 TXRDMA_FEAT_RX_AHEAD | TXRDMA_FEAT_SESSIONS | \
+				 TXRDMA_FEAT_MULTIPATH)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -646,6 +653,13 @@ enum txrdma_attr {
 	TXRDMA_A_STAT_RESUMES,		/* u64: times the pair came back on a
 					 * new QP
 					 */
+	/*
+	 * string: the peer this one is another path to (PEER_NEW; in
+	 * "peer show"): the same host through another address and device
+	 */
+	TXRDMA_A_PEER_PATH_OF,
+	/* in the EP_STATS and TENANT_TRAFFIC nests (TXRDMA_EP_F_SESSION) */
+	TXRDMA_A_STAT_PATH_MOVES,	/* u64: resumes on another path */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1

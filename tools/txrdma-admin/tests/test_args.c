@@ -490,6 +490,7 @@ static void test_peer_add(void)
 	TAP_CHECK_INT(a.peer.given, (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY));
 	TAP_CHECK(addr_is(&a, 198, 18, 0, 2));	/* network order */
 	TAP_CHECK(a.peer.dev == NULL);
+	TAP_CHECK(a.peer.path_of == NULL);
 	TAP_CHECK_STR(a.peer.key_file, "/k");	/* read later, by peer add */
 
 	TAP_CHECK_INT(parse("peer add g1 addr 198.18.0.2 dev rxe0 pool 2:8 port 7388 "
@@ -533,6 +534,21 @@ static void test_peer_add(void)
 	TAP_CHECK_INT(parse("peer add a.b-c_1 mult 2 addr 1.2.3.4 key /k", &a), 0);
 	TAP_CHECK_STR(a.peer.name, "a.b-c_1");
 	TAP_CHECK(addr_is(&a, 1, 2, 3, 4));
+	/* another path to g1's host: its own address and device */
+	TAP_CHECK_INT(parse("peer add g1b addr 198.18.1.2 key /k dev rxe1 path-of g1", &a), 0);
+	TAP_CHECK_INT(a.cmd, TXA_CMD_PEER_ADD);
+	TAP_CHECK_STR(a.peer.name, "g1b");
+	TAP_CHECK_INT(a.peer.given, (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY) |
+		      (1U << TXA_PARG_DEV) | (1U << TXA_PARG_PATH_OF));
+	TAP_CHECK_STR(a.peer.path_of, "g1");
+	TAP_CHECK_STR(a.peer.dev, "rxe1");
+	TAP_CHECK(addr_is(&a, 198, 18, 1, 2));
+	/* "pa" is path-of, "p" still pool; 31 bytes fit */
+	TAP_CHECK_INT(parse("pe a g1b a 10.0.0.2 k /k pa xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx p 3", &a), 0);
+	TAP_CHECK(pgiven(&a, TXA_PARG_PATH_OF));
+	TAP_CHECK_STR(a.peer.path_of, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	TAP_CHECK(pgiven(&a, TXA_PARG_POOL_MIN) && a.peer.pool_min == 3);
+	TAP_CHECK(!pgiven(&a, TXA_PARG_DEV));
 	/* "k" is key, anywhere on the line; a file name is not judged */
 	TAP_CHECK_INT(parse("pe a g1 k ./my.key a 1.2.3.4", &a), 0);
 	TAP_CHECK(pgiven(&a, TXA_PARG_KEY));
@@ -620,6 +636,27 @@ static void test_peer_add_errors(void)
 		    "peer add: pool: MIN 8 is above MAX 2");
 	check_usage("peer add g1 addr 1.2.3.4 dev xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 		    "peer add: dev: invalid device name");
+	check_usage("peer add g1b addr 1.2.3.4 key /k path-of",
+		    "peer add: \"path-of\" needs a value");
+	check_usage("peer add g1b addr 1.2.3.4 key /k path-of g1 path-of g2",
+		    "peer add: \"path-of\" given twice");
+	check_usage("peer add g1b addr 1.2.3.4 key /k path-of xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+		    "peer add: path-of: invalid peer name \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" (1 to 31 bytes)");
+	check_usage("peer add g1b path-of g1 key /k",
+		    "peer add: missing \"addr IPV4\"");
+	{
+		/* an empty peer name, as a shell passes "" */
+		char *argv[] = { "txrdma-admin", "peer", "add", "g1b", "addr",
+				 "1.2.3.4", "key", "/k", "path-of", "", NULL };
+		FILE *err;
+
+		free(errbuf);
+		errbuf = NULL;
+		err = open_memstream(&errbuf, &errlen);
+		TAP_CHECK_INT(txa_parse_args(10, argv, &a, err), TXA_EXIT_USAGE);
+		fclose(err);
+		TAP_CHECK(err_has("peer add: path-of: invalid peer name \"\" (1 to 31 bytes)"));
+	}
 	/* 31 bytes fit (TXRDMA_PEER_NAME_MAX with the NUL), 32 do not */
 	TAP_CHECK_INT(parse("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4 key /k", &a), 0);
 	check_usage("peer add xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx addr 1.2.3.4",
@@ -731,6 +768,11 @@ static void test_peer_set_del_show(void)
 		    "peer set: \"key\" cannot be changed: delete and add the peer");
 	check_usage("peer set g1 tx 1000 key -",
 		    "peer set: \"key\" cannot be changed");
+	/* a peer's host is fixed at add, like its address and device */
+	check_usage("peer set g1b path-of g1",
+		    "peer set: \"path-of\" cannot be changed: delete and add the peer");
+	check_usage("peer set g1b mult 3 pa g1",
+		    "peer set: \"path-of\" cannot be changed");
 	check_usage("peer set g1 state sideways",
 		    "peer set: state: \"sideways\" is not up or down");
 	check_usage("peer set g1 state", "peer set: \"state\" needs a value");
@@ -844,7 +886,7 @@ static void test_usage_text(void)
 	TAP_CHECK(strstr(buf, "OBJECT := { dev | tenant | peer | ep | monitor }"));
 	TAP_CHECK(strstr(buf, "tenant add NAME cgroup PATH [ LIMITS ]"));
 	TAP_CHECK(strstr(buf, "where  LIMITS :="));
-	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 key FILE [ dev DEV ] [ port PORT ] [ PEER_ATTRS ]"));
+	TAP_CHECK(strstr(buf, "peer add NAME addr IPV4 key FILE [ dev DEV ] [ path-of PEER ] [ port PORT ] [ PEER_ATTRS ]"));
 	TAP_CHECK(strstr(buf, "key FILE: the secret both hosts hold"));
 	TAP_CHECK(strstr(buf, "openssl rand -hex 32 > FILE"));
 	TAP_CHECK(strstr(buf, "[ listeners { N | unlimited } ]"));
@@ -871,6 +913,7 @@ static void test_usage_text(void)
 	TAP_CHECK(strstr(buf, "       txrdma-admin peer del NAME\n"));
 	TAP_CHECK(strstr(buf, "PEER_ATTRS :="));
 	TAP_CHECK(strstr(buf, "mode 600"));
+	TAP_CHECK(strstr(buf, "path-of PEER: this peer is another path (address, device)"));
 	TAP_CHECK(!strstr(buf, "LIMITS"));
 	TAP_CHECK(!strstr(buf, "tenant"));
 	free(buf);

@@ -1308,8 +1308,8 @@ static void put_addr(struct nl_msg *m, int type, uint8_t a, uint8_t b,
 	nla_put(m, type, sizeof(v), v);
 }
 
-/* g1: every attribute of a GET reply, Up; "rxe0" shifts the u64s so
- * that PADs are needed
+/* g1: every attribute of a GET reply, Up, a second path to the host
+ * of g0; "rxe0" shifts the u64s so that PADs are needed
  */
 static void put_peer_g1(struct nl_msg *m)
 {
@@ -1317,6 +1317,7 @@ static void put_peer_g1(struct nl_msg *m)
 	nla_put_u32(m, TXRDMA_A_PEER_ID, 1);
 	put_addr(m, TXRDMA_A_PEER_ADDR, 198, 18, 0, 2);
 	nla_put_u16(m, TXRDMA_A_PEER_PORT, 7388);
+	nla_put_string(m, TXRDMA_A_PEER_PATH_OF, "g0");
 	nla_put_string(m, TXRDMA_A_PEER_DEV, "rxe0");
 	put_addr(m, TXRDMA_A_PEER_LOCAL_ADDR, 198, 18, 0, 1);
 	nla_put_u8(m, TXRDMA_A_PEER_ROLE, TXRDMA_PEER_ROLE_INITIATOR);
@@ -1465,7 +1466,7 @@ static int run_peer(enum txa_cmd cmd, const char *what,
 static const struct txa_peer_args no_peer_args;
 
 static const char peer_plain[] =
-"g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 local 198.18.0.1 role initiator state up remote up admin up\n"
+"g1: id 1 addr 198.18.0.2 port 7388 dev rxe0 path-of g0 local 198.18.0.1 role initiator state up remote up admin up\n"
 "    bfd tx 20000us rx 20000us mult 4 negotiated tx 20000us detect 80000us disc 0x1234/0x5678 "
 "probes tx 120 rx 118 dropped 0 skipped 0 stalls 2 (max 23.4ms) auth fails 3 dropped 1\n"
 "    rtt min 0.120ms avg 0.300ms max 1.200ms (118 samples) ups 1 downs 0 flaps 5 stalled 6 unexplained 7 "
@@ -1479,7 +1480,7 @@ static const char peer_plain[] =
 
 static const char peer_g1_json[] =
 "{\"name\":\"g1\",\"id\":1,\"addr\":\"198.18.0.2\",\"port\":7388,\"dev\":\"rxe0\","
-"\"local_addr\":\"198.18.0.1\",\"role\":\"initiator\",\"state\":\"up\",\"remote_state\":\"up\","
+"\"path_of\":\"g0\",\"local_addr\":\"198.18.0.1\",\"role\":\"initiator\",\"state\":\"up\",\"remote_state\":\"up\","
 "\"diag\":\"none\",\"admin\":\"up\","
 "\"bfd\":{\"tx_us\":20000,\"rx_us\":20000,\"mult\":4,\"neg_tx_us\":20000,\"detect_us\":80000,"
 "\"local_disc\":4660,\"remote_disc\":22136,\"tx_pkts\":120,\"rx_pkts\":118,\"rx_dropped\":0,"
@@ -1681,6 +1682,7 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(addr_eq(p.addr, 198, 18, 0, 2));
 	TAP_CHECK_INT(p.port, 7388);
 	TAP_CHECK_STR(p.dev, "rxe0");
+	TAP_CHECK_STR(p.path_of, "g0");
 	TAP_CHECK(addr_eq(p.local_addr, 198, 18, 0, 1));
 	TAP_CHECK_INT(p.role, TXRDMA_PEER_ROLE_INITIATOR);
 	TAP_CHECK_INT(p.state, TXRDMA_PEER_UP);
@@ -1717,6 +1719,7 @@ static void test_peer_parse_reply(void)
 	TAP_CHECK(p.pool_takes == UINT64_MAX);
 	TAP_CHECK(p.local_disc == 0xabcdef01);
 	TAP_CHECK(!txa_peer_has(&p, TXA_PF_DEV) &&
+		  !txa_peer_has(&p, TXA_PF_PATH_OF) && !p.path_of[0] &&
 		  !txa_peer_has(&p, TXA_PF_LOCAL_ADDR) &&
 		  !txa_peer_has(&p, TXA_PF_RTT_MIN) &&
 		  !txa_peer_has(&p, TXA_PF_AUTH_FAILS) &&
@@ -1824,6 +1827,19 @@ static void test_peer_print_sparse(void)
 	p.rx_auth_dropped = 4;
 	buf = print_peer(&p);
 	TAP_CHECK_STR(buf, "s:\n    bfd stalls 0 auth dropped 4\n");
+	free(buf);
+
+	/* path-of alone, and right after dev */
+	p.have = PF(NAME) | PF(PATH_OF);
+	snprintf(p.path_of, sizeof(p.path_of), "g0");
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s: path-of g0\n");
+	free(buf);
+	p.have = PF(NAME) | PF(DEV) | PF(PATH_OF) | PF(STATE);
+	snprintf(p.dev, sizeof(p.dev), "mlx5_1");
+	p.state = TXRDMA_PEER_UP;
+	buf = print_peer(&p);
+	TAP_CHECK_STR(buf, "s: dev mlx5_1 path-of g0 state up\n");
 	free(buf);
 
 	/* a reason without a diagnostic; an empty reason is no reason */
@@ -1989,6 +2005,29 @@ static void test_peer_add_request(void)
 	TAP_CHECK_STR(errbuf, "");
 	cleanup_bufs();
 
+	/* another path to g0's host: path-of, a string as dev is */
+	p.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY) |
+		  (1U << TXA_PARG_DEV) | (1U << TXA_PARG_PATH_OF);
+	p.dev = "rxe1";
+	p.path_of = "g0";
+	setup(handle_ack_or_error);
+	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_ADD, "peer add", &p, false, false),
+		      TXA_EXIT_OK);
+	TAP_CHECK(((struct genlmsghdr *)nlmsg_data(fake.req))->cmd ==
+		  TXRDMA_CMD_PEER_NEW);
+	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
+	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_PATH_OF, 3) &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_PATH_OF]), "g0"));
+	TAP_CHECK(tb[TXRDMA_A_PEER_DEV] &&
+		  !strcmp(nla_get_string(tb[TXRDMA_A_PEER_DEV]), "rxe1"));
+	TAP_CHECK(req_key(tb, test_key, 32));
+	TAP_CHECK_INT(count_attrs(tb), 5);
+	TAP_CHECK(held_wiped());
+	teardown();
+	TAP_CHECK_STR(errbuf, "");
+	cleanup_bufs();
+	p.path_of = NULL;
+
 	/* only the name, the address and the key */
 	p.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY);
 	setup(handle_ack_or_error);
@@ -1997,6 +2036,7 @@ static void test_peer_add_request(void)
 	TAP_CHECK_INT(genlmsg_parse(fake.req, 0, tb, TXRDMA_A_MAX, NULL), 0);
 	TAP_CHECK(req_attr(tb, TXRDMA_A_PEER_ADDR, 4));
 	TAP_CHECK(req_key(tb, test_key, 32));
+	TAP_CHECK(!tb[TXRDMA_A_PEER_PATH_OF]);
 	TAP_CHECK_INT(count_attrs(tb), 3);
 	teardown();
 	cleanup_bufs();
@@ -2185,8 +2225,10 @@ static void test_peer_set_del_request(void)
 	cleanup_bufs();
 
 	/* del: the name only, whatever else the arguments hold */
-	p.given = ALL_ADD | (1U << TXA_PARG_ADMIN_UP);
+	p.given = ALL_ADD | (1U << TXA_PARG_ADMIN_UP) |
+		  (1U << TXA_PARG_PATH_OF);
 	p.dev = "rxe0";
+	p.path_of = "g0";
 	setup(handle_ack_or_error);
 	TAP_CHECK_INT(run_peer(TXA_CMD_PEER_DEL, "peer del", &p, false, false),
 		      TXA_EXIT_OK);
@@ -2201,13 +2243,15 @@ static void test_peer_set_del_request(void)
 	cleanup_bufs();
 }
 
-static void check_peer_error(enum txa_cmd cmd, const char *what, int error,
-			     const char *extack, bool dev, const char *want)
+/* as check_peer_error(), with the TXA_PARG_* bits @given besides */
+static void check_peer_error_given(enum txa_cmd cmd, const char *what,
+				   int error, const char *extack,
+				   unsigned int given, const char *want)
 {
 	struct txa_peer_args p = {
 		.name = "g1", .addr = { 198, 18, 0, 2 }, .dev = "rxe9",
-		.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY) |
-			 (dev ? 1U << TXA_PARG_DEV : 0),
+		.path_of = "g7",
+		.given = (1U << TXA_PARG_ADDR) | (1U << TXA_PARG_KEY) | given,
 	};
 
 	make_keys();
@@ -2224,6 +2268,13 @@ static void check_peer_error(enum txa_cmd cmd, const char *what, int error,
 		tap_diag("  %s, errno %d", what, error);
 	TAP_CHECK_STR(outbuf, "");
 	cleanup_bufs();
+}
+
+static void check_peer_error(enum txa_cmd cmd, const char *what, int error,
+			     const char *extack, bool dev, const char *want)
+{
+	check_peer_error_given(cmd, what, error, extack,
+			       dev ? 1U << TXA_PARG_DEV : 0, want);
 }
 
 static void test_peer_errors(void)
@@ -2259,6 +2310,23 @@ static void test_peer_errors(void)
 			 "txrdma-admin: peer add: the loaded txrdma module does not support this command (Operation not supported)\n");
 	check_peer_error(TXA_CMD_PEER_DEL, "peer del", EBUSY, NULL, false,
 			 "txrdma-admin: peer del: Device or resource busy\n");
+	/* path-of: the peer it names is missing, or cannot have paths */
+	check_peer_error_given(TXA_CMD_PEER_ADD, "peer add", ENOENT, NULL,
+			       1U << TXA_PARG_PATH_OF,
+			       "txrdma-admin: peer add: no peer \"g7\" to be a path of (No such file or directory)\n");
+	check_peer_error_given(TXA_CMD_PEER_ADD, "peer add", ENOENT, NULL,
+			       (1U << TXA_PARG_PATH_OF) | (1U << TXA_PARG_DEV),
+			       "txrdma-admin: peer add: no peer \"g7\" to be a path of (No such file or directory)\n");
+	check_peer_error_given(TXA_CMD_PEER_ADD, "peer add", ENODEV, NULL,
+			       (1U << TXA_PARG_PATH_OF) | (1U << TXA_PARG_DEV),
+			       "txrdma-admin: peer add: no RDMA device \"rxe9\" (No such device)\n");
+	check_peer_error_given(TXA_CMD_PEER_ADD, "peer add", ENOENT,
+			       "path-of: no such peer", 1U << TXA_PARG_PATH_OF,
+			       "txrdma-admin: peer add: path-of: no such peer (No such file or directory)\n");
+	check_peer_error_given(TXA_CMD_PEER_ADD, "peer add", EINVAL,
+			       "path-of: this host has no other path to itself",
+			       1U << TXA_PARG_PATH_OF,
+			       "txrdma-admin: peer add: path-of: this host has no other path to itself (Invalid argument)\n");
 	/* success with a warning in the ACK: exit 0 */
 	check_peer_error(TXA_CMD_PEER_SET, "peer set", 0,
 			 "pool max below QPs in use: applies as they close", false,
@@ -2561,6 +2629,7 @@ static const int fake_stat_attrs[] = {
 	TXRDMA_A_STAT_ERR_QP, TXRDMA_A_STAT_ERR_SQE,
 	TXRDMA_A_STAT_TX_COALESCED, TXRDMA_A_STAT_RX_BATCHES,
 	TXRDMA_A_STAT_TX_RESENT, TXRDMA_A_STAT_RESUMES,
+	TXRDMA_A_STAT_PATH_MOVES,
 };
 #define FAKE_NSTATS	TAP_ARRAY_SIZE(fake_stat_attrs)
 /* what a module from before TX_COALESCED and RX_BATCHES sends */
@@ -2578,13 +2647,13 @@ struct fep {
 static const struct fep fep_a = {
 	3, "db1", "nodeB", TXRDMA_EP_STATE_CONNECTED, 7, 5, 20, 0,
 	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0,
-	  600, 300, 5, 2 },
+	  600, 300, 5, 2, 1 },
 };
 
 static const struct fep fep_b = {
 	9, "db2", "nodeC", TXRDMA_EP_STATE_CLOSED, 8, 2, 0, -ECONNRESET,
 	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
-	  19 },
+	  19, 20 },
 };
 
 static const struct fep *feps[2] = { &fep_a, &fep_b };
@@ -2666,11 +2735,11 @@ static int run_ep(const struct txa_ep_args *e, bool json, bool pretty)
 
 static const char ep_a_plain[] =
 "ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
-"    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 2 resumes 5 resent\n";
+"    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 2 resumes 5 resent 1 moves\n";
 
 static const char ep_b_plain[] =
 "ep 9 tenant db2 peer nodeC service 8 peer_ep 2 qpn 0 state closed error ECONNRESET\n"
-"    tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent\n";
+"    tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent 20 moves\n";
 
 static const char ep_a_json[] =
 "{\"id\":3,\"tenant\":\"db1\",\"peer\":\"nodeB\",\"state\":\"connected\","
@@ -2678,7 +2747,8 @@ static const char ep_a_json[] =
 "\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
 "\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
 "\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
-"\"err_qp\":0,\"err_sqe\":0,\"tx_coalesced\":600,\"rx_batches\":300,\"tx_resent\":5,\"resumes\":2},"
+"\"err_qp\":0,\"err_sqe\":0,\"tx_coalesced\":600,\"rx_batches\":300,\"tx_resent\":5,\"resumes\":2,"
+"\"path_moves\":1},"
 "\"ring_small\":false}";
 
 static const char ep_b_json[] =
@@ -2687,7 +2757,8 @@ static const char ep_b_json[] =
 "\"stats\":{\"tx_msgs\":1,\"tx_bytes\":2,\"rx_msgs\":3,\"rx_bytes\":4,"
 "\"rw_ops\":5,\"rw_bytes\":6,\"credit_stalls\":7,\"credit_updates\":8,"
 "\"slot_stalls\":9,\"throttled\":10,\"err_crc\":11,\"err_seq\":12,\"err_proto\":13,"
-"\"err_qp\":14,\"err_sqe\":15,\"tx_coalesced\":16,\"rx_batches\":17,\"tx_resent\":18,\"resumes\":19},"
+"\"err_qp\":14,\"err_sqe\":15,\"tx_coalesced\":16,\"rx_batches\":17,\"tx_resent\":18,\"resumes\":19,"
+"\"path_moves\":20},"
 "\"ring_small\":false}";
 
 /* the same endpoints from a module without TX_COALESCED and RX_BATCHES */
@@ -2939,7 +3010,7 @@ static void test_tenant_traffic(void)
 "a: id 1 cgroup /db/a prio normal\n"
 "    qps 0/10 refused 0  endpoints 0/unlimited refused 0  pinned 0/64M refused 0  listeners 0/1024 refused 0\n"
 "    bw 100M/s burst 10M throttled 0  ops 1000/s burst 100 throttled 0\n"
-"    traffic tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent\n");
+"    traffic tx 1 msgs 2 bytes 16 coalesced  rx 3 msgs 4 bytes 17 batches  rw 5 ops 6 bytes  credit stalls 7 updates 8  slot stalls 9  throttled 10  errors crc 11 seq 12 proto 13 qp 14 sqe 15  session 19 resumes 18 resent 20 moves\n");
 	TAP_CHECK_STR(errbuf, "");
 	cleanup_bufs();
 
@@ -2974,7 +3045,7 @@ static void test_ep_old_module(void)
 	TAP_CHECK_STR(outbuf, want);
 	TAP_CHECK_STR(errbuf, "");
 	TAP_CHECK(!strstr(outbuf, "coalesced") && !strstr(outbuf, "batches") &&
-		  !strstr(outbuf, "resum"));
+		  !strstr(outbuf, "resum") && !strstr(outbuf, "moves"));
 	cleanup_bufs();
 
 	setup(handle_ep_get);
@@ -3036,6 +3107,11 @@ static void test_stat_attrs(void)
 		  TXRDMA_A_STAT_TX_MSGS + TXA_ST_TX_COALESCED);
 	TAP_CHECK_STR(txa_stat_key(TXA_ST_TX_COALESCED), "tx_coalesced");
 	TAP_CHECK_STR(txa_stat_key(TXA_ST_RX_BATCHES), "rx_batches");
+	TAP_CHECK_INT(txa_stat_attr(TXA_ST_PATH_MOVES),
+		      TXRDMA_A_STAT_PATH_MOVES);
+	TAP_CHECK_INT(txa_stat_of_attr(TXRDMA_A_STAT_PATH_MOVES),
+		      TXA_ST_PATH_MOVES);
+	TAP_CHECK_STR(txa_stat_key(TXA_ST_PATH_MOVES), "path_moves");
 	/* what follows ERR_SQE is another nest, not a counter */
 	TAP_CHECK_INT(txa_stat_of_attr(TXRDMA_A_STAT_ERR_SQE + 1), -1);
 	TAP_CHECK_INT(txa_stat_of_attr(0), -1);
@@ -3086,6 +3162,81 @@ static void test_stats_later_only(void)
 	nlmsg_free(m);
 }
 
+/* the session group: "moves" last; a module from before multi-path */
+static char *print_stats(const struct txa_stats *st)
+{
+	struct json_writer w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	txa_stats_print_plain(f, st);
+	fputc('\n', f);
+	json_init(&w, f, false);
+	txa_stats_print_json(&w, st);
+	fclose(f);
+	return buf;
+}
+
+static void test_stats_session(void)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct txa_stats st;
+	struct nlattr *nest;
+	char *buf;
+
+	/* what the module sends, moves between the other two */
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_TX_MSGS, 9);
+	put_u64(m, TXRDMA_A_STAT_RESUMES, 4);
+	put_u64(m, TXRDMA_A_STAT_PATH_MOVES, 3);
+	put_u64(m, TXRDMA_A_STAT_TX_RESENT, 12);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), 0);
+	TAP_CHECK_INT(st.have, 1U << TXA_ST_TX_MSGS | 1U << TXA_ST_RESUMES |
+			       1U << TXA_ST_PATH_MOVES |
+			       1U << TXA_ST_TX_RESENT);
+	TAP_CHECK(st.v[TXA_ST_PATH_MOVES] == 3);
+	buf = print_stats(&st);
+	TAP_CHECK_STR(buf, "tx 9 msgs  session 4 resumes 12 resent 3 moves\n"
+		      "{\"tx_msgs\":9,\"tx_resent\":12,\"resumes\":4,\"path_moves\":3}");
+	free(buf);
+	nlmsg_free(m);
+
+	/* a module with sessions but one path: no moves, in either form */
+	m = nlmsg_alloc();
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_TX_RESENT, 0);
+	put_u64(m, TXRDMA_A_STAT_RESUMES, 1);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), 0);
+	buf = print_stats(&st);
+	TAP_CHECK_STR(buf, "session 1 resumes 0 resent\n"
+		      "{\"tx_resent\":0,\"resumes\":1}");
+	free(buf);
+	nlmsg_free(m);
+
+	/* moves alone still open the group; a 4-byte one is refused */
+	m = nlmsg_alloc();
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	put_u64(m, TXRDMA_A_STAT_PATH_MOVES, UINT64_MAX);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), 0);
+	buf = print_stats(&st);
+	TAP_CHECK_STR(buf, "session 18446744073709551615 moves\n"
+		      "{\"path_moves\":18446744073709551615}");
+	free(buf);
+	nlmsg_free(m);
+
+	m = nlmsg_alloc();
+	nest = nla_nest_start(m, TXRDMA_A_EP_STATS | NLA_F_NESTED);
+	nla_put_u32(m, TXRDMA_A_STAT_PATH_MOVES, 1);
+	nla_nest_end(m, nest);
+	TAP_CHECK_INT(txa_stats_parse(nest, &st), -EINVAL);
+	nlmsg_free(m);
+}
+
 static const struct tap_test tests[] = {
 	TAP_TEST(test_show_dump_plain, "dev show: dump, plain output"),
 	TAP_TEST(test_show_dump_json, "dev show: dump, JSON output"),
@@ -3119,11 +3270,11 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_peer_parse_reply, "peer: a PEER_GET reply with PADs parsed into struct txa_peer"),
 	TAP_TEST(test_peer_names, "peer: state, role and diagnostic names"),
 	TAP_TEST(test_peer_print_sparse, "peer show: partial attributes, diag and reason"),
-	TAP_TEST(test_peer_add_request, "peer add: name, 4-byte addr, dev, u16 port, u32/u8 attrs, key bytes, request wiped"),
+	TAP_TEST(test_peer_add_request, "peer add: name, 4-byte addr, dev, path-of, u16 port, u32/u8 attrs, key bytes, request wiped"),
 	TAP_TEST(test_peer_add_key, "peer add: key from stdin, refused key files and no key (nothing sent), kernel refusal"),
 	TAP_TEST(test_peer_show_no_key, "peer show/monitor: a key in a reply is never printed (plain, JSON, pretty)"),
 	TAP_TEST(test_peer_set_del_request, "peer set/del: only what was given, admin_up 0/1, del name only"),
-	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, warning ACK"),
+	TAP_TEST(test_peer_errors, "peer add/set/del: extack and errno messages, path-of hints, warning ACK"),
 	TAP_TEST(test_peer_event, "monitor: PEER_STATE_NTF parsed, plain and JSON"),
 	TAP_TEST(test_monitor_peer_loop, "monitor: peer and dev events, seq gap, malformed, count"),
 	TAP_TEST(test_ep_ring_small, "ep show: a receive ring with an update per message or two is called small"),
@@ -3133,6 +3284,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_tenant_traffic, "tenant show: the traffic of its endpoints, plain and JSON"),
 	TAP_TEST(test_ep_old_module, "ep and tenant show: a module without tx_coalesced and rx_batches"),
 	TAP_TEST(test_stat_attrs, "counters: an attribute and a key each, tx_coalesced and rx_batches apart"),
+	TAP_TEST(test_stats_session, "counters: the session group with moves, without, moves alone, a short one refused"),
 	TAP_TEST(test_stats_later_only, "counters: a nest of only tx_coalesced and rx_batches, a short one refused"),
 };
 

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of the "multipath" suite (run_vm_tests.py, two guests wired
+# by two links: eth0/rxe0 and eth1/rxe1 on each):
+#
+#   multipath_guest.sh client|server PEER_GUEST CUTS
+#
+# Each adds the other twice: peer gP through link 0 (dev rxe0) and gPb
+# through link 1 (dev rxe1, "path-of gP"): two paths to one host.  The
+# client (guest 0) streams to the server over an endpoint pair with
+# TXRDMA_EP_F_SESSION made through gP (session_flap, mode short, grace
+# $GRACE_MS) while the host partitions the link the pair is on, CUTS
+# times, each time for longer than the grace (a session that could not
+# move to the other path would fail), alternating links 0 and 1.
+# Between cuts the client waits until both paths are Up again with
+# ready QPs (mp-ready-N), so that every cut finds the other path there.
+#
+# Meanwhile the client's module refuses every ${QP_FAIL_EVERY}th QP post,
+# $QP_FAIL_TIMES times (fault point qp_fail): a failed QP, which the
+# session replaces on the path it is on.
+#
+# Checks: no SEND fails, every message arrives once, in order, byte for
+# byte, and the longest gap between deliveries is printed
+# (session_flap); both modules count a move to the other path for every
+# cut, and a resume for every cut and every failed QP (path_moves and
+# resumes in the tenant's traffic); the tenant holds nothing once the
+# processes are gone.
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/tap.sh"
+. "$TXRDMA_ROOT/tools/vm/guestlib.sh"
+ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
+GRACE_MS=2000
+MULT=${TXRDMA_MP_MULT:-4}
+QP_FAIL_EVERY=1500
+QP_FAIL_TIMES=3
+FI=/sys/kernel/debug/txrdma/fault/qp_fail
+
+role=$1
+p=$2
+cuts=$3
+peer=g$p
+path=g${p}b
+addr0=$(txrdma_peer_addr "$p" 0)
+addr1=$(txrdma_peer_addr "$p" 1)
+rxe0=$(txrdma_rxe_to "$p" 0)
+rxe1=$(txrdma_rxe_to "$p" 1)
+# detection $MULT x 20 ms (default 80 ms, the module's): a stall that
+# looks like a cut only makes the session move or resume, which is
+# what is tested here
+check "peer add $peer ($addr0, $rxe0) tx 20000 mult $MULT" \
+	"$ADMIN" peer add "$peer" addr "$addr0" dev "$rxe0" \
+	key "$TXRDMA_PEER_KEY" pool 2:4 tx 20000 rx 20000 mult "$MULT"
+check "peer add $path ($addr1, $rxe1) path-of $peer" \
+	"$ADMIN" peer add "$path" addr "$addr1" dev "$rxe1" \
+	key "$TXRDMA_PEER_KEY" pool 2:4 tx 20000 rx 20000 mult "$MULT" \
+	path-of "$peer"
+check "peer show $path: path-of $peer" \
+	test "$("$ADMIN" -j peer show "$path" | jq -r '.[0].path_of')" = "$peer"
+mkdir -p /sys/fs/cgroup/txrdma-mp
+echo $$ > /sys/fs/cgroup/txrdma-mp/cgroup.procs
+check "tenant add mp-t" "$ADMIN" tenant add mp-t cgroup /txrdma-mp
+
+both_ready() {
+	txrdma_peer_ready "$peer" && txrdma_peer_ready "$path"
+}
+traffic() {
+	"$ADMIN" -j tenant show mp-t |
+		jq -r '.[0].traffic | "\(.path_moves // 0) \(.resumes // 0) \(.tx_resent // 0)"'
+}
+usage_zero() {
+	[ "$(txrdma_tenant_usage mp-t)" = "0 0 0" ]
+}
+
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 4096 > $T/buffer_size_kb
+for ev in txrdma_session txrdma_peer_state; do
+	echo 1 > $T/events/txrdma/$ev/enable
+done
+echo 1 > $T/tracing_on
+
+check "both paths up with ready QPs" txrdma_wait_until 120 both_ready
+check "tenant usage zero before" usage_zero
+read -r m0 r0 x0 <<<"$(traffic)"
+
+# the client tells the host when both paths are back after each cut
+if [ "$role" = client ]; then
+	(
+		for ((i = 1; i <= cuts; i++)); do
+			txrdma_wait_file "mp-healed-$i" 600 || exit 1
+			txrdma_wait_until 120 both_ready || exit 1
+			txrdma_signal "mp-ready-$i"
+		done
+	) &
+	WATCH=$!
+fi
+
+injected() {
+	cat $FI/injected
+}
+if [ "$role" = client ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	check "fault point qp_fail there" test -d $FI
+	i0=$(injected)
+	echo "$QP_FAIL_EVERY" > $FI/interval
+	echo "$QP_FAIL_TIMES" > $FI/times
+	echo 1 > $FI/verbose
+	echo 100 > $FI/probability
+fi
+
+shopt -s lastpipe
+if [ "$role" = server ]; then
+	timeout 600 "$DIR/session_flap" server 91 short "$GRACE_MS" 2>&1 |
+		tap_relay "multipath"
+else
+	timeout 600 "$DIR/session_flap" client "$peer" 91 short "$GRACE_MS" \
+		"$TXRDMA_JOB/mp-streaming" "$TXRDMA_JOB/mp-done" 2>&1 |
+		tap_relay "multipath"
+fi
+rc=${PIPESTATUS[0]}
+check "session_flap $role exited 0 across $cuts cuts (all its checks ok; $rc)" \
+	test "$rc" = 0
+if [ -n "${WATCH:-}" ]; then
+	wait "$WATCH"
+	check "both paths came back after every cut" test $? = 0
+fi
+qpf=0
+if [ "$role" = client ]; then
+	echo 0 > $FI/probability
+	qpf=$(($(injected) - i0))
+	check "qp_fail refused a QP post $qpf times (of $QP_FAIL_TIMES asked)" \
+		test "$qpf" -ge 1
+fi
+read -r m1 r1 x1 <<<"$(traffic)"
+diag "path moves +$((m1 - m0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0)), QP posts refused $qpf"
+grep -v '^#' $T/trace | grep -E 'txrdma_peer_state|ev=|state=' | tail -n 80 |
+	sed 's/^ *//; s/^/# trace: /'
+check "the pair moved to the other path at every cut (moves +$((m1 - m0)) >= $cuts)" \
+	test "$((m1 - m0))" -ge "$cuts"
+check "and resumed there each time, and after each failed QP (resumes +$((r1 - r0)) >= $cuts + $qpf)" \
+	test "$((r1 - r0))" -ge "$((cuts + qpf))"
+check "tenant QPs, endpoints, pinned bytes back to 0 after the process" \
+	txrdma_wait_until 10 usage_zero
+"$ADMIN" peer show | sed 's/^/# /'
+txrdma_signal "mp-final-$role"
+other=server
+[ "$role" = server ] && other=client
+check "the other guest has checked too (before our peers go)" \
+	txrdma_wait_file "mp-final-$other" 300
+"$ADMIN" peer del "$path"
+"$ADMIN" peer del "$peer"
+"$ADMIN" tenant del mp-t
+tap_done
