@@ -562,6 +562,30 @@ void txrdma_eps_file_release(struct txrdma_file *tf)
 		txrdma_ep_free(ep);
 }
 
+/*
+ * Caller holds txrdma_eps_lock: @ep's QP is closed (its operations fail
+ * with @error), or, a session between two QPs, the session ends (it
+ * takes no other QP).
+ */
+static void txrdma_ep_cut_locked(struct txrdma_ep *ep, int error)
+{
+	struct txrdma_peer *path;
+
+	lockdep_assert_held(&txrdma_eps_lock);
+	path = txrdma_path_lock(ep);
+	if (ep->conn) {
+		struct txrdma_conn *c = ep->conn;
+
+		txrdma_ep_detach_locked(c, error);
+		txrdma_peer_conn_done(path, c, TXRDMA_CONN_CLOSE);
+	} else if (ep->dstate == TXRDMA_EP_CONNECTED) {
+		spin_lock(&ep->lock);
+		txrdma_resume_abort_locked(ep, error);
+		spin_unlock(&ep->lock);
+	}
+	spin_unlock_bh(&path->lock);
+}
+
 /**
  * txrdma_eps_tenant_revoke() - close the QPs of a deleted tenant
  * @t: tenant being force-deleted (already dead: no new endpoint)
@@ -572,27 +596,12 @@ void txrdma_eps_file_release(struct txrdma_file *tf)
  */
 void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 {
-	struct txrdma_peer *peer;
 	struct txrdma_ep *ep;
 
 	mutex_lock(&txrdma_eps_lock);
-	list_for_each_entry(ep, &txrdma_eps_list, node) {
-		if (ep->tenant != t)
-			continue;
-		peer = txrdma_path_lock(ep);
-		if (ep->conn) {
-			struct txrdma_conn *c = ep->conn;
-
-			txrdma_ep_detach_locked(c, -EPERM);
-			txrdma_peer_conn_done(peer, c, TXRDMA_CONN_CLOSE);
-		} else if (ep->dstate == TXRDMA_EP_CONNECTED) {
-			/* a session between two QPs: it takes no other */
-			spin_lock(&ep->lock);
-			txrdma_resume_abort_locked(ep, -EPERM);
-			spin_unlock(&ep->lock);
-		}
-		spin_unlock_bh(&peer->lock);
-	}
+	list_for_each_entry(ep, &txrdma_eps_list, node)
+		if (ep->tenant == t)
+			txrdma_ep_cut_locked(ep, -EPERM);
 	mutex_unlock(&txrdma_eps_lock);
 }
 
@@ -600,9 +609,10 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
  * txrdma_eps_dev_gone() - a device goes: sessions on it fail now
  * @dev: the device, off the device list
  *
- * A session resumes only on the device of its first QP, and the keys
- * of its ring and exports are registrations on it: they must die before
- * the device does, not when the session's grace or its process ends.
+ * The keys of a session's ring and exports are registrations on its
+ * device (ep->sess_dev): they must die before the device does, not when
+ * the session's grace or its process ends, nor when it resumes on
+ * another path's device (txrdma_path_rekey()).
  * Called before the device's connections are torn down.
  */
 void txrdma_eps_dev_gone(struct txrdma_dev *dev)
@@ -634,8 +644,8 @@ again:
  * @peer: dying, its own connections torn down already
  *
  * A session that moved to another path to the host holds a QP of that
- * path: it ends as the peer's own pairs did (-ENOTCONN), so that
- * deleting a peer ends every pair made through it.
+ * path, or none for the moment: it ends as the peer's own pairs did
+ * (-ENOTCONN), so that deleting a peer ends every pair made through it.
  */
 void txrdma_eps_peer_gone(struct txrdma_peer *peer)
 {
@@ -644,7 +654,7 @@ void txrdma_eps_peer_gone(struct txrdma_peer *peer)
 	mutex_lock(&txrdma_eps_lock);
 	list_for_each_entry(ep, &txrdma_eps_list, node)
 		if (ep->peer == peer && ep->dstate != TXRDMA_EP_PLAIN)
-			txrdma_pair_close_qp(ep, -ENOTCONN);
+			txrdma_ep_cut_locked(ep, -ENOTCONN);
 	mutex_unlock(&txrdma_eps_lock);
 }
 

@@ -146,6 +146,7 @@ struct txrdma_tx_slot {
 	u32 rregion;		/* READ, WRITE: the other side's region */
 	u64 roff;		/* and the offset in it, as the SQE named */
 	u64 loff;		/* the local range's offset in @region */
+	struct txrdma_dev *dev;	/* the device its local keys are on */
 };
 
 /**
@@ -306,10 +307,13 @@ struct txrdma_ep_snap {
  *	while no QP is bound, under its old value's lock and @lock
  * @sess_from: acceptor: the path the held RESUME came through
  *	(referenced until answered)
- * @sess_moved: this resume is on another path than the lost QP's: the
- *	other side's ring key may change (and its exports die)
+ * @rx_gen: how often our ring was registered anew on another device
+ *	(txrdma_path_rekey(); RESUME and RESUMED carry it)
+ * @peer_rx_gen: the other side's @rx_gen as last applied: its ring's key
+ *	may change only with it, and its exports (our imports) then died
  * @sess_raddr: the other side's ring address in its last report
- * @sess_rrkey: and its key (applied with the report,
+ * @sess_rrkey: and its key
+ * @sess_rgen: and its @rx_gen (applied with the report,
  *	txrdma_path_peer_ring_locked())
  * @sess_work: does what the state machine asks, outside the locks, and
  *	ticks while the session is away (grace, retries)
@@ -408,9 +412,11 @@ struct txrdma_ep {
 	struct delayed_work sess_work;
 	struct txrdma_peer *path;
 	struct txrdma_peer *sess_from;
-	bool sess_moved;
+	u32 rx_gen;
+	u32 peer_rx_gen;
 	u64 sess_raddr;
 	u32 sess_rrkey;
+	u32 sess_rgen;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);
@@ -423,6 +429,7 @@ void txrdma_eps_peer_gone(struct txrdma_peer *peer);
 
 /* txrdma_pair_path.c */
 struct txrdma_peer *txrdma_path_lock(struct txrdma_ep *ep);
+struct txrdma_peer *txrdma_path_get(struct txrdma_ep *ep);
 bool txrdma_path_same_host(const struct txrdma_peer *a,
 			   const struct txrdma_peer *b);
 void txrdma_ep_detach_locked(struct txrdma_conn *c, int error);

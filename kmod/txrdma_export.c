@@ -142,6 +142,7 @@ static int txrdma_export_tell(struct txrdma_ep *ep, u32 region,
 {
 	unsigned long tmo = msecs_to_jiffies(timeout_ms ?:
 					     TXRDMA_MSG_TIMEOUT_MS);
+	struct txrdma_peer *path;
 	struct txrdma_ctrl_ep e = {
 		.type		= TXRDMA_CTRL_EP_EXPORT,
 		.service	= region,
@@ -165,7 +166,9 @@ static int txrdma_export_tell(struct txrdma_ep *ep, u32 region,
 	}
 	spin_unlock_bh(&ep->lock);
 	/* on the control QP of the path the pair is on */
-	ret = txrdma_ctrl_send_ep(READ_ONCE(ep->path), &e);
+	path = txrdma_path_get(ep);
+	ret = txrdma_ctrl_send_ep(path, &e);
+	txrdma_peer_put(path);
 	if (ret || !wait)
 		return ret;
 	/* the pair's end wakes us too (txrdma_pair_fail_locked, drop_mrs) */
@@ -257,6 +260,8 @@ static long txrdma_unexport(struct txrdma_ep *ep,
 		ret = ep->error ?: -ENOTCONN;
 	} else if (ep->export_pending) {
 		ret = -EBUSY;
+	} else if (!ep->sess_ready) {
+		ret = -EAGAIN;	/* a session away from its QP */
 	} else if (!x) {
 		ret = -ENOENT;
 	} else {
@@ -282,6 +287,7 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 {
 	struct txrdma_mr *m = NULL, *old = NULL;
 	struct txrdma_ep_export req;
+	struct txrdma_dev *dev = NULL;
 	struct txrdma_export *x;
 	struct txrdma_region *r;
 	struct txrdma_ep *ep;
@@ -324,6 +330,9 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 		ret = ep->error ?: -ENOTCONN;
 	} else if (ep->export_pending) {
 		ret = -EBUSY;
+	} else if (!ep->sess_ready) {
+		/* a session away from its QP: its device may change */
+		ret = -EAGAIN;
 	} else if (!x && overlap) {
 		ret = -EEXIST;
 	} else if (!x && free < 0) {
@@ -335,6 +344,8 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 			fresh = true;
 		}
 		ep->export_pending = true;
+		/* it stays: no resume takes a QP while an export runs */
+		dev = ep->dev;
 		ret = 0;
 	}
 	spin_unlock_bh(&ep->lock);
@@ -347,7 +358,7 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 			goto out_pending;
 	}
 	/* what the peer may reach: this range, this access, nothing more */
-	m = txrdma_region_expose(r, ep->dev, req.off, len, access);
+	m = txrdma_region_expose(r, dev, req.off, len, access);
 	if (IS_ERR(m)) {
 		ret = PTR_ERR(m);
 		m = NULL;

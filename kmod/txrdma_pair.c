@@ -107,7 +107,9 @@ int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
 	int ret = 0;
 
 	spin_lock_bh(&peer->lock);
-	if (peer->dying || peer->bfd.state != TXRDMA_BFD_UP) {
+	/* a pair made through a peer being deleted takes no other QP */
+	if (peer->dying || peer->bfd.state != TXRDMA_BFD_UP ||
+	    READ_ONCE(ep->peer->dying)) {
 		ret = -ENOTCONN;
 		goto out;
 	}

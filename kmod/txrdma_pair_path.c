@@ -70,6 +70,23 @@ struct txrdma_peer *txrdma_path_lock(struct txrdma_ep *ep)
 }
 
 /**
+ * txrdma_path_get() - the path of @ep, referenced
+ * @ep: an endpoint
+ *
+ * For a control message on that path's control QP: the session's work
+ * item may move the pair meanwhile and drop the path's last reference.
+ * Return: the peer; the caller puts it (txrdma_peer_put()).
+ */
+struct txrdma_peer *txrdma_path_get(struct txrdma_ep *ep)
+{
+	struct txrdma_peer *p = txrdma_path_lock(ep);
+
+	kref_get(&p->ref);
+	spin_unlock_bh(&p->lock);
+	return p;
+}
+
+/**
  * txrdma_path_same_host() - do messages through @b speak for pairs of @a?
  * @a: the peer a pair was paired through
  * @b: the peer a control message came through
@@ -106,7 +123,6 @@ static int txrdma_path_set(struct txrdma_ep *ep, struct txrdma_peer *p)
 	} else {
 		kref_get(&p->ref);
 		WRITE_ONCE(ep->path, p);
-		ep->sess_moved = true;	/* until the resume is applied */
 		ep->stats.path_moves++;
 	}
 	spin_unlock(&ep->lock);
@@ -215,6 +231,10 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 	if (ret)
 		return ret;
 	txrdma_pair_drop_keys(ep, false);
+	/* no key anywhere now: whatever QP comes next registers anew */
+	spin_lock_bh(&ep->lock);
+	ep->sess_dev = NULL;
+	spin_unlock_bh(&ep->lock);
 	m = txrdma_region_expose(ep->rx_region, dev,
 				 ep->rx_use.off + TXRDMA_RX_HDR_LEN,
 				 (u64)ep->rx_units * TXRDMA_FRAME_UNIT,
@@ -230,6 +250,7 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 		ep->rx_mr = m;
 		ep->rx_addr = m->mr->iova;
 		ep->rx_rkey = m->mr->rkey;
+		ep->rx_gen++;	/* the report says so: the key may change */
 		ep->sess_dev = dev;
 		m = NULL;
 	}
@@ -241,21 +262,25 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 }
 
 /**
- * txrdma_path_peer_ring_locked() - the other side named its ring again
+ * txrdma_path_peer_ring_locked() - apply the ring a report named
  * @ep: caller holds ep->lock; no frame or credit update is in flight
  *	(the session is away)
- * @addr: the ring's address, as the report named it
- * @rkey: its key
  *
- * Another key means the other side moved to another device: its exports
- * (our imports) are gone with the old one.
+ * A report with another ring generation (ep->sess_rgen) means the other
+ * side registered its ring anew on another device: the new key counts,
+ * and its exports (our imports) are gone with the old device.  Keys on
+ * two devices may be equal: the generation says it, not the key.
  */
-void txrdma_path_peer_ring_locked(struct txrdma_ep *ep, u64 addr, u32 rkey)
+void txrdma_path_peer_ring_locked(struct txrdma_ep *ep)
 {
 	lockdep_assert_held(&ep->lock);
-	if (addr == ep->peer_addr && rkey == ep->peer_rkey)
+	if (ep->sess_rgen == ep->peer_rx_gen)
 		return;
-	ep->peer_addr = addr;
-	ep->peer_rkey = rkey;
-	ep->nimports = 0;
+	ep->peer_addr = ep->sess_raddr;
+	ep->peer_rkey = ep->sess_rrkey;
+	ep->peer_rx_gen = ep->sess_rgen;
+	if (ep->nimports) {
+		ep->nimports = 0;
+		ep->imports_gen++;
+	}
 }

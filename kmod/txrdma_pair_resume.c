@@ -181,6 +181,7 @@ void txrdma_resume_stop(struct txrdma_ep *ep)
 static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 			       int status)
 {
+	struct txrdma_peer *path;
 	struct txrdma_ctrl_ep e = {
 		.type		= type,
 		.src_ep		= ep->id,
@@ -194,6 +195,7 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 		e.ring_units = ep->rx_units;
 		e.ring_addr = ep->rx_addr;
 		e.ring_rkey = ep->rx_rkey;
+		e.ring_gen = ep->rx_gen;
 		e.resume = (struct txrdma_resume_report) {
 			.rx_seq		= ep->rx_seq,
 			.rx_tail	= ep->crx.tail,
@@ -211,7 +213,9 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 		e.resume.gen = gen;
 	}
 	/* on the control QP of the path the pair's QP is (or was) on */
-	txrdma_ctrl_send_ep(READ_ONCE(ep->path), &e);
+	path = txrdma_path_get(ep);
+	txrdma_ctrl_send_ep(path, &e);
+	txrdma_peer_put(path);
 }
 
 /* The other side's end of the pair: it need not wait out its grace. */
@@ -234,9 +238,13 @@ static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
 	bool held;
 	int ret;
 
-	/* the QP before (one given up) is not reaped yet: wait for it */
+	/*
+	 * The QP before (one given up) is not reaped yet, or an export
+	 * ioctl is registering on the old device (it ends within its
+	 * timeout): wait for it, without taking a QP
+	 */
 	spin_lock_bh(&ep->lock);
-	held = ep->held_by;
+	held = ep->held_by || ep->export_pending;
 	spin_unlock_bh(&ep->lock);
 	if (held)
 		return -EBUSY;
@@ -320,14 +328,11 @@ static void txrdma_resume_apply(struct txrdma_ep *ep)
 	spin_lock_bh(&ep->lock);
 	/* where the other side's ring is now (another device: a new key) */
 	if (ep->conn)
-		txrdma_path_peer_ring_locked(ep, ep->sess_raddr,
-					     ep->sess_rrkey);
+		txrdma_path_peer_ring_locked(ep);
 	ret = ep->conn ? txrdma_tx_resume_locked(ep, &ep->sess_peer) :
 			 -ECONNRESET;
-	if (!ret) {
+	if (!ret)
 		ep->stats.resumes++;
-		ep->sess_moved = false;	/* both sides know the keys now */
-	}
 	ring = ep->ring;
 	if (!ret && ring)
 		txrdma_poller_kick(ring);
@@ -460,17 +465,28 @@ static bool txrdma_resume_ours(const struct txrdma_ep *ep,
 
 /*
  * Caller holds ep->lock: does the ring that report @e names fit?  Its
- * size never changes; its place and key only when the other side is on
- * another path now (@moved: it may be on another device).
+ * size never changes; its place and key only with its generation (the
+ * other side registered it anew on another device).
  */
 static bool txrdma_resume_ring_ok(const struct txrdma_ep *ep,
-				  const struct txrdma_ctrl_ep *e, bool moved)
+				  const struct txrdma_ctrl_ep *e)
 {
 	lockdep_assert_held(&ep->lock);
 	if (e->ring_units != ep->peer_units)
 		return false;
-	return moved || (e->ring_addr == ep->peer_addr &&
-			 e->ring_rkey == ep->peer_rkey);
+	return e->ring_gen != ep->peer_rx_gen ||
+	       (e->ring_addr == ep->peer_addr && e->ring_rkey == ep->peer_rkey);
+}
+
+/* Caller holds ep->lock: keep the ring report @e names, for the apply. */
+static void txrdma_resume_keep_ring_locked(struct txrdma_ep *ep,
+					   const struct txrdma_ctrl_ep *e)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->sess_peer = e->resume;
+	ep->sess_raddr = e->ring_addr;
+	ep->sess_rrkey = e->ring_rkey;
+	ep->sess_rgen = e->ring_gen;
 }
 
 /* Refuse RESUME @e of @peer (a pair gone, failed, or a stale one). */
@@ -509,12 +525,8 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	spin_lock_bh(&ep->lock);
 	switch (e->type) {
 	case TXRDMA_CTRL_EP_RESUME:
-		/*
-		 * Our ring's other side stays where it was, unless the
-		 * RESUME comes through another path (another device there)
-		 */
-		if (!txrdma_resume_ring_ok(ep, e, ep->sess_moved ||
-					   r->peer != ep->path)) {
+		/* our ring's other side stays where it was, or says it moved */
+		if (!txrdma_resume_ring_ok(ep, e)) {
 			act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_PROTO,
 						      0, 0);
 			break;
@@ -523,9 +535,7 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 					      e->resume.gen, -ECONNRESET);
 		if (act & (TXRDMA_SESS_DO_HOLD | TXRDMA_SESS_DO_ANSWER)) {
 			ep->sess_qpn = e->qp_num;
-			ep->sess_peer = e->resume;
-			ep->sess_raddr = e->ring_addr;
-			ep->sess_rrkey = e->ring_rkey;
+			txrdma_resume_keep_ring_locked(ep, e);
 			ep->sess_ready = false;
 			/* the path to answer on (txrdma_path_take_named()) */
 			swap(from, ep->sess_from);
@@ -536,16 +546,13 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	case TXRDMA_CTRL_EP_RESUMED:
 		/* on the QP the RESUME went on, and nothing else */
 		if (!ep->held_by || ep->held_by->remote_qpn != e->qp_num ||
-		    r->peer != ep->path ||
-		    !txrdma_resume_ring_ok(ep, e, ep->sess_moved))
+		    r->peer != READ_ONCE(ep->path) ||
+		    !txrdma_resume_ring_ok(ep, e))
 			break;
 		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_RESUMED,
 					      e->resume.gen, 0);
-		if (act & TXRDMA_SESS_DO_APPLY) {
-			ep->sess_peer = e->resume;
-			ep->sess_raddr = e->ring_addr;
-			ep->sess_rrkey = e->ring_rkey;
-		}
+		if (act & TXRDMA_SESS_DO_APPLY)
+			txrdma_resume_keep_ring_locked(ep, e);
 		break;
 	case TXRDMA_CTRL_EP_CLOSE:
 	case TXRDMA_CTRL_EP_REJECT:

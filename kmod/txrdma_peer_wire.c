@@ -395,6 +395,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	if (range ? !txrdma_range_valid(e->exp_off, e->exp_len) :
 		    e->exp_off || e->exp_len || e->exp_seq)
 		return -EINVAL;
+	/* only a session's RESUME and RESUMED count its ring's keys */
+	if (!resume && e->ring_gen)
+		return -EINVAL;
 	/* only sessions report, and a REJECT names the RESUME it refuses */
 	if (resume ? !e->resume.gen :
 	    e->type == TXRDMA_CTRL_EP_REJECT ?
@@ -426,7 +429,7 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		return 0;
 	case TXRDMA_CTRL_EP_REJECT:
 		if (!e->dst_ep || e->status >= 0 || e->status < -4095 ||
-		    e->qp_num || ring)
+		    e->qp_num || ring || e->ring_gen)
 			return -EINVAL;
 		return 0;
 	case TXRDMA_CTRL_EP_RESUME:
@@ -473,7 +476,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * ahead_max (u32 each); EXPORT and EXPORT_ACK: exp_off, exp_len (u64
  * each), exp_seq (u32), 20 zero bytes; RESUME, RESUMED and REJECT: the
  * report (rx_seq, rx_tail, released, tx_seq, gen: u32 each; a REJECT
- * only gen), 20 zero bytes; the others: 40 zero bytes.  The
+ * only gen), ring_gen (u32: RESUME and RESUMED; how often the ring was
+ * registered anew on another device), 16 zero bytes; the others: 40
+ * zero bytes.  The
  * sequence number follows at TXRDMA_CTRL_SEQ_OFF (88): no spare byte.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
@@ -508,6 +513,7 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 		   e->type == TXRDMA_CTRL_EP_RESUMED ||
 		   e->type == TXRDMA_CTRL_EP_REJECT) {
 		wire_resume_put(buf + 48, &e->resume);
+		wire_put32(buf + 68, e->ring_gen);
 	} else {
 		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
 		wire_put32(buf + 80, e->max_msg);
@@ -565,9 +571,10 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		   type == TXRDMA_CTRL_EP_RESUMED ||
 		   type == TXRDMA_CTRL_EP_REJECT) {
 		/* a report where pairing messages have the tenant */
-		if (!wire_zero(buf + 68, 12) || d.max_msg || d.ahead_max)
+		if (!wire_zero(buf + 72, 8) || d.max_msg || d.ahead_max)
 			return -EINVAL;
 		wire_resume_get(&d.resume, buf + 48);
+		d.ring_gen = wire_get32(buf + 68);
 	} else {
 		memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
 	}

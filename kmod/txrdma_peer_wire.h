@@ -165,6 +165,7 @@ struct txrdma_ctrl_ep {
 	u64 exp_len;
 	u32 exp_seq;
 	struct txrdma_resume_report resume;
+	u32 ring_gen;
 };
 
 /**

@@ -435,10 +435,11 @@ static int txrdma_tx_frame_again(struct txrdma_ep *ep,
 	s->sge[0].addr = hdr_dma;
 	s->sge[0].lkey = lkey;
 	/* on another path's device: the payload's key there */
-	if (s->len && s->region &&
+	if (s->dev != ep->conn->dev && s->len &&
 	    txrdma_region_key(s->region, ep->conn->dev, s->loff,
 			      &s->sge[1].addr, &s->sge[1].lkey))
 		return -ENOENT;
+	s->dev = ep->conn->dev;
 	if (s->trailer) {
 		s->sge[s->nsge - 1].addr = hdr_dma + TXRDMA_FRAME_HDR_LEN;
 		s->sge[s->nsge - 1].lkey = lkey;
@@ -487,9 +488,11 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 						       TXRDMA_EXPORT_WRITE)))
 		return -EPERM;
 	/* the local side: its key on the new QP's device (another path's) */
-	if (s->len && txrdma_region_key(s->region, ep->conn->dev, s->loff,
-					&s->sge[0].addr, &s->sge[0].lkey))
+	if (s->dev != ep->conn->dev && s->len &&
+	    txrdma_region_key(s->region, ep->conn->dev, s->loff,
+			      &s->sge[0].addr, &s->sge[0].lkey))
 		return -EPERM;
+	s->dev = ep->conn->dev;
 	s->wr.remote_addr = imp->addr + (s->roff - imp->off);
 	s->wr.rkey = imp->rkey;
 	s->wr.wr.send_flags &= ~IB_SEND_SIGNALED;
@@ -733,6 +736,7 @@ static struct txrdma_region *txrdma_tx_local(struct txrdma_ring *ring,
 					     const struct txrdma_sqe *sqe,
 					     u32 max_len,
 					     struct txrdma_ep **epp,
+					     struct txrdma_dev **devp,
 					     u64 *addr, u32 *lkey)
 {
 	struct txrdma_ep *ep = xa_load(&ring->eps, sqe->ep);
@@ -742,9 +746,29 @@ static struct txrdma_region *txrdma_tx_local(struct txrdma_ring *ring,
 	if (sqe->len > max_len)
 		return ERR_PTR(-EMSGSIZE);
 	*epp = ep;
+	*devp = READ_ONCE(ep->dev);
 	return txrdma_region_resolve(ep->tenant, sqe->local_region,
-				     sqe->local_off, sqe->len, ep->dev, addr,
+				     sqe->local_off, sqe->len, *devp, addr,
 				     lkey);
+}
+
+/*
+ * Caller holds ep->lock, the pair ready: the local range of @sqe, which
+ * txrdma_tx_local() resolved on @dev before the lock, on the device of
+ * the pair's QP now (a session may have moved to another path's device
+ * meanwhile).  Return: 0, or -ENOENT.
+ */
+static int txrdma_tx_local_again_locked(struct txrdma_ep *ep,
+					struct txrdma_region *r,
+					const struct txrdma_sqe *sqe,
+					struct txrdma_dev *dev,
+					u64 *addr, u32 *lkey)
+{
+	lockdep_assert_held(&ep->lock);
+	if (likely(ep->conn->dev == dev) || !sqe->len)
+		return 0;
+	return txrdma_region_key(r, ep->conn->dev, sqe->local_off, addr,
+				 lkey);
 }
 
 /* Caller holds ep->lock: 0 if the pair takes operations, else -errno. */
@@ -799,16 +823,20 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	u64 addr, hdr_dma;
 	u8 *hdr;
 	u32 lkey, unit, units, flen, start;
+	struct txrdma_dev *dev;
 	int nsge, ret;
 
 	/* the payload's registration on the pair's device */
-	r = txrdma_tx_local(ring, sqe, TXRDMA_FRAME_MAX_PAYLOAD, &ep, &addr,
-			    &lkey);
+	r = txrdma_tx_local(ring, sqe, TXRDMA_FRAME_MAX_PAYLOAD, &ep, &dev,
+			    &addr, &lkey);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 
 	spin_lock_bh(&ep->lock);
 	ret = txrdma_tx_ready_locked(ep);
+	if (!ret)
+		ret = txrdma_tx_local_again_locked(ep, r, sqe, dev, &addr,
+						   &lkey);
 	if (ret)
 		goto out_put;
 	/* longer than the other side's process said it takes */
@@ -852,6 +880,7 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->kind = TXRDMA_OP_SEND;
 	s->region = r;
 	s->loff = sqe->local_off;
+	s->dev = ep->conn->dev;
 	s->user_data = sqe->user_data;
 	s->len = sqe->len;
 	s->no_cqe = sqe->flags & TXRDMA_SQE_F_NO_CQE;
@@ -970,18 +999,22 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	struct txrdma_import *imp;
 	struct txrdma_region *r;
 	struct txrdma_tx_slot *s;
+	struct txrdma_dev *dev;
 	struct txrdma_ep *ep;
 	bool posted;
 	u32 lkey;
 	u64 addr;
 	int ret;
 
-	r = txrdma_tx_local(ring, sqe, U32_MAX, &ep, &addr, &lkey);
+	r = txrdma_tx_local(ring, sqe, U32_MAX, &ep, &dev, &addr, &lkey);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 
 	spin_lock_bh(&ep->lock);
 	ret = txrdma_tx_ready_locked(ep);
+	if (!ret)
+		ret = txrdma_tx_local_again_locked(ep, r, sqe, dev, &addr,
+						   &lkey);
 	if (ret)
 		goto out_put;
 	imp = txrdma_import_find(ep, sqe->remote_region, sqe->remote_off,
@@ -1007,6 +1040,7 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	s->rregion = sqe->remote_region;
 	s->roff = sqe->remote_off;
 	s->loff = sqe->local_off;
+	s->dev = ep->conn->dev;
 	s->sge[0] = (struct ib_sge) {
 		.addr	= addr,
 		.length	= sqe->len,

@@ -1138,6 +1138,7 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->exp_off, b->exp_off);
 	KUNIT_EXPECT_EQ(test, a->exp_len, b->exp_len);
 	KUNIT_EXPECT_EQ(test, a->exp_seq, b->exp_seq);
+	KUNIT_EXPECT_EQ(test, a->ring_gen, b->ring_gen);
 	KUNIT_EXPECT_EQ(test, memcmp(&a->resume, &b->resume,
 				     sizeof(a->resume)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
@@ -1152,6 +1153,7 @@ static void good_resume(struct txrdma_ctrl_ep *e)
 		.ring_addr = 0xffff888012345000ULL, .ring_rkey = 0x5566,
 		.resume = { .rx_seq = 0x80000001, .rx_tail = 0xfffffff0,
 			    .released = 0xffffffe0, .tx_seq = 7, .gen = 3 },
+		.ring_gen = 2,
 	};
 }
 
@@ -1448,7 +1450,8 @@ static void wire_ep_resume(struct kunit *test)
 		0xff, 0xff, 0xff, 0xe0,		/* released */
 		0x00, 0x00, 0x00, 0x07,		/* tx_seq */
 		0x00, 0x00, 0x00, 0x03,		/* gen */
-		/* 68..87: zeroes */
+		0x00, 0x00, 0x00, 0x02,		/* 68: ring_gen */
+		/* 72..87: zeroes */
 	};
 	struct txrdma_ctrl_ep e;
 	u8 buf[TXRDMA_CTRL_LEN];
@@ -1458,10 +1461,22 @@ static void wire_ep_resume(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 5, buf), 0);
 	KUNIT_EXPECT_EQ(test, buf[5], (u8)TXRDMA_CTRL_EP_RESUME);
 	KUNIT_EXPECT_EQ(test, memcmp(buf + 48, report, sizeof(report)), 0);
-	/* 68..87 are zero in a report; the generation is never 0 */
-	for (i = 68; i < 88; i++)
+	/* 72..87 are zero in a report; the generation is never 0 */
+	for (i = 72; i < 88; i++)
 		expect_ep_decode(test, buf, i, 1, -EINVAL);
 	expect_ep_decode(test, buf, 67, 0, -EINVAL);
+	/* only RESUME and RESUMED count the ring's registrations */
+	e.type = TXRDMA_CTRL_EP_REJECT;
+	e.status = -ECONNRESET;
+	e.qp_num = 0;
+	e.ring_units = 0;
+	e.ring_addr = 0;
+	e.ring_rkey = 0;
+	e.resume = (struct txrdma_resume_report){ .gen = 3 };
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 5, buf), -EINVAL);
+	e.ring_gen = 0;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 5, buf), 0);
+	expect_ep_decode(test, buf, 71, 1, -EINVAL);
 	/* AUTH's type number is not a pairing message */
 	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_AUTH, -EINVAL);
 	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_EP_RESUMED + 1, -EINVAL);

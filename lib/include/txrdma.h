@@ -381,10 +381,13 @@ int txrdma_ep_accept(struct txrdma_ctx *ctx, const struct txrdma_ep_params *p,
  * unknown access bits), -ENOENT (no such endpoint or region), -EFAULT
  * (range not inside the region), -EADDRINUSE (it overlaps a receive
  * ring), -EEXIST (it overlaps another export of the pair), -EBUSY
- * (another export or revoke of @ep runs), -ENOTCONN (not a connected
+ * (another export or revoke of @ep runs), -EAGAIN (a session away from
+ * its QP: try again once it is back), -ENOTCONN (not a connected
  * pair), -ENOSPC (TXRDMA_EP_MAX_EXPORTS already), -ETIMEDOUT or -EINTR
  * (the range is then not exported at all, not even as before), any
- * other error of the ioctl.
+ * other error of the ioctl.  A session that resumes on another device
+ * (another path to the peer's host) ends its exports, and the other
+ * side's: their READ/WRITE fail with -EPERM until exported again.
  */
 int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
 		     const struct txrdma_export_info *x, __u32 timeout_ms);
@@ -403,7 +406,8 @@ int txrdma_ep_export(struct txrdma_ctx *ctx, __u32 ep,
  *
  * Return: 0, or a negative errno: -EINVAL (NULL @ctx or @x), -ENOENT
  * (no such endpoint, or that range is not exported), -ENOTCONN, -EBUSY
- * (another export or revoke of @ep runs), -ETIMEDOUT or -EINTR (the
+ * (another export or revoke of @ep runs), -EAGAIN (a session away from
+ * its QP), -ETIMEDOUT or -EINTR (the
  * key is dead anyway: the other side was not told), any other error of
  * the ioctl.
  */

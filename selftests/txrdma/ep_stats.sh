@@ -25,7 +25,7 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 STAT_KEYS='["tx_msgs","tx_bytes","rx_msgs","rx_bytes","rw_ops","rw_bytes",
 	"credit_stalls","credit_updates","slot_stalls","throttled",
 	"err_crc","err_seq","err_proto","err_qp","err_sqe",
-	"tx_coalesced","rx_batches","tx_resent","resumes"]'
+	"tx_coalesced","rx_batches","tx_resent","resumes","path_moves"]'
 # the keys of an endpoint object of "ep show -j"
 EP_KEYS='["id","tenant","peer","state","service","peer_ep","qpn","error",
 	"stats"]'
@@ -162,7 +162,7 @@ check "tenant dump: ttep's traffic as in show NAME" \
 		'.[] | select(.name == $n) | .traffic')" = "$(jq -c .traffic <<<"$t")"
 plain=$("$ADMIN" tenant show "$TENANT")
 diag "plain: $(tr '\n' '|' <<<"$plain")"
-check "tenant show: a traffic line" grep -qx "    traffic tx 0 msgs 0 bytes 0 coalesced  rx 0 msgs 0 bytes 0 batches  rw 0 ops 0 bytes  credit stalls 0 updates 0  slot stalls 0  throttled 0  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 0 resumes 0 resent" <<<"$plain"
+check "tenant show: a traffic line" grep -qx "    traffic tx 0 msgs 0 bytes 0 coalesced  rx 0 msgs 0 bytes 0 batches  rw 0 ops 0 bytes  credit stalls 0 updates 0  slot stalls 0  throttled 0  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 0 resumes 0 resent 0 moves" <<<"$plain"
 check "tenant show: four lines" test "$(wc -l <<<"$plain")" -eq 4
 
 # ---- unprivileged: only one's own tenant --------------------------------
