@@ -606,13 +606,13 @@ void txrdma_eps_tenant_revoke(struct txrdma_tenant *t)
 }
 
 /**
- * txrdma_eps_dev_gone() - a device goes: sessions on it fail now
+ * txrdma_eps_dev_gone() - a device goes: sessions on it move or fail now
  * @dev: the device, off the device list
  *
  * The keys of a session's ring and exports are registrations on its
  * device (ep->sess_dev): they must die before the device does, not when
  * the session's grace or its process ends, nor when it resumes on
- * another path's device (txrdma_path_rekey()).
+ * another path's device (txrdma_resume_dev_gone()).
  * Called before the device's connections are torn down.
  */
 void txrdma_eps_dev_gone(struct txrdma_dev *dev)
@@ -634,7 +634,7 @@ again:
 		mutex_unlock(&txrdma_eps_lock);
 		txrdma_resume_dev_gone(ep, dev);
 		txrdma_ep_put(ep);
-		goto again;	/* failed now: it is not picked again */
+		goto again;	/* failed or keyless now: not picked again */
 	}
 	mutex_unlock(&txrdma_eps_lock);
 }

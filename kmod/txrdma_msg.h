@@ -91,6 +91,7 @@ void txrdma_pair_drop_keys(struct txrdma_ep *ep, bool forever);
 int txrdma_path_take(struct txrdma_ep *ep);
 int txrdma_path_take_named(struct txrdma_ep *ep, u32 remote_qpn);
 int txrdma_path_rekey(struct txrdma_ep *ep);
+bool txrdma_path_elsewhere(struct txrdma_ep *ep, const struct txrdma_dev *dev);
 void txrdma_path_peer_ring_locked(struct txrdma_ep *ep);
 
 /* txrdma_pair_resume.c: pairs that outlive their QP */

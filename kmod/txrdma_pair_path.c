@@ -203,6 +203,48 @@ int txrdma_path_take_named(struct txrdma_ep *ep, u32 remote_qpn)
 	return ret;
 }
 
+/* Does path @p go through another device than @dev (by its name)? */
+static bool txrdma_path_off_dev(struct txrdma_peer *p,
+				const struct txrdma_dev *dev)
+{
+	bool off;
+
+	spin_lock_bh(&p->lock);
+	if (p->dying)
+		off = false;
+	else if (p->devname[0])
+		off = strcmp(p->devname, dev->name);
+	else
+		off = p->used_dev[0] && strcmp(p->used_dev, dev->name);
+	spin_unlock_bh(&p->lock);
+	return off;
+}
+
+/**
+ * txrdma_path_elsewhere() - may a session on a device that goes move?
+ * @ep: a session
+ * @dev: the device being removed
+ *
+ * Return: true when the peer it was paired through, or another path of
+ * its group, goes through another device (Up or not: the session waits
+ * for it within its grace).
+ */
+bool txrdma_path_elsewhere(struct txrdma_ep *ep, const struct txrdma_dev *dev)
+{
+	struct txrdma_peer *paths[TXRDMA_PATHS_MAX];
+	unsigned int n, i;
+	bool found;
+
+	found = txrdma_path_off_dev(ep->peer, dev);
+	n = txrdma_peer_paths(ep->peer, paths, ARRAY_SIZE(paths));
+	for (i = 0; i < n; i++) {
+		if (!found && txrdma_path_same_host(ep->peer, paths[i]))
+			found = txrdma_path_off_dev(paths[i], dev);
+		txrdma_peer_put(paths[i]);
+	}
+	return found;
+}
+
 /**
  * txrdma_path_rekey() - the pair's new QP is on another device
  * @ep: bound to that QP; called from its work item, before its report

@@ -147,21 +147,36 @@ void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms)
 }
 
 /**
- * txrdma_resume_dev_gone() - a device goes: a session on it fails now
+ * txrdma_resume_dev_gone() - a device goes: a session on it moves or fails
  * @ep: an endpoint; caller holds no lock
  * @dev: the device
  *
- * Its ring's and exports' keys are registrations on @dev: they die now
- * (or when the QP that still holds the endpoint is reaped, which the
- * device's teardown does next), not at the end of the grace.
+ * Its ring's and exports' keys are registrations on @dev: they die now,
+ * not at the end of the grace.  A session with another path to its
+ * peer's host through another device goes on: the device's teardown
+ * takes its QP next, and it resumes on that path, registering its ring
+ * there (txrdma_path_rekey()).  Any other fails now (or when the QP
+ * that still holds it is reaped, which the teardown does next).
  */
 void txrdma_resume_dev_gone(struct txrdma_ep *ep, struct txrdma_dev *dev)
 {
-	bool drop;
+	bool drop, move = txrdma_path_elsewhere(ep, dev);
 
 	spin_lock_bh(&ep->lock);
 	if (!ep->session || ep->sess_dev != dev ||
 	    ep->sess.state == TXRDMA_SESS_FAILED) {
+		spin_unlock_bh(&ep->lock);
+		return;
+	}
+	/* an export registering on @dev meanwhile: no move (it would race) */
+	if (move && !ep->export_pending) {
+		/* as if registered nowhere: the next QP registers anew */
+		ep->sess_dev = NULL;
+		ep->export_pending = true;
+		spin_unlock_bh(&ep->lock);
+		txrdma_pair_drop_keys(ep, false);
+		spin_lock_bh(&ep->lock);
+		ep->export_pending = false;
 		spin_unlock_bh(&ep->lock);
 		return;
 	}

@@ -788,6 +788,23 @@ static int txrdma_tx_ready_locked(struct txrdma_ep *ep)
 }
 
 /*
+ * An SQE whose local range did not resolve (@err, from txrdma_tx_local()
+ * for endpoint @ep, NULL if there is none): a session away from its QP
+ * whose device went has no registration there any more, and waits for
+ * its resume, which registers on another device, rather than fail.
+ */
+static int txrdma_tx_local_err(struct txrdma_ep *ep, int err)
+{
+	if (err != -ENOENT || !ep)
+		return err;
+	spin_lock_bh(&ep->lock);
+	if (txrdma_tx_ready_locked(ep) == TXRDMA_EXEC_BLOCKED)
+		err = TXRDMA_EXEC_BLOCKED;
+	spin_unlock_bh(&ep->lock);
+	return err;
+}
+
+/*
  * Caller holds ep->lock: a free send slot and the tenant's tokens for
  * @len bytes.  Return: 0, or TXRDMA_EXEC_BLOCKED (nothing taken).
  */
@@ -827,10 +844,11 @@ int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	int nsge, ret;
 
 	/* the payload's registration on the pair's device */
+	ep = NULL;
 	r = txrdma_tx_local(ring, sqe, TXRDMA_FRAME_MAX_PAYLOAD, &ep, &dev,
 			    &addr, &lkey);
 	if (IS_ERR(r))
-		return PTR_ERR(r);
+		return txrdma_tx_local_err(ep, PTR_ERR(r));
 
 	spin_lock_bh(&ep->lock);
 	ret = txrdma_tx_ready_locked(ep);
@@ -1006,9 +1024,10 @@ int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe)
 	u64 addr;
 	int ret;
 
+	ep = NULL;
 	r = txrdma_tx_local(ring, sqe, U32_MAX, &ep, &dev, &addr, &lkey);
 	if (IS_ERR(r))
-		return PTR_ERR(r);
+		return txrdma_tx_local_err(ep, PTR_ERR(r));
 
 	spin_lock_bh(&ep->lock);
 	ret = txrdma_tx_ready_locked(ep);

@@ -15,6 +15,10 @@
 # move to the other path would fail), alternating links 0 and 1.
 # Between cuts the client waits until both paths are Up again with
 # ready QPs (mp-ready-N), so that every cut finds the other path there.
+# After the last cut (an even number: the pair is back on link 0), the
+# client removes its device of link 0 (rdma link del), under the
+# stream: the session moves to link 1 rather than fail (mp-devdel).
+# The host then lets the stream end.
 #
 # Meanwhile the client's module refuses every ${QP_FAIL_EVERY}th QP post,
 # $QP_FAIL_TIMES times (fault point qp_fail): a failed QP, which the
@@ -94,6 +98,13 @@ if [ "$role" = client ]; then
 			txrdma_wait_until 120 both_ready || exit 1
 			txrdma_signal "mp-ready-$i"
 		done
+		traffic > /tmp/mp-before-devdel
+		rdma link del "$rxe0" || exit 2
+		# moved: at least one more path move, and messages flow
+		read -r mb _ _ < /tmp/mp-before-devdel
+		moved() { read -r m _ _ <<<"$(traffic)"; [ "$m" -gt "$mb" ]; }
+		txrdma_wait_until 60 moved || exit 3
+		txrdma_signal "mp-devdel" "$(traffic)"
 	) &
 	WATCH=$!
 fi
@@ -125,7 +136,11 @@ check "session_flap $role exited 0 across $cuts cuts (all its checks ok; $rc)" \
 	test "$rc" = 0
 if [ -n "${WATCH:-}" ]; then
 	wait "$WATCH"
-	check "both paths came back after every cut" test $? = 0
+	wrc=$?
+	check "both paths came back after every cut" test "$wrc" != 1
+	check "rdma link del $rxe0 under the stream: the session moved to $path (rc $wrc: 2 del failed, 3 no move)" \
+		test "$wrc" = 0
+	check "$rxe0 is gone" eval '! rdma link show "$rxe0/1" >/dev/null 2>&1'
 fi
 qpf=0
 if [ "$role" = client ]; then

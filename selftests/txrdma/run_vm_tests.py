@@ -339,7 +339,8 @@ def suite_multipath(args):
     --mp-cuts times (links 0, 1, 0, ...), each time for longer than the
     session's grace; the guests check that no SEND failed, every message
     arrived once in order byte for byte, and that the pair moved to the
-    other path at every cut."""
+    other path at every cut; at the end guest 0 removes its device of
+    link 0 (rdma link del) under the stream, and the pair moves again."""
     cmds = ["selftests/txrdma/multipath_guest.sh %s %d" % (who, args.mp_cuts)
             for who in ("client 1", "server 0")]
     err = None
@@ -359,6 +360,9 @@ def suite_multipath(args):
                     i, k, (time.monotonic() - t0) * 1000))
                 c.write_file("mp-healed-%d" % i, "\n")
                 c.wait_file(0, "mp-ready-%d" % i, 300)
+            # guest 0 removes its device of link 0 under the stream
+            c.wait_file(0, "mp-devdel", 300)
+            print("# guest 0 removed its device of link 0")
         except (TimeoutError, RuntimeError, OSError) as e:
             err = str(e)
         c.write_file("mp-done", "\n")
@@ -1187,7 +1191,9 @@ def main():
                     "msg_test's fixed one, printed)")
     ap.add_argument("--mp-cuts", type=int, default=20,
                     help="multipath: partitions of the pair's link, "
-                    "alternating links 0 and 1 (default 20)")
+                    "alternating links 0 and 1 (default 20; even, so "
+                    "that the pair ends on link 0, whose device guest 0 "
+                    "then removes)")
     ap.add_argument("--mp-cut-s", type=float, default=3.0,
                     help="multipath: seconds each partition lasts, longer "
                     "than the session's grace of 2 s (default 3)")
