@@ -329,6 +329,7 @@ bool txrdma_conn_lendable(const struct txrdma_conn *c)
  */
 static void txrdma_peer_close_locked(struct txrdma_conn *c)
 {
+	lockdep_assert_held(&c->peer->lock);
 	txrdma_conn_closing_locked(c);
 	txrdma_ep_detach_locked(c, -ENOTCONN);
 	if (c->acct == TXRDMA_ACCT_READY || c->acct == TXRDMA_ACCT_IN_USE)
