@@ -160,11 +160,10 @@ check "and resumed there each time, and after each failed QP (resumes +$((r1 - r
 check "tenant QPs, endpoints, pinned bytes back to 0 after the process" \
 	txrdma_wait_until 10 usage_zero
 "$ADMIN" peer show | sed 's/^/# /'
-txrdma_signal "mp-final-$role"
 other=server
 [ "$role" = server ] && other=client
 check "the other guest has checked too (before our peers go)" \
-	txrdma_wait_file "mp-final-$other" 300
+	txrdma_meet mp-final "$role" "$other" 300
 "$ADMIN" peer del "$path"
 "$ADMIN" peer del "$peer"
 "$ADMIN" tenant del mp-t

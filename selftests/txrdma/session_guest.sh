@@ -160,11 +160,10 @@ check "$peer up again with ready QPs" wait_ready
 "$ADMIN" peer show "$peer" | sed 's/^/# /'
 # the other side checks the same of us: deleting our peer before it
 # has would take it Down there (remote admin down) for good
-txrdma_signal "session-final-$role"
 other=server
 [ "$role" = server ] && other=client
 check "$peer has checked its peer too (before ours goes)" \
-	txrdma_wait_file "session-final-$other" 150
+	txrdma_meet session-final "$role" "$other" 150
 "$ADMIN" peer del "$peer"
 "$ADMIN" tenant del sess-t
 tap_done

@@ -43,6 +43,13 @@ txrdma_wait_file() {
 	return 1
 }
 
+# txrdma_meet NAME ME OTHER [TIMEOUT_S]: create NAME-ME, then wait until
+# the other guest has created NAME-OTHER (two guests that each checked
+# what they must before either tears down what the other checks).
+txrdma_meet() {
+	txrdma_signal "$1-$2" && txrdma_wait_file "$1-$3" "${4:-60}"
+}
+
 # txrdma_wait_until TIMEOUT_S CMD...: poll CMD until it succeeds.
 txrdma_wait_until() {
 	_n=$(( $1 * 10 ))
