@@ -320,8 +320,16 @@ void txrdma_stall_bounds(struct txrdma_stall_bounds *b, u64 detect_ns,
  * @stall_ns: output: the explaining stall's length, 0 when unexplained
  *
  * The peer's stall is looked for first: an expired detection is the
- * peer's silence, ours being excused by the timer.  Ours explains the
- * Down of a host that the peer declared dead while it stalled.  When
+ * peer's silence, ours being excused by the timer.  The silence may
+ * outlast the stall by a little more than the slack: the clock map
+ * places the stall as if its report had come the quickest way, and the
+ * probes around it (the last one before, the first one after, which
+ * left as the stall ended) may have come slower; so the stall may have
+ * ended up to one of the peer's intervals before the Down, as ours may
+ * below (CI, two TCG guests: a 60.4 ms stall, which alone can expire an
+ * 80 ms detection, was left unexplained with the slack alone).  Ours
+ * explains the Down of a host that the peer declared dead while it
+ * stalled.  When
  * our own detection expired, our timer ran late: the Down came as the
  * stall ended, within one of the peer's intervals.  When the peer's
  * word took us Down, it is judged by when the word left the peer (its
@@ -346,13 +354,12 @@ u8 txrdma_stall_explain(const struct txrdma_stall_track *t, u64 *stall_ns)
 	*stall_ns = 0;
 	if (t->how == TXRDMA_STALL_RESTART)
 		return TXRDMA_PEER_DOWN_RESTART;
+	end_slack = t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS;
 	if (txrdma_stall_covering(&t->peer, t->down_at_ns,
-				  t->down.peer_min_ns, TXRDMA_STALL_SLACK_NS,
-				  &s)) {
+				  t->down.peer_min_ns, end_slack, &s)) {
 		*stall_ns = s.len_ns;
 		return TXRDMA_PEER_DOWN_PEER_STALL;
 	}
-	end_slack = t->down.peer_tx_ns + TXRDMA_STALL_SLACK_NS;
 	if (t->how == TXRDMA_STALL_HEARD) {
 		end_slack += t->down.peer_detect_ns;
 		at = t->word_ns;

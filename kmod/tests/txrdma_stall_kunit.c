@@ -416,6 +416,26 @@ static void stall_track_down_up(struct kunit *test)
 			  T0 + 5010 * MS);
 	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 5100 * MS, &v));
 	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/*
+	 * the peer's stall, ended up to one of its intervals before our
+	 * detection expired (the probes around it came slower than the
+	 * quickest way it is placed by: CI saw a 60.4 ms stall so)
+	 */
+	txrdma_stall_add(&t.peer, T0 + 6000 * MS, 61 * MS);
+	txrdma_stall_down(&t, T0 + 6000 * MS + 20 * MS +
+			  TXRDMA_STALL_SLACK_NS, TXRDMA_STALL_DETECTED, 0);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 6100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_PEER_STALL);
+	KUNIT_EXPECT_EQ(test, v.stall_ns, 61 * MS);
+	txrdma_stall_down(&t, T0 + 6000 * MS + 20 * MS +
+			  TXRDMA_STALL_SLACK_NS + 1, TXRDMA_STALL_DETECTED, 0);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 6100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
+	/* ... and long enough: 55 ms (80 less an interval and the slack) */
+	txrdma_stall_add(&t.peer, T0 + 7000 * MS, 54 * MS);
+	txrdma_stall_down(&t, T0 + 7010 * MS, TXRDMA_STALL_DETECTED, 0);
+	KUNIT_ASSERT_TRUE(test, txrdma_stall_up(&t, T0 + 7100 * MS, &v));
+	KUNIT_EXPECT_EQ(test, v.cause, (u8)TXRDMA_PEER_DOWN_UNEXPLAINED);
 }
 
 /*
