@@ -732,6 +732,15 @@ void txrdma_pair_ctrl_rx(struct txrdma_peer *peer,
 		peer->bfd.rx_dropped++;
 		return;		/* the connector times out */
 	}
+	/*
+	 * Sessions do not move between hosts yet (design.rst, "Session
+	 * hand-off"): a HANDOFF, or a REJECT of one, is dropped and
+	 * counted, as a message of an unknown type was before
+	 */
+	if (e->type == TXRDMA_CTRL_EP_HANDOFF || e->ho_old_ep) {
+		peer->bfd.rx_dropped++;
+		return;
+	}
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);
 	if (!r)
 		return;

@@ -305,7 +305,7 @@ int txrdma_ctrl_type(const u8 *buf, size_t len)
 	ret = wire_head_check(buf);
 	if (ret)
 		return ret;
-	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_RESUMED)
+	if (buf[5] < TXRDMA_CTRL_PROBE || buf[5] > TXRDMA_CTRL_EP_HANDOFF)
 		return -EINVAL;
 	return buf[5];
 }
@@ -378,8 +378,11 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		     e->type == TXRDMA_CTRL_EP_EXPORT_ACK;
 	bool resume = e->type == TXRDMA_CTRL_EP_RESUME ||
 		      e->type == TXRDMA_CTRL_EP_RESUMED;
+	bool handoff = e->type == TXRDMA_CTRL_EP_HANDOFF;
 	static const struct txrdma_resume_report none;
 
+	/* a token covers the tenant's name as the wire carries it */
+	BUILD_BUG_ON(TXRDMA_HANDOFF_TENANT_LEN != TXRDMA_WIRE_TENANT_LEN);
 	/* QP numbers are 24 bits; endpoint ids are never 0 */
 	if (!e->src_ep || e->qp_num > 0xffffff)
 		return -EINVAL;
@@ -397,6 +400,16 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		return -EINVAL;
 	/* only a session's RESUME and RESUMED count its ring's keys */
 	if (!resume && e->ring_gen)
+		return -EINVAL;
+	/*
+	 * only a HANDOFF names the endpoint before and proves it; a
+	 * REJECT of one names it too (and no RESUME's generation)
+	 */
+	if (!handoff && (e->ho_gen ||
+			 !wire_zero(e->ho_token, sizeof(e->ho_token))))
+		return -EINVAL;
+	if (!handoff && e->ho_old_ep &&
+	    (e->type != TXRDMA_CTRL_EP_REJECT || e->resume.gen))
 		return -EINVAL;
 	/* only sessions report, and a REJECT names the RESUME it refuses */
 	if (resume ? !e->resume.gen :
@@ -443,6 +456,12 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 		    e->qp_num || ring)
 			return -EINVAL;
 		return 0;
+	case TXRDMA_CTRL_EP_HANDOFF:
+		/* the pair's QP comes with the RESUME that follows */
+		if (!e->dst_ep || !e->ho_old_ep || !e->epoch || e->service ||
+		    e->qp_num || ring || e->status)
+			return -EINVAL;
+		return 0;
 	case TXRDMA_CTRL_EP_EXPORT:
 		/*
 		 * Access is READ (1), WRITE (2) or both, with a key; or 0,
@@ -477,8 +496,10 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * each), exp_seq (u32), 20 zero bytes; RESUME, RESUMED and REJECT: the
  * report (rx_seq, rx_tail, released, tx_seq, gen: u32 each; a REJECT
  * only gen), ring_gen (u32: RESUME and RESUMED; how often the ring was
- * registered anew on another device), 16 zero bytes; the others: 40
- * zero bytes.  The
+ * registered anew on another device), 8 zero bytes, ho_old_ep (u32: a
+ * REJECT of a HANDOFF; else 0), 4 zero bytes; HANDOFF: ho_token (32
+ * bytes), ho_old_ep, ho_gen (u32 each); the others: 40 zero bytes.
+ * The
  * sequence number follows at TXRDMA_CTRL_SEQ_OFF (88): no spare byte.
  *
  * Return: 0, or -EINVAL for a message the rules of its type refuse:
@@ -514,6 +535,11 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 		   e->type == TXRDMA_CTRL_EP_REJECT) {
 		wire_resume_put(buf + 48, &e->resume);
 		wire_put32(buf + 68, e->ring_gen);
+		wire_put32(buf + 80, e->ho_old_ep);
+	} else if (e->type == TXRDMA_CTRL_EP_HANDOFF) {
+		memcpy(buf + 48, e->ho_token, TXRDMA_HANDOFF_TOKEN_LEN);
+		wire_put32(buf + 80, e->ho_old_ep);
+		wire_put32(buf + 84, e->ho_gen);
 	} else {
 		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
 		wire_put32(buf + 80, e->max_msg);
@@ -540,7 +566,7 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 
 	if (type < 0)
 		return type;
-	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_RESUMED ||
+	if (type < TXRDMA_CTRL_EP_CONNECT || type > TXRDMA_CTRL_EP_HANDOFF ||
 	    type == TXRDMA_CTRL_AUTH)
 		return -EINVAL;
 	d = (struct txrdma_ctrl_ep) {
@@ -556,13 +582,11 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		.status		= named_type(type) ? 0 :
 				  (s32)wire_get32(buf + 44),
 		.grace_ms	= named_type(type) ? wire_get32(buf + 44) : 0,
-		.max_msg	= wire_get32(buf + 80),
-		.ahead_max	= wire_get32(buf + 84),
 	};
+	/* bytes 48..87: what each type has where pairings have the tenant */
 	if (type == TXRDMA_CTRL_EP_EXPORT ||
 	    type == TXRDMA_CTRL_EP_EXPORT_ACK) {
-		/* a range where pairing messages have the tenant */
-		if (!wire_zero(buf + 68, 12) || d.max_msg || d.ahead_max)
+		if (!wire_zero(buf + 68, 20))
 			return -EINVAL;
 		d.exp_off = wire_get64(buf + 48);
 		d.exp_len = wire_get64(buf + 56);
@@ -570,13 +594,20 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 	} else if (type == TXRDMA_CTRL_EP_RESUME ||
 		   type == TXRDMA_CTRL_EP_RESUMED ||
 		   type == TXRDMA_CTRL_EP_REJECT) {
-		/* a report where pairing messages have the tenant */
-		if (!wire_zero(buf + 72, 8) || d.max_msg || d.ahead_max)
+		/* a REJECT of a HANDOFF names its endpoint before at 80 */
+		if (!wire_zero(buf + 72, 8) || !wire_zero(buf + 84, 4))
 			return -EINVAL;
 		wire_resume_get(&d.resume, buf + 48);
 		d.ring_gen = wire_get32(buf + 68);
+		d.ho_old_ep = wire_get32(buf + 80);
+	} else if (type == TXRDMA_CTRL_EP_HANDOFF) {
+		memcpy(d.ho_token, buf + 48, TXRDMA_HANDOFF_TOKEN_LEN);
+		d.ho_old_ep = wire_get32(buf + 80);
+		d.ho_gen = wire_get32(buf + 84);
 	} else {
 		memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
+		d.max_msg = wire_get32(buf + 80);
+		d.ahead_max = wire_get32(buf + 84);
 	}
 	if (txrdma_ctrl_ep_check(&d))
 		return -EINVAL;

@@ -21,6 +21,7 @@
 
 #include "txrdma_auth.h"
 #include "txrdma_bfd.h"
+#include "txrdma_handoff.h"
 #include "txrdma_session.h"
 #include "txrdma_stall.h"
 
@@ -88,6 +89,8 @@ enum txrdma_ctrl_type {
 	/* sessions (txrdma_session.h): a pair moves to a fresh QP */
 	TXRDMA_CTRL_EP_RESUME	= 9,	/* our pair, on this QP; my report */
 	TXRDMA_CTRL_EP_RESUMED	= 10,	/* bound: my report */
+	/* session hand-off (txrdma_handoff.h): the pair is mine now */
+	TXRDMA_CTRL_EP_HANDOFF	= 11,
 };
 
 /* a tenant name on the wire: as TXRDMA_TENANT_NAME_MAX, NUL-padded */
@@ -128,6 +131,13 @@ enum txrdma_ctrl_type {
  *	request never completes a later one)
  * @resume: RESUME and RESUMED: the sender's report (generation not 0);
  *	else zeroes
+ * @ring_gen: RESUME and RESUMED: how often the sender's ring was
+ *	registered anew (on another device, or on another host after a
+ *	hand-off); else 0
+ * @ho_old_ep: HANDOFF: the moving side's endpoint before the move
+ *	(@src_ep is its endpoint after, on the sending host); else 0
+ * @ho_gen: HANDOFF: hand-offs the session had before this one; else 0
+ * @ho_token: HANDOFF: txrdma_handoff_token() over the claim; else zeroes
  *
  * EXPORT gives the receiver's endpoint @dst_ep one-sided access to a
  * range of a region of the sender's tenant: @service is the region's
@@ -143,6 +153,12 @@ enum txrdma_ctrl_type {
  * what the sender has.  RESUMED answers it the same way, @resume.gen
  * echoed.  A RESUME that cannot be taken is answered with REJECT, its
  * generation in @resume.gen.
+ *
+ * HANDOFF moves the pair (@dst_ep, @ho_old_ep, @epoch) to the sending
+ * host, whose endpoint @src_ep resumes it (a RESUME follows on the same
+ * control QP); the token proves the claim (txrdma_handoff.h).  A
+ * HANDOFF that cannot be taken is answered with REJECT, @status saying
+ * why.
  *
  * The keys travel only between the two kernels, on the control QP.
  */
@@ -166,6 +182,9 @@ struct txrdma_ctrl_ep {
 	u32 exp_seq;
 	struct txrdma_resume_report resume;
 	u32 ring_gen;
+	u32 ho_old_ep;
+	u32 ho_gen;
+	u8 ho_token[TXRDMA_HANDOFF_TOKEN_LEN];
 };
 
 /**

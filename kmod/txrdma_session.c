@@ -111,6 +111,7 @@ static unsigned int txrdma_sess_up(struct txrdma_sess *s)
 {
 	s->state = TXRDMA_SESS_UP;
 	s->held = false;
+	s->moved = false;
 	s->error = 0;
 	s->resumes++;
 	return TXRDMA_SESS_DO_APPLY;
@@ -143,6 +144,41 @@ static unsigned int txrdma_sess_resume(struct txrdma_sess *s, u32 gen,
 	default:
 		return TXRDMA_SESS_DO_REJECT;
 	}
+}
+
+/*
+ * The other side moved to another host and B accepted its HANDOFF
+ * (txrdma_handoff.h): it drives the resume from there, as the
+ * connector, and numbers its RESUMEs afresh (what the old host's
+ * RESUMEs said no longer counts: they name an endpoint that is not
+ * the session's any more).  A RESUME held from the old host is
+ * dropped, and a QP of ours toward it given up.  The grace starts
+ * again, once until the session is Up again: the hand-off is news
+ * from the session and the new host needs the time to resume, but
+ * moves that never resume must not keep the session away for ever.
+ */
+static unsigned int txrdma_sess_handoff(struct txrdma_sess *s, u64 now_ns)
+{
+	unsigned int act = 0;
+
+	s->connector = false;
+	s->gen = 0;
+	s->held = false;
+	switch (s->state) {
+	case TXRDMA_SESS_UP:
+		act = txrdma_sess_away(s, -ECONNRESET, now_ns);
+		break;
+	case TXRDMA_SESS_RESUMING:
+		s->state = TXRDMA_SESS_DRAINING;
+		act = TXRDMA_SESS_DO_DRAIN;
+		break;
+	default:
+		break;
+	}
+	if (s->state != TXRDMA_SESS_FAILED && !s->moved)
+		s->deadline_ns = now_ns + s->grace_ns;
+	s->moved = true;
+	return act;
 }
 
 /**
@@ -191,6 +227,14 @@ unsigned int txrdma_sess_event(struct txrdma_sess *s, enum txrdma_sess_ev ev,
 		s->state = TXRDMA_SESS_WAITING;
 		return s->connector ? TXRDMA_SESS_DO_SEEK : 0;
 	case TXRDMA_SESS_EV_PATH:
+		/*
+		 * Taken while the other side moved (it drives the resume
+		 * now, txrdma_sess_handoff()): give the QP back
+		 */
+		if (!s->connector && s->state == TXRDMA_SESS_WAITING) {
+			s->state = TXRDMA_SESS_DRAINING;
+			return TXRDMA_SESS_DO_DRAIN;
+		}
 		if (!s->connector || s->state != TXRDMA_SESS_WAITING)
 			return 0;
 		s->gen++;
@@ -218,6 +262,8 @@ unsigned int txrdma_sess_event(struct txrdma_sess *s, enum txrdma_sess_ev ev,
 		return txrdma_sess_fail(s, error);
 	case TXRDMA_SESS_EV_PROTO:
 		return txrdma_sess_fail(s, -EPROTO);
+	case TXRDMA_SESS_EV_HANDOFF:
+		return txrdma_sess_handoff(s, now_ns);
 	case TXRDMA_SESS_EV_TICK:
 	default:
 		return 0;

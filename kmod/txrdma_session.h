@@ -125,6 +125,8 @@ enum txrdma_sess_ev {
 	TXRDMA_SESS_EV_CLOSE,	/* the other side ended it (CLOSE, REJECT) */
 	TXRDMA_SESS_EV_PROTO,	/* the other side's report did not check */
 	TXRDMA_SESS_EV_TICK,	/* the clock moved (the grace may be over) */
+	/* the other side moved to another host (txrdma_handoff.h) */
+	TXRDMA_SESS_EV_HANDOFF,
 };
 
 /* what txrdma_sess_event() asks the caller to do, in this order */
@@ -140,8 +142,11 @@ enum txrdma_sess_ev {
 /**
  * struct txrdma_sess - one endpoint's session
  * @state: enum txrdma_sess_state
- * @connector: this side connected (it drives the resume)
+ * @connector: this side drives the resume: it connected the pair, or it
+ *	moved to another host since (txrdma_handoff.h)
  * @held: acceptor: a RESUME waits for our old QP to be reaped
+ * @moved: the other side moved to another host since the session was
+ *	last Up: its grace started again then, and does not again
  * @gen: connector: generation of the last RESUME sent; acceptor: of the
  *	last one taken (held or answered)
  * @grace_ns: how long the session may be away before it fails
@@ -153,6 +158,7 @@ struct txrdma_sess {
 	u8 state;
 	bool connector;
 	bool held;
+	bool moved;
 	u32 gen;
 	u64 grace_ns;
 	u64 deadline_ns;

@@ -43,7 +43,8 @@ for f in txrdma_tbucket.c txrdma_tbucket.h txrdma_abi.c txrdma_abi.h \
 	 txrdma_frame.c txrdma_frame.h txrdma_credit.c txrdma_credit.h \
 	 txrdma_ringmath.c txrdma_ringmath.h txrdma_range.h \
 	 txrdma_stall.c txrdma_stall.h txrdma_fault.c txrdma_fault.h \
-	 txrdma_session.c txrdma_session.h; do
+	 txrdma_session.c txrdma_session.h \
+	 txrdma_handoff.c txrdma_handoff.h; do
 	stage "$ROOT/kmod/$f" "$DST/$f"
 done
 for f in "$ROOT"/kmod/tests/*_kunit.c; do

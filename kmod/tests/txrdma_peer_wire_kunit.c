@@ -1139,6 +1139,10 @@ static void expect_ep_eq(struct kunit *test, const struct txrdma_ctrl_ep *a,
 	KUNIT_EXPECT_EQ(test, a->exp_len, b->exp_len);
 	KUNIT_EXPECT_EQ(test, a->exp_seq, b->exp_seq);
 	KUNIT_EXPECT_EQ(test, a->ring_gen, b->ring_gen);
+	KUNIT_EXPECT_EQ(test, a->ho_old_ep, b->ho_old_ep);
+	KUNIT_EXPECT_EQ(test, a->ho_gen, b->ho_gen);
+	KUNIT_EXPECT_EQ(test, memcmp(a->ho_token, b->ho_token,
+				     sizeof(a->ho_token)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&a->resume, &b->resume,
 				     sizeof(a->resume)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(a->tenant, b->tenant,
@@ -1157,9 +1161,22 @@ static void good_resume(struct txrdma_ctrl_ep *e)
 	};
 }
 
+/* the moving side's new endpoint 0x33 claims the pair of 0x11 and 0x22 */
+static void good_handoff(struct txrdma_ctrl_ep *e)
+{
+	unsigned int i;
+
+	*e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_HANDOFF, .src_ep = 0x33, .dst_ep = 0x22,
+		.epoch = 0x01020304, .ho_old_ep = 0x11, .ho_gen = 0x80000002,
+	};
+	for (i = 0; i < sizeof(e->ho_token); i++)
+		e->ho_token[i] = 0xf0 ^ i;
+}
+
 static void wire_ep_round_trip(struct kunit *test)
 {
-	struct txrdma_ctrl_ep e, d, msgs[10];
+	struct txrdma_ctrl_ep e, d, msgs[11];
 	u8 buf[TXRDMA_CTRL_LEN];
 	int i;
 
@@ -1201,6 +1218,7 @@ static void wire_ep_round_trip(struct kunit *test)
 		.type = TXRDMA_CTRL_EP_REJECT, .src_ep = 0x22, .dst_ep = 0x11,
 		.epoch = 0x01020304, .status = -ECONNRESET, .resume.gen = 3,
 	};
+	good_handoff(&msgs[10]);
 	for (i = 0; i < ARRAY_SIZE(msgs); i++) {
 		e = msgs[i];
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 1, i, buf), 0);
@@ -1392,8 +1410,10 @@ static void expect_ep_decode(struct kunit *test, const u8 *base,
 }
 
 /*
- * 80..87 are max_msg and ahead_max in CONNECT and ACCEPT and zero in
- * every other pairing message; nothing is left reserved before the
+ * 80..87 are max_msg and ahead_max in CONNECT and ACCEPT, the claim's
+ * end in a HANDOFF (and 80..83 its endpoint before in a REJECT of
+ * one: wire_ep_handoff) and zero in every other pairing message;
+ * nothing is left reserved before the
  * sequence number at 88: it and the MAC are the caller's, any value
  */
 static void wire_ep_reserved(struct kunit *test)
@@ -1479,7 +1499,98 @@ static void wire_ep_resume(struct kunit *test)
 	expect_ep_decode(test, buf, 71, 1, -EINVAL);
 	/* AUTH's type number is not a pairing message */
 	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_AUTH, -EINVAL);
-	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_EP_RESUMED + 1, -EINVAL);
+	expect_ep_decode(test, buf, 5, TXRDMA_CTRL_EP_HANDOFF + 1, -EINVAL);
+}
+
+/*
+ * A HANDOFF: its layout (token at 48, the endpoint before at 80, the
+ * generation at 84), what it must carry, and what no other message may
+ */
+static void wire_ep_handoff(struct kunit *test)
+{
+	struct txrdma_ctrl_ep e, d;
+	u8 buf[TXRDMA_CTRL_LEN];
+	int k;
+
+	good_handoff(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	KUNIT_EXPECT_EQ(test, buf[5], 11);
+	KUNIT_EXPECT_EQ(test, buf[48], 0xf0);
+	KUNIT_EXPECT_EQ(test, buf[79], 0xf0 ^ 31);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 80, "\x00\x00\x00\x11", 4), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 84, "\x80\x00\x00\x02", 4), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, d.max_msg, 0U);
+	KUNIT_EXPECT_EQ(test, d.ahead_max, 0U);
+	expect_ep_eq(test, &e, &d);
+	/* any token and generation decode: the receiver judges them */
+	expect_ep_decode(test, buf, 60, 0, 0);
+	expect_ep_decode(test, buf, 84, 0, 0);
+	/* the endpoint before is never 0; nor is the one it names */
+	memset(buf + 80, 0, 4);
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
+			-EINVAL);
+	/* each field a HANDOFF must leave out, set in turn */
+	for (k = 0; k < 10; k++) {
+		good_handoff(&e);
+		if (k == 9)
+			e.epoch = 0;
+		else if (k == 0)
+			e.dst_ep = 0;
+		else if (k == 1)
+			e.ho_old_ep = 0;
+		else if (k == 2)
+			e.qp_num = 1;
+		else if (k == 3)
+			e.ring_units = 64;
+		else if (k == 4)
+			e.ring_rkey = 1;
+		else if (k == 5)
+			e.status = -1;
+		else if (k == 6)
+			e.service = 1;
+		else if (k == 7)
+			e.ring_gen = 1;
+		else
+			e.resume.gen = 1;
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf),
+				    -EINVAL, "case %d", k);
+	}
+	/* a claim in any other message */
+	good_resume(&e);
+	e.ho_gen = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_close(&e);
+	e.ho_old_ep = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_connect(&e);
+	e.ho_token[31] = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+
+	/* a REJECT of a HANDOFF names its endpoint before, at 80 */
+	e = (struct txrdma_ctrl_ep) {
+		.type = TXRDMA_CTRL_EP_REJECT, .src_ep = 0x22, .dst_ep = 0x33,
+		.epoch = 0x01020304, .status = -ESTALE, .ho_old_ep = 0x11,
+	};
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 80, "\x00\x00\x00\x11", 4), 0);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)), 0);
+	expect_ep_eq(test, &e, &d);
+	/* the rest of the claim is no REJECT's */
+	for (k = 84; k < 88; k++)
+		expect_ep_decode(test, buf, k, 1, -EINVAL);
+	/* ... nor is a RESUME's generation beside it */
+	e.resume.gen = 3;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	/* a RESUME or RESUMED names no endpoint before */
+	good_resume(&e);
+	e.ho_old_ep = 0x11;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), -EINVAL);
+	good_resume(&e);
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 1, buf), 0);
+	expect_ep_decode(test, buf, 83, 1, -EINVAL);
+	buf[5] = TXRDMA_CTRL_EP_RESUMED;
+	expect_ep_decode(test, buf, 80, 1, -EINVAL);
 }
 
 /* what a RESUME must carry, and what no other message may */
@@ -1913,14 +2024,15 @@ static void wire_ctrl_dispatch(struct kunit *test)
 	/* a probe is not a pairing message */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&e, buf, sizeof(buf)),
 			-EINVAL);
-	/* the dispatcher knows 1..10 and nothing else */
+	/* the dispatcher knows 1..11 and nothing else */
 	for (t = 0; t < 256; t++) {
 		buf[5] = t;
 		KUNIT_EXPECT_EQ_MSG(test, txrdma_ctrl_type(buf, sizeof(buf)),
-				    t >= 1 && t <= 10 ? t : -EINVAL,
+				    t >= 1 && t <= 11 ? t : -EINVAL,
 				    "type %d", t);
 	}
 	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_EP_RESUMED, 10);
+	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_EP_HANDOFF, 11);
 	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_PROBE, 1);
 	KUNIT_EXPECT_EQ(test, TXRDMA_CTRL_AUTH, 8);
 	buf[5] = TXRDMA_CTRL_PROBE;
@@ -1970,6 +2082,7 @@ static struct kunit_case txrdma_peer_wire_cases[] = {
 	KUNIT_CASE(wire_ep_reserved),
 	KUNIT_CASE(wire_ep_resume),
 	KUNIT_CASE(wire_ep_resume_rules),
+	KUNIT_CASE(wire_ep_handoff),
 	KUNIT_CASE(wire_ep_grace),
 	KUNIT_CASE(wire_ep_ahead_round_trip),
 	KUNIT_CASE(wire_ep_ahead_limits),

@@ -261,6 +261,16 @@ static void sess_table(struct kunit *test)
 		/* a QP taken when none is wanted: dropped */
 		{ TXRDMA_SESS_UP, true, false, TXRDMA_SESS_EV_PATH, 0,
 		  0, TXRDMA_SESS_UP },
+		/* ... or taken while the other side moved: given back */
+		{ TXRDMA_SESS_WAITING, false, false, TXRDMA_SESS_EV_PATH, 0,
+		  TXRDMA_SESS_DO_DRAIN, TXRDMA_SESS_DRAINING },
+		/* the other side moved: this one waits for its RESUME */
+		{ TXRDMA_SESS_WAITING, true, false, TXRDMA_SESS_EV_HANDOFF, 0,
+		  0, TXRDMA_SESS_WAITING },
+		{ TXRDMA_SESS_DRAINING, true, false, TXRDMA_SESS_EV_HANDOFF,
+		  0, 0, TXRDMA_SESS_DRAINING },
+		{ TXRDMA_SESS_FAILED, false, false, TXRDMA_SESS_EV_HANDOFF, 0,
+		  0, TXRDMA_SESS_FAILED },
 		{ TXRDMA_SESS_WAITING, false, false, TXRDMA_SESS_EV_RESUME, 3,
 		  TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY,
 		  TXRDMA_SESS_UP },
@@ -594,6 +604,113 @@ static void sess_sim(struct kunit *test)
 }
 
 /*
+ * The other side moved (a HANDOFF was accepted): this side becomes the
+ * acceptor, whatever it was, drops what the old host started, and
+ * waits out a grace that starts again for the new host's RESUME.
+ */
+static void sess_handoff(struct kunit *test)
+{
+	struct txrdma_sess s;
+	unsigned int act;
+	int side;
+
+	for (side = 0; side < 2; side++) {
+		/* Up: the old host's QP is closed and reaped first */
+		txrdma_sess_init(&s, side, 1000 * MS);
+		s.gen = 5;
+		act = txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0, 0,
+					100 * MS);
+		KUNIT_EXPECT_EQ(test, act, TXRDMA_SESS_DO_DRAIN);
+		KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_DRAINING);
+		KUNIT_EXPECT_FALSE(test, s.connector);
+		KUNIT_EXPECT_EQ(test, s.gen, 0U);
+		KUNIT_EXPECT_EQ(test, s.deadline_ns, 1100 * MS);
+		/* reaped: it waits (it seeks no QP: the mover drives) */
+		act = txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0, 0,
+					150 * MS);
+		KUNIT_EXPECT_EQ(test, act, 0U);
+		KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_WAITING);
+		/* the new host's first RESUME, numbered from 1 */
+		act = txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUME, 1,
+					-ECONNRESET, 900 * MS);
+		KUNIT_EXPECT_EQ(test, act,
+				TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY);
+		KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_UP);
+		KUNIT_EXPECT_EQ(test, s.resumes, 1U);
+	}
+
+	/* a connector resuming toward the old host gives that QP up */
+	txrdma_sess_init(&s, true, 1000 * MS);
+	txrdma_sess_event(&s, TXRDMA_SESS_EV_LOST, 0, -ENOTCONN, 0);
+	txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0, 0, 10 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_PATH, 0, 0,
+						20 * MS),
+			TXRDMA_SESS_DO_RESUME);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 900 * MS),
+			TXRDMA_SESS_DO_DRAIN);
+	KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_DRAINING);
+	/* the grace starts again: 1.9 s, not 1 s from the loss */
+	KUNIT_EXPECT_EQ(test, s.deadline_ns, 1900 * MS);
+	/* the answer to its old RESUME counts no more */
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUMED, 1,
+						0, 950 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0,
+						0, 1500 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_WAITING);
+
+	/* an acceptor holding the old host's RESUME drops it */
+	txrdma_sess_init(&s, false, 1000 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUME, 4,
+						-ECONNRESET, 0),
+			TXRDMA_SESS_DO_DRAIN | TXRDMA_SESS_DO_HOLD);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 10 * MS), 0U);
+	KUNIT_EXPECT_FALSE(test, s.held);
+	/* the grace ran from the loss (1000 ms); now from the move */
+	KUNIT_EXPECT_EQ(test, s.deadline_ns, 1010 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0,
+						0, 20 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_WAITING);
+	/* not over at 1005 ms (it would be, counted from the loss) */
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_TICK, 0, 0,
+						1005 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, s.state, TXRDMA_SESS_WAITING);
+	/* a second move does not start the grace again */
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 1006 * MS), 0U);
+	KUNIT_EXPECT_EQ(test, s.deadline_ns, 1010 * MS);
+	/* no RESUME from the new host within the grace: it fails */
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_TICK, 0, 0,
+						1010 * MS),
+			TXRDMA_SESS_DO_FAIL);
+	KUNIT_EXPECT_EQ(test, s.error, -ECONNRESET);
+
+	/* ... and once it is Up again, the next move starts it again */
+	txrdma_sess_init(&s, false, 1000 * MS);
+	txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0, 0, 0);
+	txrdma_sess_event(&s, TXRDMA_SESS_EV_DRAINED, 0, 0, 10 * MS);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_RESUME, 1,
+						-ECONNRESET, 20 * MS),
+			TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY);
+	KUNIT_EXPECT_FALSE(test, s.moved);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 5000 * MS),
+			TXRDMA_SESS_DO_DRAIN);
+	KUNIT_EXPECT_EQ(test, s.deadline_ns, 6000 * MS);
+
+	/* a HANDOFF after the grace is over comes too late */
+	txrdma_sess_init(&s, false, 1000 * MS);
+	txrdma_sess_event(&s, TXRDMA_SESS_EV_LOST, 0, -ENOTCONN, 0);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 1000 * MS),
+			TXRDMA_SESS_DO_FAIL);
+	KUNIT_EXPECT_EQ(test, s.error, -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, txrdma_sess_event(&s, TXRDMA_SESS_EV_HANDOFF, 0,
+						0, 1001 * MS), 0U);
+}
+
+/*
  * A READ or WRITE in flight at a loss: every combination.  Only a WRITE
  * before an arrived SEND is known to have run; only an idempotent one
  * not run again yet runs again; everything else fails.
@@ -633,6 +750,7 @@ static struct kunit_case txrdma_session_cases[] = {
 	KUNIT_CASE(sess_table),
 	KUNIT_CASE(sess_grace),
 	KUNIT_CASE(sess_sim),
+	KUNIT_CASE(sess_handoff),
 	{}
 };
 
