@@ -25,7 +25,8 @@
 # "doorbell" busy-polls with the module's poll_idle_us at 0, so the
 # pollers sleep at once and every post is a doorbell served in the
 # process's own system call: io_uring without SQPOLL; "ahead-doorbell"
-# both),
+# both; "session" is "spin" over a pair that outlives a lost QP, -R:
+# what keeping sent frames until they are acknowledged costs),
 # NETDEV_MTU (unset: as the guest booted; 9000: RDMA MTU 4096),
 # PEER_ATTRS (of the self peer), PERFTEST_CM ("-R": rdma_cm; "" for
 # perftest's TCP exchange), SERVICE (4242), TCP_PORT (11111).
@@ -179,11 +180,13 @@ pp_ready() {	# a ready QP in the pool before each endpoint
 		fail "peer self has no ready QP (state: $("$ADMIN" -j peer show self 2>&1 | jq -c '.[0] | {state, pool}'))"
 }
 
-run_txrdma() {	# MODE (spin | ahead | yield | doorbell | ahead-doorbell)
-	local mode=$1 tool="txrdma-$1" y='' s out line slog rc
+run_txrdma() {	# MODE (spin | ahead | yield | doorbell | ahead-doorbell | session)
+	local mode=$1 tool="txrdma-$1" y='' c='' s out line slog rc
 	tool_seen "$tool"
 	[ "$mode" = yield ] && y=-Y
 	case $mode in ahead*) y=-A ;; esac
+	# the connector asks for the session; the server takes what it asks
+	[ "$mode" = session ] && c=-R
 	if [ "${mode#*doorbell}" != "$mode" ]; then
 		IDLE_SAVED=$(cat "$IDLE_PARAM") && echo 0 > "$IDLE_PARAM" ||
 			{ fail "$tool: cannot set $IDLE_PARAM"; return; }
@@ -204,7 +207,7 @@ run_txrdma() {	# MODE (spin | ahead | yield | doorbell | ahead-doorbell)
 		out=$LOG/pp-lat-$mode-$s.log
 		# shellcheck disable=SC2086
 		timeout "$RUN_LIMIT" "$PP" -c self -S "$SERVICE" -m "$s" \
-			-n "$LAT_N" -w "$LAT_WARMUP" $y > "$out" 2>&1
+			-n "$LAT_N" -w "$LAT_WARMUP" $y $c > "$out" 2>&1
 		rc=$?
 		[ $rc -eq 0 ] || pp_failed "$tool size $s: msg_pingpong latency" $rc "$out" "$slog"
 		line=$(grep '^txrdma pingpong ' "$out" | tail -n 1)
@@ -222,7 +225,7 @@ run_txrdma() {	# MODE (spin | ahead | yield | doorbell | ahead-doorbell)
 		out=$LOG/pp-rate-$mode-$s.log
 		# shellcheck disable=SC2086
 		timeout "$RUN_LIMIT" "$PP" -c self -S "$SERVICE" -m "$s" -r \
-			-n "$RATE_N" -w "$LAT_WARMUP" $y > "$out" 2>&1
+			-n "$RATE_N" -w "$LAT_WARMUP" $y $c > "$out" 2>&1
 		rc=$?
 		[ $rc -eq 0 ] || pp_failed "$tool size $s: msg_pingpong rate" $rc "$out" "$slog"
 		line=$(grep '^txrdma msgrate ' "$out" | tail -n 1)
