@@ -42,7 +42,8 @@
  *   txrdma_session.c    sessions: resume plan, state machine (pure, KUnit)
  *   txrdma_pair_resume.c  a pair moved to a new QP: the session's glue
  *   txrdma_pair_path.c  a session moved to another path (peer, device)
- *   txrdma_handoff.c    session hand-off: secret, token, check (KUnit)
+ *   txrdma_handoff.c    session hand-off: secret, token, checks (KUnit)
+ *   txrdma_pair_handoff.c  session hand-off's glue: export, import, move
  */
 #ifndef _TXRDMA_H
 #define _TXRDMA_H

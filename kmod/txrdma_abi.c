@@ -41,6 +41,13 @@ static_assert(sizeof(struct txrdma_export_info) == 24);
 static_assert(sizeof(struct txrdma_ep_exports) ==
 	      16 + 2 * TXRDMA_EP_MAX_EXPORTS * 24);
 static_assert(offsetof(struct txrdma_ep_exports, imported) == 16);
+static_assert(sizeof(struct txrdma_sess_send) == 48);
+static_assert(sizeof(struct txrdma_sess_state) == 160);
+static_assert(offsetof(struct txrdma_sess_state, secret) == 96);
+static_assert(sizeof(struct txrdma_ep_sess_export) == 192);
+static_assert(offsetof(struct txrdma_ep_sess_export, state) == 32);
+static_assert(sizeof(struct txrdma_ep_sess_import) == 240);
+static_assert(offsetof(struct txrdma_ep_sess_import, state) == 80);
 
 /**
  * txrdma_probe_check() - validate a TXRDMA_IOC_PROBE request

@@ -91,6 +91,10 @@ static long txrdma_ioctl(struct file *file, unsigned int cmd,
 		return txrdma_ioctl_ep_export(tf, uarg);
 	case TXRDMA_IOC_EP_EXPORTS:
 		return txrdma_ioctl_ep_exports(tf, uarg);
+	case TXRDMA_IOC_EP_SESS_EXPORT:
+		return txrdma_ioctl_ep_sess_export(tf, uarg);
+	case TXRDMA_IOC_EP_SESS_IMPORT:
+		return txrdma_ioctl_ep_sess_import(tf, uarg);
 	default:
 		return -ENOTTY;
 	}

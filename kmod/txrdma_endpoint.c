@@ -134,6 +134,11 @@ static void txrdma_ep_release(struct kref *ref)
 	struct txrdma_ep *ep = container_of(ref, struct txrdma_ep, ref);
 
 	txrdma_pair_free(ep);
+	memzero_explicit(ep->ho_secret, sizeof(ep->ho_secret));
+	memzero_explicit(ep->ho_claim_secret, sizeof(ep->ho_claim_secret));
+	while (ep->npeers_was)
+		txrdma_peer_put(ep->peers_was[--ep->npeers_was]);
+	kfree(ep->peers_was);
 	txrdma_peer_put(ep->path);
 	if (ep->sess_from)
 		txrdma_peer_put(ep->sess_from);
@@ -656,6 +661,30 @@ void txrdma_eps_peer_gone(struct txrdma_peer *peer)
 		if (ep->peer == peer && ep->dstate != TXRDMA_EP_PLAIN)
 			txrdma_ep_cut_locked(ep, -ENOTCONN);
 	mutex_unlock(&txrdma_eps_lock);
+}
+
+/**
+ * txrdma_ep_peer_secret() - a session secret from @peer's key
+ * @peer: referenced by the caller
+ * @id: the session
+ * @out: TXRDMA_HANDOFF_SECRET_LEN bytes
+ *
+ * A peer being deleted frees its key after txrdma_eps_peer_gone(),
+ * which waits for txrdma_eps_lock: under it, a peer not dying yet
+ * still has its key.  Process context.
+ * Return: 0, -ENOTCONN (the peer is being deleted), or the crypto
+ * API's error.
+ */
+int txrdma_ep_peer_secret(struct txrdma_peer *peer,
+			  const struct txrdma_handoff_id *id, u8 *out)
+{
+	int ret = -ENOTCONN;
+
+	mutex_lock(&txrdma_eps_lock);
+	if (!READ_ONCE(peer->dying))
+		ret = txrdma_handoff_secret(&peer->auth, id, out);
+	mutex_unlock(&txrdma_eps_lock);
+	return ret;
 }
 
 /* Caller holds txrdma_eps_lock: what netlink reports of @ep. */

@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "txrdma_credit.h"
+#include "txrdma_handoff.h"
 #include "txrdma_poller.h"
 #include "txrdma_region.h"
 #include "txrdma_session.h"
@@ -317,6 +318,34 @@ struct txrdma_ep_snap {
  *	txrdma_path_peer_ring_locked())
  * @sess_work: does what the state machine asks, outside the locks, and
  *	ticks while the session is away (grace, retries)
+ * @sess_rnew: the other side's ring is not known yet (an imported
+ *	session): its next report names it (@lock)
+ *
+ * Session hand-off (txrdma_pair_handoff.c), all under @lock:
+ * @frozen: exported: the session moved away from this host; the
+ *	endpoint carries nothing more and never resumes
+ * @ho_ok: @ho_secret was derived (a session whose peer's key was there)
+ * @ho_pending: imported, not Up yet: a HANDOFF goes before each RESUME
+ * @ho_rehead: the other side moved: frames sent again get their headers
+ *	anew (its new endpoint id), until the resume is applied
+ * @ho_id: what the session secret is derived from (its generation
+ *	rises with each move)
+ * @ho_secret: the session secret (txrdma_handoff_secret())
+ * @ho_old_ep: imported: the mover's endpoint before the move (the
+ *	HANDOFF's claim); staying side: the same, of the last move taken
+ *	(a HANDOFF repeated by a resume's retry is no news)
+ * @ho_claim_gen: imported: the generation the HANDOFF claims
+ * @ho_claim_secret: imported: the exported secret, the HANDOFF's proof
+ * @ho_rekey: the other side moved: the ring is registered anew with the
+ *	next QP (the old host's module knew its key)
+ * @ho_prev_conn: the other side moved while this connection (to its old
+ *	host) held us: frames it still completes name @ho_prev_ep; only
+ *	compared, cleared when that connection is gone
+ * @ho_prev_ep: the other side's endpoint before the move
+ * @peers_was: staying side: peers the session moved away from, each
+ *	referenced until the endpoint is freed (a reader of @peer that
+ *	raced with a move still holds a live peer)
+ * @npeers_was: entries of @peers_was
  */
 struct txrdma_ep {
 	struct list_head node;
@@ -417,6 +446,21 @@ struct txrdma_ep {
 	u64 sess_raddr;
 	u32 sess_rrkey;
 	u32 sess_rgen;
+	bool sess_rnew;
+	bool frozen;
+	bool ho_ok;
+	bool ho_pending;
+	bool ho_rehead;
+	struct txrdma_handoff_id ho_id;
+	u8 ho_secret[TXRDMA_HANDOFF_SECRET_LEN];
+	u32 ho_old_ep;
+	u32 ho_claim_gen;
+	u8 ho_claim_secret[TXRDMA_HANDOFF_SECRET_LEN];
+	bool ho_rekey;
+	const struct txrdma_conn *ho_prev_conn;
+	u32 ho_prev_ep;
+	struct txrdma_peer **peers_was;
+	u32 npeers_was;
 };
 
 long txrdma_ioctl_ep_create(struct txrdma_file *tf, void __user *uarg);
@@ -483,6 +527,11 @@ void txrdma_pair_conn_destroyed(struct txrdma_conn *c);
 /* txrdma_export.c */
 long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg);
 long txrdma_ioctl_ep_exports(struct txrdma_file *tf, void __user *uarg);
+/* txrdma_pair_handoff.c */
+long txrdma_ioctl_ep_sess_export(struct txrdma_file *tf, void __user *uarg);
+long txrdma_ioctl_ep_sess_import(struct txrdma_file *tf, void __user *uarg);
+int txrdma_ep_peer_secret(struct txrdma_peer *peer,
+			  const struct txrdma_handoff_id *id, u8 *out);
 /* txrdma_tx.c and txrdma_rx.c: for txrdma_ringfile.c only */
 int txrdma_tx_send(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);
 int txrdma_tx_rw(struct txrdma_ring *ring, const struct txrdma_sqe *sqe);

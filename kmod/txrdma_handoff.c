@@ -36,6 +36,12 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 
+#include <linux/log2.h>
+#include <linux/txrdma.h>
+#include <linux/txrdma_ring.h>
+
+#include "txrdma_credit.h"
+#include "txrdma_frame.h"
 #include "txrdma_handoff.h"
 
 #define TXRDMA_HANDOFF_ID_LEN		24	/* struct txrdma_handoff_id */
@@ -153,4 +159,120 @@ int txrdma_handoff_check(const struct txrdma_handoff_sess *s,
 	if (ret)
 		return ret;
 	return c->old_ep == s->peer_ep && c->gen == s->gen ? 0 : -ESTALE;
+}
+
+/**
+ * txrdma_handoff_trailer() - does a SEND of @len bytes carry a trailer?
+ * @st: the session
+ * @len: its payload bytes
+ *
+ * The rule the sender applied (txrdma_tx_send()): the other side's
+ * process reads frames ahead, and the frame with its trailer still
+ * fits the longest SEND that side takes.
+ */
+bool txrdma_handoff_trailer(const struct txrdma_sess_state *st, u32 len)
+{
+	return len <= st->peer_ahead_max &&
+	       len + TXRDMA_FRAME_TRAILER_LEN <= st->peer_max_msg;
+}
+
+/* A ring size a pair may have (TXRDMA_IOC_EP_CONNECT's rule). */
+static bool txrdma_handoff_ring_ok(u32 units)
+{
+	return units >= TXRDMA_RX_MIN_UNITS && units <= TXRDMA_RX_MAX_UNITS &&
+	       is_power_of_2(units);
+}
+
+/* The longest SEND a ring of @units takes (txrdma_pair_ring_max()). */
+static u32 txrdma_handoff_ring_max(u32 units)
+{
+	u32 bytes = units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN;
+
+	return bytes < TXRDMA_FRAME_MAX_PAYLOAD ? bytes :
+						  TXRDMA_FRAME_MAX_PAYLOAD;
+}
+
+/**
+ * txrdma_handoff_state_check() - may a session be resumed from @st?
+ * @st: a session's state as a process gives it back
+ *	(TXRDMA_IOC_EP_SESS_IMPORT)
+ * @sends: its @st->nsends unsettled SENDs, oldest first
+ * @frame_starts: if not NULL, filled with each frame's first unit in
+ *	the other side's ring, free-running (what its trailer names)
+ *
+ * The importing module checks what the state says as it checks an
+ * SQE: nothing in it may make the module write outside the process's
+ * own ring and regions, place a frame where the credits it claims do
+ * not allow, or send frames out of order.  A state that passes and
+ * still lies can only break its own session (the other side's resume
+ * report refuses frames that do not fit, txrdma_resume_plan()).  The
+ * regions the SENDs name are the caller's to check.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int txrdma_handoff_state_check(const struct txrdma_sess_state *st,
+			       const struct txrdma_sess_send *sends,
+			       u32 *frame_starts)
+{
+	struct txrdma_credit_tx c;
+	u32 i, unit, units, first;
+
+	if (st->version != TXRDMA_SESS_STATE_VERSION || st->resv0 ||
+	    memchr_inv(st->resv, 0, sizeof(st->resv)))
+		return -EINVAL;
+	if (st->flags & ~TXRDMA_EP_F_ALL || !(st->flags & TXRDMA_EP_F_SESSION))
+		return -EINVAL;
+	if (!st->service || !st->ep || !st->peer_ep || !st->epoch ||
+	    !st->grace_ms || st->grace_ms > TXRDMA_EP_GRACE_MAX_MS)
+		return -EINVAL;
+	/* our ring: as a connect would take it, its counters consistent */
+	if (!txrdma_handoff_ring_ok(st->rx_units) || !st->rx_max_msg ||
+	    st->rx_max_msg > txrdma_handoff_ring_max(st->rx_units))
+		return -EINVAL;
+	if (st->rx_tail - st->rx_consumed > st->rx_units ||
+	    st->rx_consumed - st->rx_reported > st->rx_units)
+		return -EINVAL;
+	/* the other side's ring */
+	if (!txrdma_handoff_ring_ok(st->peer_units) || !st->peer_max_msg ||
+	    st->peer_max_msg > txrdma_handoff_ring_max(st->peer_units) ||
+	    st->peer_ahead_max > st->peer_max_msg ||
+	    st->peer_ahead_max > TXRDMA_RX_AHEAD_MAX_PAYLOAD)
+		return -EINVAL;
+	if (txrdma_credit_tx_init(&c, st->peer_units) ||
+	    st->tx_head - st->tx_released > st->peer_units)
+		return -EINVAL;
+	if (st->nsends > TXRDMA_SESS_SENDS_MAX)
+		return -EINVAL;
+	/*
+	 * The unsettled SENDs are the last frames sent, in order, each
+	 * placed right after the one before, the last ending at the head
+	 */
+	first = st->tx_seq - st->nsends;
+	c.head = st->nsends ? sends[0].start : st->tx_head;
+	for (i = 0; i < st->nsends; i++) {
+		const struct txrdma_sess_send *s = &sends[i];
+
+		if (s->resv || s->flags & ~(TXRDMA_SQE_F_NO_CQE |
+					    TXRDMA_SQE_F_FENCE))
+			return -EINVAL;
+		if (s->seq != first + i || s->start != c.head ||
+		    s->len > st->peer_max_msg)
+			return -EINVAL;
+		units = txrdma_frame_units(s->len +
+					   (txrdma_handoff_trailer(st, s->len) ?
+					    TXRDMA_FRAME_TRAILER_LEN : 0));
+		/* where it goes, whatever the credits (checked below) */
+		c.released = c.head;
+		if (s->units != units || txrdma_credit_place(&c, units, &unit) ||
+		    s->unit != unit)
+			return -EINVAL;
+		if (frame_starts)
+			frame_starts[i] = c.head - units;
+	}
+	if (c.head != st->tx_head)
+		return -EINVAL;
+	/* they fit in the credits the state claims */
+	if (st->nsends && (s32)(sends[0].start - st->tx_released) < 0)
+		return -EINVAL;
+	return 0;
 }

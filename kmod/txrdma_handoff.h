@@ -136,4 +136,11 @@ int txrdma_handoff_check(const struct txrdma_handoff_sess *s,
 			 const struct txrdma_handoff_claim *c,
 			 const u8 token[TXRDMA_HANDOFF_TOKEN_LEN]);
 
+struct txrdma_sess_state;
+struct txrdma_sess_send;
+bool txrdma_handoff_trailer(const struct txrdma_sess_state *st, u32 len);
+int txrdma_handoff_state_check(const struct txrdma_sess_state *st,
+			       const struct txrdma_sess_send *sends,
+			       u32 *frame_starts);
+
 #endif /* _TXRDMA_HANDOFF_H */

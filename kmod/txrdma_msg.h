@@ -71,6 +71,11 @@ static inline void txrdma_rx_ahead_words(struct txrdma_ep *ep)
 /* txrdma_tx.c */
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error);
+struct txrdma_sess_send;
+u32 txrdma_tx_export_locked(struct txrdma_ep *ep, struct txrdma_sess_send *out);
+void txrdma_tx_import_locked(struct txrdma_ep *ep,
+			     const struct txrdma_sess_send *sends,
+			     struct txrdma_region **regions, u32 n);
 
 /* txrdma_rx.c */
 int txrdma_rx_post_recv(struct txrdma_ep *ep);
@@ -79,6 +84,12 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 /* txrdma_pair.c */
 int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,
 		     u32 remote_qpn);
+struct txrdma_ep_connect;
+struct txrdma_ep *txrdma_pair_new_ep(struct txrdma_file *tf,
+				     struct txrdma_peer *peer,
+				     const struct txrdma_ep_connect *req,
+				     bool restore);
+int txrdma_pair_join(struct txrdma_ring *ring, struct txrdma_ep *ep);
 
 /* txrdma_pair_life.c */
 int txrdma_pair_alloc(struct txrdma_ep *ep);
@@ -103,6 +114,14 @@ bool txrdma_resume_lost_locked(struct txrdma_ep *ep, int error);
 bool txrdma_resume_drained_locked(struct txrdma_ep *ep);
 void txrdma_resume_close_msg(struct txrdma_ep *ep, int error);
 void txrdma_resume_rx(struct txrdma_pair_req *r);
+void txrdma_resume_import_start(struct txrdma_ep *ep);
+struct txrdma_peer *txrdma_resume_moved_locked(struct txrdma_ep *ep);
+
+/* txrdma_pair_handoff.c: sessions that move to another host */
+void txrdma_handoff_paired(struct txrdma_ep *ep, bool connector);
+void txrdma_handoff_send(struct txrdma_ep *ep);
+void txrdma_handoff_rx(struct txrdma_pair_req *r);
+void txrdma_handoff_rx_reject(struct txrdma_pair_req *r);
 int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			    const struct txrdma_resume_report *peer);
 

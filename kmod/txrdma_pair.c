@@ -177,9 +177,15 @@ out:
 	return ret;
 }
 
-/* Look up the rx ring of a connect or accept request; holds the region. */
+/*
+ * Look up the rx ring of a connect or accept request; holds the region.
+ * @restore: the ring of an imported session: its bytes are the
+ * process's, as they were on the host it left (txrdma_pair_handoff.c
+ * sets the kernel's words)
+ */
 static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
-				const struct txrdma_ep_connect *req)
+				const struct txrdma_ep_connect *req,
+				bool restore)
 {
 	u64 len = TXRDMA_RX_HDR_LEN + (u64)req->rx_units * TXRDMA_FRAME_UNIT;
 	void *kaddr;
@@ -206,7 +212,8 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 	ep->grace_ms = req->grace_ms ?: TXRDMA_EP_GRACE_MS;
 	ep->service = req->service;
 	/* a fresh ring: nothing published, nothing released, no error */
-	memset(ep->rx_base, 0, TXRDMA_RX_HDR_LEN);
+	if (!restore)
+		memset(ep->rx_base, 0, TXRDMA_RX_HDR_LEN);
 	ret = txrdma_credit_rx_init(&ep->crx, ep->rx_units);
 	if (ret)
 		return ret;
@@ -328,7 +335,7 @@ static u32 txrdma_pair_max(const struct txrdma_ep *ep)
 }
 
 /* Join the file's ring: the poller may now see SQEs for it. */
-static int txrdma_pair_join(struct txrdma_ring *ring, struct txrdma_ep *ep)
+int txrdma_pair_join(struct txrdma_ring *ring, struct txrdma_ep *ep)
 {
 	int ret;
 
@@ -356,10 +363,14 @@ static void txrdma_pair_reject(struct txrdma_peer *peer,
 	txrdma_ctrl_send_ep(peer, &e);
 }
 
-/* A new endpoint of @tf for @req; on success it is published. */
-static struct txrdma_ep *txrdma_pair_new_ep(struct txrdma_file *tf,
-					    struct txrdma_peer *peer,
-					    const struct txrdma_ep_connect *req)
+/*
+ * A new endpoint of @tf for @req (@restore: as txrdma_pair_rx_setup());
+ * on success it is published.
+ */
+struct txrdma_ep *txrdma_pair_new_ep(struct txrdma_file *tf,
+				     struct txrdma_peer *peer,
+				     const struct txrdma_ep_connect *req,
+				     bool restore)
 {
 	struct txrdma_tenant *t;
 	struct txrdma_ep *ep;
@@ -381,7 +392,7 @@ static struct txrdma_ep *txrdma_pair_new_ep(struct txrdma_file *tf,
 	ep->ring = smp_load_acquire(&tf->ring);
 	ret = txrdma_pair_alloc(ep);
 	if (!ret)
-		ret = txrdma_pair_rx_setup(ep, req);
+		ret = txrdma_pair_rx_setup(ep, req, restore);
 	if (!ret)
 		ret = txrdma_ep_publish(ep);
 	if (ret) {
@@ -427,7 +438,7 @@ static int txrdma_pair_connect_once(struct txrdma_file *tf,
 	int ret;
 
 	kref_get(&peer->ref);
-	ep = txrdma_pair_new_ep(tf, peer, req);
+	ep = txrdma_pair_new_ep(tf, peer, req, false);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
 	kref_get(&ep->ref);	/* ours, while we wait */
@@ -614,7 +625,7 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 		if (ret)
 			break;
 		kref_get(&r->peer->ref);
-		ep = txrdma_pair_new_ep(tf, r->peer, &req);
+		ep = txrdma_pair_new_ep(tf, r->peer, &req, false);
 		if (IS_ERR(ep)) {
 			/* our own trouble (quota, ring): tell both sides */
 			txrdma_pair_reject(r->peer, &r->e, PTR_ERR(ep));
@@ -732,15 +743,6 @@ void txrdma_pair_ctrl_rx(struct txrdma_peer *peer,
 		peer->bfd.rx_dropped++;
 		return;		/* the connector times out */
 	}
-	/*
-	 * Sessions do not move between hosts yet (design.rst, "Session
-	 * hand-off"): a HANDOFF, or a REJECT of one, is dropped and
-	 * counted, as a message of an unknown type was before
-	 */
-	if (e->type == TXRDMA_CTRL_EP_HANDOFF || e->ho_old_ep) {
-		peer->bfd.rx_dropped++;
-		return;
-	}
 	r = kmalloc(sizeof(*r), GFP_ATOMIC);
 	if (!r)
 		return;
@@ -813,7 +815,15 @@ static void txrdma_pair_work_fn(struct work_struct *work)
 		case TXRDMA_CTRL_EP_CONNECT:
 			txrdma_pair_rx_connect(r);	/* keeps or frees @r */
 			continue;
+		case TXRDMA_CTRL_EP_HANDOFF:
+			txrdma_handoff_rx(r);
+			break;
 		case TXRDMA_CTRL_EP_REJECT:
+			/* of a HANDOFF: it names the mover's old endpoint */
+			if (r->e.ho_old_ep) {
+				txrdma_handoff_rx_reject(r);
+				break;
+			}
 			/* of a RESUME: it names its generation */
 			if (r->e.resume.gen) {
 				txrdma_resume_rx(r);

@@ -295,6 +295,8 @@ void txrdma_pair_conn_destroyed(struct txrdma_conn *c)
 		 */
 		spin_lock_bh(&ep->lock);
 		ep->held_by = NULL;
+		/* never compared with a connection made later */
+		ep->ho_prev_conn = NULL;
 		/* a session resumes on another QP: its keys stay */
 		goes_on = txrdma_resume_drained_locked(ep);
 		if (!goes_on && ep->rx_error && !ep->rx_stop)

@@ -294,6 +294,7 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 		ep->rx_rkey = m->mr->rkey;
 		ep->rx_gen++;	/* the report says so: the key may change */
 		ep->sess_dev = dev;
+		ep->ho_rekey = false;
 		m = NULL;
 	}
 	ep->export_pending = false;
@@ -316,8 +317,10 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 void txrdma_path_peer_ring_locked(struct txrdma_ep *ep)
 {
 	lockdep_assert_held(&ep->lock);
-	if (ep->sess_rgen == ep->peer_rx_gen)
+	/* an imported session learns the other side's ring here */
+	if (ep->sess_rgen == ep->peer_rx_gen && !ep->sess_rnew)
 		return;
+	ep->sess_rnew = false;
 	ep->peer_addr = ep->sess_raddr;
 	ep->peer_rkey = ep->sess_rrkey;
 	ep->peer_rx_gen = ep->sess_rgen;

@@ -107,6 +107,11 @@ bool txrdma_resume_lost_locked(struct txrdma_ep *ep, int error)
 	if ((error != -ECONNRESET && error != -ENOTCONN) ||
 	    !txrdma_resume_keeps_locked(ep))
 		return false;
+	/* exported: its sends stay unsettled for the export to take */
+	if (ep->frozen) {
+		ep->sess_ready = false;
+		return true;
+	}
 	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_LOST, 0, error);
 	if (act & TXRDMA_SESS_DO_FAIL)
 		return false;
@@ -128,7 +133,9 @@ bool txrdma_resume_drained_locked(struct txrdma_ep *ep)
 	unsigned int act;
 
 	lockdep_assert_held(&ep->lock);
-	if (!txrdma_resume_keeps_locked(ep) || !txrdma_resume_away(ep))
+	/* exported: the keys die here (the export waits for this) */
+	if (ep->frozen || !txrdma_resume_keeps_locked(ep) ||
+	    !txrdma_resume_away(ep))
 		return false;
 	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_DRAINED, 0, 0);
 	txrdma_resume_queue_locked(ep, act);
@@ -144,6 +151,71 @@ void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms)
 			 (u64)grace_ms * NSEC_PER_MSEC);
 	ep->sess_dev = ep->dev;
 	spin_unlock_bh(&ep->lock);
+	if (grace_ms)
+		txrdma_handoff_paired(ep, connector);
+}
+
+/**
+ * txrdma_resume_import_start() - an imported session looks for its QP
+ * @ep: built from the state (txrdma_pair_handoff.c), not reachable by
+ *	its process yet
+ *
+ * As a connector whose QP was lost and reaped: its grace starts now,
+ * its work item takes a QP (registering the ring on that QP's device),
+ * sends HANDOFF and RESUME, and applies the answer.
+ */
+void txrdma_resume_import_start(struct txrdma_ep *ep)
+{
+	u64 now = ktime_get_ns();
+
+	spin_lock_bh(&ep->lock);
+	ep->session = true;
+	txrdma_sess_init(&ep->sess, true,
+			 (u64)ep->grace_ms * NSEC_PER_MSEC);
+	ep->sess.state = TXRDMA_SESS_WAITING;
+	ep->sess.deadline_ns = now + ep->sess.grace_ns;
+	ep->sess.error = -ETIMEDOUT;
+	ep->sess_ready = false;
+	ep->sess_dev = NULL;	/* no key yet: the first QP registers */
+	trace_txrdma_session(ep->tenant->id, ep->id, U8_MAX, TXRDMA_SESS_FAILED,
+			     ep->sess.state, TXRDMA_SESS_DO_SEEK, 0);
+	txrdma_resume_queue_locked(ep, TXRDMA_SESS_DO_SEEK);
+	spin_unlock_bh(&ep->lock);
+}
+
+/**
+ * txrdma_resume_moved_locked() - the other side moved to another host
+ * @ep: caller holds ep->lock; its peer, its other side's endpoint and
+ *	the secret are the new host's already
+ *
+ * The state machine decides (EV_HANDOFF): the mover drives the resume
+ * from now on; a QP still bound to the old host is closed and reaped.
+ * Nothing queued for the old host is done any more (a QP search, a
+ * RESUME), and a RESUME held from it is dropped.  The ring is
+ * registered anew with the next QP (the old host's module knew its
+ * key), which ends the pair's exports as a move to another device
+ * does; frames sent again get headers naming the new endpoint.
+ *
+ * Return: the path a held RESUME came through, for the caller to put.
+ */
+struct txrdma_peer *txrdma_resume_moved_locked(struct txrdma_ep *ep)
+{
+	struct txrdma_peer *from = ep->sess_from;
+	unsigned int act;
+
+	lockdep_assert_held(&ep->lock);
+	ep->sess_from = NULL;
+	ep->sess_todo &= ~(TXRDMA_SESS_DO_SEEK | TXRDMA_SESS_DO_RESUME |
+			   TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY);
+	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_HANDOFF, 0, 0);
+	ep->sess_ready = false;
+	ep->ho_rekey = true;
+	ep->ho_rehead = true;
+	/* the new host's ring is taken as it reports it; our imports end */
+	ep->sess_rnew = true;
+	if (!ep->rx_stop)
+		txrdma_resume_queue_locked(ep, act);
+	return from;
 }
 
 /**
@@ -227,8 +299,16 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 		e.status = status;
 		e.resume.gen = gen;
 	}
-	/* on the control QP of the path the pair's QP is (or was) on */
-	path = txrdma_path_get(ep);
+	/*
+	 * On the control QP of the path the pair's QP is (or was) on; a
+	 * CLOSE after the other side moved, to its new host
+	 */
+	if (type == TXRDMA_CTRL_EP_CLOSE && READ_ONCE(ep->ho_rehead)) {
+		path = ep->peer;
+		kref_get(&path->ref);
+	} else {
+		path = txrdma_path_get(ep);
+	}
 	txrdma_ctrl_send_ep(path, &e);
 	txrdma_peer_put(path);
 }
@@ -270,7 +350,7 @@ static int txrdma_resume_take(struct txrdma_ep *ep, u32 remote_qpn)
 	spin_lock_bh(&ep->lock);
 	dev = ep->dev;
 	spin_unlock_bh(&ep->lock);
-	if (dev != ep->sess_dev) {
+	if (dev != ep->sess_dev || READ_ONCE(ep->ho_rekey)) {
 		ret = txrdma_path_rekey(ep);
 		if (ret)
 			txrdma_pair_close_qp(ep, -ECONNRESET);
@@ -346,8 +426,14 @@ static void txrdma_resume_apply(struct txrdma_ep *ep)
 		txrdma_path_peer_ring_locked(ep);
 	ret = ep->conn ? txrdma_tx_resume_locked(ep, &ep->sess_peer) :
 			 -ECONNRESET;
-	if (!ret)
+	if (!ret) {
 		ep->stats.resumes++;
+		/* an import waits for this; its proof is spent */
+		ep->ho_pending = false;
+		memzero_explicit(ep->ho_claim_secret,
+				 sizeof(ep->ho_claim_secret));
+		wake_up(&ep->wait);
+	}
 	ring = ep->ring;
 	if (!ret && ring)
 		txrdma_poller_kick(ring);
@@ -397,6 +483,8 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
 			gen = ep->sess.gen;
 			ep->sess_sent_ns = ktime_get_ns();
 			spin_unlock_bh(&ep->lock);
+			/* an imported session: first, that it is ours now */
+			txrdma_handoff_send(ep);
 			txrdma_resume_send(ep, TXRDMA_CTRL_EP_RESUME, gen, 0);
 			continue;
 		}
@@ -489,7 +577,7 @@ static bool txrdma_resume_ring_ok(const struct txrdma_ep *ep,
 	lockdep_assert_held(&ep->lock);
 	if (e->ring_units != ep->peer_units)
 		return false;
-	return e->ring_gen != ep->peer_rx_gen ||
+	return ep->sess_rnew || e->ring_gen != ep->peer_rx_gen ||
 	       (e->ring_addr == ep->peer_addr && e->ring_rkey == ep->peer_rkey);
 }
 
@@ -531,6 +619,9 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 	struct txrdma_peer *from = NULL;
 	unsigned int act = 0;
 
+	/* exported: the new host answers for it (its HANDOFF comes) */
+	if (ep && READ_ONCE(ep->frozen))
+		goto out;
 	if (!ep || !txrdma_resume_ours(ep, r)) {
 		/* a pair we do not have (any more): the connector stops */
 		if (e->type == TXRDMA_CTRL_EP_RESUME)

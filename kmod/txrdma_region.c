@@ -840,6 +840,55 @@ static struct txrdma_mr *txrdma_region_mr(struct txrdma_region *r,
 	return NULL;
 }
 
+/*
+ * Region @id of @t, referenced, without a global lock: looked up under
+ * RCU (the struct is freed after a grace period).  Return: NULL when
+ * @t has none by that id (another tenant's is not there for it).
+ */
+static struct txrdma_region *txrdma_region_lookup(struct txrdma_tenant *t,
+						  u32 id)
+{
+	struct txrdma_region *r;
+
+	rcu_read_lock();
+	r = xa_load(&txrdma_regions, id);
+	if (r && (r->tenant != t || !kref_get_unless_zero(&r->ref)))
+		r = NULL;
+	rcu_read_unlock();
+	return r;
+}
+
+/**
+ * txrdma_region_get_range() - a region of @t holding a range, referenced
+ * @t: the tenant
+ * @id: the region's id
+ * @off: first byte
+ * @len: bytes
+ *
+ * For operations whose device is not known yet (an imported session's
+ * SENDs: their keys are looked up when they go, txrdma_region_key()).
+ * Return: the region, or ERR_PTR(-ENOENT) (no such region of @t, or
+ * being destroyed) or ERR_PTR(-EFAULT) (the range is not inside it).
+ */
+struct txrdma_region *txrdma_region_get_range(struct txrdma_tenant *t, u32 id,
+					      u64 off, u32 len)
+{
+	struct txrdma_region *r;
+
+	r = txrdma_region_lookup(t, id);
+	if (!r)
+		return ERR_PTR(-ENOENT);
+	if (!READ_ONCE(r->published) || READ_ONCE(r->revoked)) {
+		txrdma_region_put_async(r);
+		return ERR_PTR(-ENOENT);
+	}
+	if (off > r->size || len > r->size - off) {
+		txrdma_region_put_async(r);
+		return ERR_PTR(-EFAULT);
+	}
+	return r;
+}
+
 /**
  * txrdma_region_resolve() - what an SQE names, checked
  * @t: the tenant of the ring
@@ -867,33 +916,21 @@ struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 					    struct txrdma_dev *dev,
 					    u64 *addr, u32 *lkey)
 {
-	struct txrdma_region *r;
-	struct txrdma_mr *m = NULL;
+	struct txrdma_region *r = txrdma_region_get_range(t, id, off, len);
+	struct txrdma_mr *m;
 
-	rcu_read_lock();
-	r = xa_load(&txrdma_regions, id);
-	if (r && (r->tenant != t || !kref_get_unless_zero(&r->ref)))
-		r = NULL;
-	rcu_read_unlock();
-	if (!r)
-		return ERR_PTR(-ENOENT);
-	/* unpublished or revoked since the lookup: as if not found */
-	if (READ_ONCE(r->published) && !READ_ONCE(r->revoked)) {
-		spin_lock(&r->mrs_lock);
-		m = txrdma_region_mr(r, dev);
-		if (m) {
-			*addr = m->mr->iova + off;
-			*lkey = m->mr->lkey;
-		}
-		spin_unlock(&r->mrs_lock);
+	if (IS_ERR(r))
+		return r;
+	spin_lock(&r->mrs_lock);
+	m = txrdma_region_mr(r, dev);
+	if (m) {
+		*addr = m->mr->iova + off;
+		*lkey = m->mr->lkey;
 	}
+	spin_unlock(&r->mrs_lock);
 	if (!m) {
 		txrdma_region_put_async(r);
 		return ERR_PTR(-ENOENT);
-	}
-	if (off > r->size || len > r->size - off) {
-		txrdma_region_put_async(r);
-		return ERR_PTR(-EFAULT);
 	}
 	return r;
 }

@@ -133,6 +133,8 @@ int txrdma_region_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* the data path */
 void txrdma_region_put_async(struct txrdma_region *r);
+struct txrdma_region *txrdma_region_get_range(struct txrdma_tenant *t, u32 id,
+					      u64 off, u32 len);
 struct txrdma_region *txrdma_region_resolve(struct txrdma_tenant *t, u32 id,
 					    u64 off, u32 len,
 					    struct txrdma_dev *dev,

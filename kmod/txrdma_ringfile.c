@@ -344,6 +344,27 @@ void txrdma_ring_reserve(struct txrdma_ring *ring)
 	spin_unlock_bh(&ring->cq_lock);
 }
 
+/*
+ * @n operations in flight at once will post a CQE each: keep slots for
+ * them if the CQ ring has room beside those kept already (an imported
+ * session's SENDs).  Return: 0, or -ENOSPC (nothing kept).
+ */
+int txrdma_ring_reserve_n(struct txrdma_ring *ring, u32 n)
+{
+	u32 space;
+	int ret = -ENOSPC;
+
+	spin_lock_bh(&ring->cq_lock);
+	if (!txrdma_cq_space(ring->ktail, READ_ONCE(*ring->cq_head),
+			     ring->cq_entries, &space) &&
+	    space >= ring->cq_reserved + n) {
+		ring->cq_reserved += n;
+		ret = 0;
+	}
+	spin_unlock_bh(&ring->cq_lock);
+	return ret;
+}
+
 /* Caller holds cq_lock: write one CQE and publish it. */
 static void txrdma_ring_put_cqe(struct txrdma_ring *ring, u64 user_data,
 				int res, u32 ep, u8 opcode)

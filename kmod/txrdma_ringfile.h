@@ -110,6 +110,7 @@ u64 txrdma_ring_wake_ns(struct txrdma_ring *ring);
 int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget);
 bool txrdma_ring_pending(struct txrdma_ring *ring);
 void txrdma_ring_reserve(struct txrdma_ring *ring);
+int txrdma_ring_reserve_n(struct txrdma_ring *ring, u32 n);
 void txrdma_ring_complete(struct txrdma_ring *ring, u64 user_data, int res,
 			  u32 ep, u8 opcode, bool silent);
 

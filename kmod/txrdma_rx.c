@@ -117,6 +117,20 @@ static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
 }
 
 /* Completion of a receive: a frame or a credit update arrived. */
+/*
+ * Caller holds ep->lock: the endpoint frames on our QP come from.  The
+ * other side moved to another host (txrdma_pair_handoff.c) while the
+ * QP to its old host still held us: what that QP completes still
+ * names the old endpoint.
+ */
+static u32 txrdma_rx_peer_ep(const struct txrdma_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (unlikely(ep->ho_prev_conn) && ep->held_by == ep->ho_prev_conn)
+		return ep->ho_prev_ep;
+	return ep->peer_ep;
+}
+
 void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct txrdma_ep *ep = container_of(wc->wr_cqe, struct txrdma_ep,
@@ -143,7 +157,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	rx = (struct txrdma_frame_rx) {
 		.units		= ep->rx_base + TXRDMA_RX_HDR_LEN,
 		.ep		= ep->id,
-		.peer_ep	= ep->peer_ep,
+		.peer_ep	= txrdma_rx_peer_ep(ep),
 		.epoch		= ep->epoch,
 		.seq		= ep->rx_seq,
 		.max_len	= ep->rx_max_msg,
@@ -183,7 +197,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		frames++;
 		if (!in.rest)
 			break;
-		rx.peer_ep = ep->peer_ep;
+		rx.peer_ep = txrdma_rx_peer_ep(ep);
 		rx.learn_peer = false;
 		rx.seq = ep->rx_seq;
 		rx.index = frames;

@@ -106,8 +106,8 @@ enum txrdma_resume_rw {
 enum txrdma_resume_rw txrdma_resume_rw(bool write, bool before_arrived,
 				       bool idempotent, bool rerun);
 
-/* enum txrdma_sess_state */
-enum txrdma_sess_state {
+/* where a session stands (struct txrdma_sess.state) */
+enum txrdma_sess_phase {
 	TXRDMA_SESS_UP,		/* on a QP, carrying frames */
 	TXRDMA_SESS_DRAINING,	/* its QP lost: reaping what it completes */
 	TXRDMA_SESS_WAITING,	/* reaped: for a path, or for RESUME */
@@ -141,7 +141,7 @@ enum txrdma_sess_ev {
 
 /**
  * struct txrdma_sess - one endpoint's session
- * @state: enum txrdma_sess_state
+ * @state: enum txrdma_sess_phase
  * @connector: this side drives the resume: it connected the pair, or it
  *	moved to another host since (txrdma_handoff.h)
  * @held: acceptor: a RESUME waits for our old QP to be reaped

@@ -418,6 +418,45 @@ void txrdma_tx_ring_flush(struct txrdma_ring *ring)
 }
 
 /*
+ * Caller holds ep->lock: the header (and trailer) of SEND slot @s's
+ * frame, built anew for the pair as it is now: an imported session's
+ * frames, and those the other side, moved to another host, gets again
+ * under its new endpoint id.  Its credit report is today's (reports
+ * only grow).
+ */
+static void txrdma_tx_frame_head(struct txrdma_ep *ep,
+				 struct txrdma_tx_slot *s)
+{
+	u8 *hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
+	/* free-running first unit: its start and the ring's tail it skipped */
+	u32 first = s->start + ((s->unit - s->start) & (ep->peer_units - 1));
+	struct txrdma_frame f = {
+		.type		= TXRDMA_FRAME_MSG,
+		.src_ep		= ep->id,
+		.dst_ep		= ep->peer_ep,
+		.seq		= s->fseq,
+		.len		= s->len,
+		.consumed	= txrdma_rx_report(ep),
+		.epoch		= ep->epoch,
+	};
+	u32 crc;
+
+	lockdep_assert_held(&ep->lock);
+	if (s->trailer)
+		f.flags = TXRDMA_FRAME_F_DATA_CRC | TXRDMA_FRAME_F_TRAILER;
+	else if (ep->flags & TXRDMA_EP_F_DATA_CRC)
+		f.flags = TXRDMA_FRAME_F_DATA_CRC;
+	txrdma_frame_encode(&f, NULL, hdr);
+	if (f.flags & TXRDMA_FRAME_F_DATA_CRC) {
+		crc = txrdma_frame_crc_begin(hdr);
+		crc = txrdma_region_crc32c(s->region, s->loff, s->len, crc);
+		txrdma_frame_crc_end(hdr, crc);
+	}
+	if (s->trailer)
+		txrdma_frame_trailer(hdr, first, hdr + TXRDMA_FRAME_HDR_LEN);
+}
+
+/*
  * Caller holds ep->lock: a frame of slot @s again, alone in its write.
  * Return: 0, or -ENOENT when its payload's region has no registration
  * on the new QP's device any more (revoked).
@@ -429,6 +468,9 @@ static int txrdma_tx_frame_again(struct txrdma_ep *ep,
 	u32 lkey = ep->conn->dev->reg.pd->local_dma_lkey;
 	int fence = s->wr.wr.send_flags & IB_SEND_FENCE;
 
+	/* the other side moved: its new endpoint takes the frame */
+	if (ep->ho_rehead)
+		txrdma_tx_frame_head(ep, s);
 	/* the header buffer is mapped anew with each QP */
 	ib_dma_sync_single_for_device(ep->conn->dev->ibdev, hdr_dma,
 				      TXRDMA_TX_HDR_STRIDE, DMA_TO_DEVICE);
@@ -501,6 +543,41 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 	return 0;
 }
 
+/*
+ * Caller holds ep->lock, the old QP reaped: the SENDs, READs and WRITEs
+ * not settled yet, into @order in the order they were executed (on the
+ * old QP, then queued), each slot marked in @seen.  Return: how many.
+ */
+static unsigned int txrdma_tx_unsettled_locked(struct txrdma_ep *ep,
+					       struct txrdma_tx_slot **order,
+					       unsigned long *seen)
+{
+	struct txrdma_tx_slot *s, *next;
+	const struct ib_send_wr *wr;
+	unsigned int nord = 0;
+
+	lockdep_assert_held(&ep->lock);
+	bitmap_zero(seen, TXRDMA_EP_SLOTS);
+	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
+		s = &ep->slots[ep->tx_order[ep->tx_done &
+					    (TXRDMA_EP_SLOTS - 1)]];
+		if (s->busy && s->posted && txrdma_tx_op_slot(s) &&
+		    !__test_and_set_bit(s - ep->slots, seen))
+			order[nord++] = s;
+	}
+	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
+	     wr = wr->next) {
+		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
+		     s = next) {
+			next = s->rider;
+			if (s->busy && txrdma_tx_op_slot(s) &&
+			    !__test_and_set_bit(s - ep->slots, seen))
+				order[nord++] = s;
+		}
+	}
+	return nord;
+}
+
 /**
  * txrdma_tx_resume_locked() - a session is back on a new QP
  * @ep: caller holds ep->lock; ep->conn is the new QP, ep->sess_ready
@@ -524,36 +601,17 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			    const struct txrdma_resume_report *peer)
 {
-	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS], *s, *next;
+	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS], *s;
 	struct txrdma_resume_tx tx;
 	struct txrdma_resume_plan plan;
 	u32 starts[TXRDMA_EP_SLOTS];
 	DECLARE_BITMAP(seen, TXRDMA_EP_SLOTS);
-	const struct ib_send_wr *wr;
-	unsigned int n = 0, nord = 0, i, k;
+	unsigned int n = 0, nord, i, k;
 	u32 unit;
 	int ret;
 
 	lockdep_assert_held(&ep->lock);
-	bitmap_zero(seen, TXRDMA_EP_SLOTS);
-	/* in the order they were executed: on the old QP, then queued */
-	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
-		s = &ep->slots[ep->tx_order[ep->tx_done &
-					    (TXRDMA_EP_SLOTS - 1)]];
-		if (s->busy && s->posted && txrdma_tx_op_slot(s) &&
-		    !__test_and_set_bit(s - ep->slots, seen))
-			order[nord++] = s;
-	}
-	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
-	     wr = wr->next) {
-		for (s = container_of(wr, struct txrdma_tx_slot, wr.wr); s;
-		     s = next) {
-			next = s->rider;
-			if (s->busy && txrdma_tx_op_slot(s) &&
-			    !__test_and_set_bit(s - ep->slots, seen))
-				order[nord++] = s;
-		}
-	}
+	nord = txrdma_tx_unsettled_locked(ep, order, seen);
 	/* the SENDs among them: their frames' starts, for the plan */
 	for (i = 0; i < nord; i++)
 		if (order[i]->kind == TXRDMA_OP_SEND)
@@ -614,11 +672,129 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			return -EPROTO;
 	}
 	ep->sess_ready = true;
+	ep->ho_rehead = false;
 	/* behind the frames: what our process released meanwhile */
 	if (!txrdma_tx_credit_update(ep) ||
 	    (ep->chain_first && !txrdma_tx_flush_locked(ep)))
 		return -ECONNRESET;
 	return 0;
+}
+
+/**
+ * txrdma_tx_export_locked() - hand a frozen session's SENDs over
+ * @ep: caller holds ep->lock; its QP is closed and reaped, no SQE of it
+ *	runs any more (txrdma_pair_handoff.c)
+ * @out: TXRDMA_SESS_SENDS_MAX entries: its unsettled SENDs, oldest first
+ *
+ * They complete on the host the session moves to, not here: their
+ * slots are freed without a CQE (their places in the CQ ring given
+ * back).  A READ or WRITE in flight completes here with -ECONNABORTED
+ * (it may or may not have run, and it names keys that die here).
+ * Return: the number of SENDs in @out.
+ */
+u32 txrdma_tx_export_locked(struct txrdma_ep *ep, struct txrdma_sess_send *out)
+{
+	struct txrdma_tx_slot *order[TXRDMA_EP_SLOTS], *s;
+	DECLARE_BITMAP(seen, TXRDMA_EP_SLOTS);
+	unsigned int nord, i, n = 0;
+
+	lockdep_assert_held(&ep->lock);
+	nord = txrdma_tx_unsettled_locked(ep, order, seen);
+	txrdma_tx_chain_reset(ep);
+	for (i = 0; i < nord; i++) {
+		s = order[i];
+		if (s->kind != TXRDMA_OP_SEND) {
+			txrdma_tx_slot_done(ep, s, -ECONNABORTED);
+			continue;
+		}
+		out[n++] = (struct txrdma_sess_send) {
+			.user_data	= s->user_data,
+			.off		= s->loff,
+			.region		= s->region->id,
+			.len		= s->len,
+			.seq		= s->fseq,
+			.start		= s->start,
+			.unit		= s->unit,
+			.units		= s->units,
+			.flags		= (s->no_cqe ? TXRDMA_SQE_F_NO_CQE : 0) |
+					  (s->wr.wr.send_flags & IB_SEND_FENCE ?
+					   TXRDMA_SQE_F_FENCE : 0),
+		};
+		/* no CQE here: its place in the CQ ring is given back */
+		if (ep->ring)
+			txrdma_ring_complete(ep->ring, s->user_data, 0, ep->id,
+					     s->kind, true);
+		txrdma_region_put_async(s->region);
+		txrdma_slot_put(ep, s);
+	}
+	/* whatever else was in flight: credit updates */
+	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
+		s = &ep->slots[i];
+		if (s->busy && !test_bit(i, seen))
+			txrdma_tx_slot_done(ep, s, -ECONNABORTED);
+	}
+	ep->tx_done = ep->tx_posted;
+	return n;
+}
+
+/**
+ * txrdma_tx_import_locked() - an imported session's unsettled SENDs
+ * @ep: caller holds ep->lock; a fresh endpoint, no QP yet, every slot
+ *	free, its counters those of the state (txrdma_pair_handoff.c)
+ * @sends: the SENDs, checked (txrdma_handoff_state_check())
+ * @regions: their payloads' regions, checked and referenced (the slots
+ *	take the references)
+ * @n: how many (at most TXRDMA_EP_SLOTS)
+ *
+ * As if the endpoint had sent them on a QP that was just lost: each
+ * slot posted and unsettled, its frame's header built with this
+ * endpoint's ids.  The session's resume sends again those the other
+ * side lacks (txrdma_tx_resume_locked()), with the payload's key on
+ * the new QP's device, looked up then.
+ */
+void txrdma_tx_import_locked(struct txrdma_ep *ep,
+			     const struct txrdma_sess_send *sends,
+			     struct txrdma_region **regions, u32 n)
+{
+	struct txrdma_tx_slot *s;
+	u32 i;
+
+	lockdep_assert_held(&ep->lock);
+	for (i = 0; i < n; i++) {
+		s = txrdma_slot_get(ep);
+		s->kind = TXRDMA_OP_SEND;
+		s->region = regions[i];
+		s->loff = sends[i].off;
+		s->dev = NULL;	/* its key: on the QP's device, when sent */
+		s->user_data = sends[i].user_data;
+		s->len = sends[i].len;
+		s->no_cqe = sends[i].flags & TXRDMA_SQE_F_NO_CQE;
+		s->idempotent = false;
+		s->rerun = false;
+		s->fseq = sends[i].seq;
+		s->start = sends[i].start;
+		s->unit = sends[i].unit;
+		s->units = sends[i].units;
+		s->trailer = sends[i].len <= ep->peer_ahead_max &&
+			     sends[i].len + TXRDMA_FRAME_TRAILER_LEN <=
+			     ep->peer_max_msg;
+		s->rider = NULL;
+		txrdma_tx_frame_head(ep, s);
+		/* addresses and keys are filled in when it goes again */
+		s->nsge = 0;
+		s->sge[s->nsge++].length = TXRDMA_FRAME_HDR_LEN;
+		if (s->len)
+			s->sge[s->nsge++].length = s->len;
+		if (s->trailer)
+			s->sge[s->nsge++].length = TXRDMA_FRAME_TRAILER_LEN;
+		s->wr.wr.send_flags = sends[i].flags & TXRDMA_SQE_F_FENCE ?
+				      IB_SEND_FENCE : 0;
+		s->posted = true;
+		s->seq = ep->tx_posted;
+		s->wr_seq = s->seq;
+		ep->tx_order[ep->tx_posted++ & (TXRDMA_EP_SLOTS - 1)] =
+			s - ep->slots;
+	}
 }
 
 /*
@@ -777,6 +953,9 @@ static int txrdma_tx_ready_locked(struct txrdma_ep *ep)
 	int ret = READ_ONCE(ep->error);
 
 	lockdep_assert_held(&ep->lock);
+	/* exported: the session continues on another host */
+	if (ep->frozen)
+		return -EXDEV;
 	/* a session away from its QP: the SQE waits for the resume */
 	if (!ret && ep->dstate == TXRDMA_EP_CONNECTED && !ep->sess_ready) {
 		ep->blocked = true;

@@ -18,7 +18,11 @@
 #include <linux/random.h>
 #include <linux/string.h>
 
+#include <linux/txrdma.h>
+#include <linux/txrdma_ring.h>
 #include "../txrdma_auth.h"
+#include "../txrdma_credit.h"
+#include "../txrdma_frame.h"
 #include "../txrdma_handoff.h"
 
 #define SECRET_LEN	TXRDMA_HANDOFF_SECRET_LEN
@@ -444,12 +448,142 @@ static void handoff_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, forged, (unsigned int)(HO_MOVES * HO_MOVES));
 }
 
+/*
+ * A state as a sender leaves it: @n SENDs of growing sizes placed one
+ * after the other from head @head0 in a peer ring of 128 units (so
+ * that some wrap and skip the ring's tail), with trailers on those of
+ * at most 256 bytes.
+ */
+static void ho_state(struct txrdma_sess_state *st,
+		     struct txrdma_sess_send *sends, u32 n, u32 head0)
+{
+	struct txrdma_credit_tx c;
+	u32 i, unit, units;
+
+	*st = (struct txrdma_sess_state) {
+		.version	= TXRDMA_SESS_STATE_VERSION,
+		.flags		= TXRDMA_EP_F_SESSION,
+		.ep		= 7,
+		.peer_ep	= 9,
+		.epoch		= 0x1234567,
+		.grace_ms	= 1000,
+		.service	= 5,
+		.rx_units	= 128,
+		.rx_max_msg	= 1024,
+		.rx_seq		= 40,
+		.rx_tail	= 300,
+		.rx_consumed	= 250,
+		.rx_reported	= 200,
+		.peer_units	= 128,
+		.peer_max_msg	= 128 / 2 * 64 - 32,
+		.peer_ahead_max	= 256,
+		.tx_seq		= 1000,
+		.nsends		= n,
+	};
+	txrdma_credit_tx_init(&c, st->peer_units);
+	c.head = head0;
+	for (i = 0; i < n; i++) {
+		u32 len = 100 * i + 30;
+
+		c.released = c.head;
+		units = txrdma_frame_units(len + (txrdma_handoff_trailer(st, len) ?
+					   TXRDMA_FRAME_TRAILER_LEN : 0));
+		sends[i] = (struct txrdma_sess_send) {
+			.user_data	= i,
+			.region		= 3,
+			.off		= 4096 * i,
+			.len		= len,
+			.seq		= st->tx_seq - n + i,
+			.start		= c.head,
+			.units		= units,
+		};
+		txrdma_credit_place(&c, units, &unit);
+		sends[i].unit = unit;
+	}
+	st->tx_head = c.head;
+	st->tx_released = head0;
+}
+
+/*
+ * What an import takes: a state exactly as left, with the frames'
+ * places and the counters consistent; any one field altered so that
+ * it would have the module place a frame elsewhere, out of order, or
+ * beyond the credits, or name a ring it cannot have, is refused.
+ */
+static void handoff_state(struct kunit *test)
+{
+	struct txrdma_sess_send sends[8], bad[8];
+	struct txrdma_sess_state st, t;
+	u32 starts[8], i;
+
+	/* from every place in the ring, wrapping included */
+	for (i = 0; i < 128; i++) {
+		ho_state(&st, sends, 8, 0xffffffa0U + i);
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_handoff_state_check(&st, sends,
+								     starts),
+				    0, "head0 %u", i);
+		KUNIT_EXPECT_EQ(test, starts[7] & 127, sends[7].unit);
+	}
+	ho_state(&st, sends, 0, 77);
+	KUNIT_EXPECT_EQ(test, txrdma_handoff_state_check(&st, NULL, NULL), 0);
+
+	ho_state(&st, sends, 8, 60);
+#define HO_BAD_STATE(field, val) do {					\
+		t = st;							\
+		t.field = (val);					\
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_handoff_state_check(&t, sends, \
+								     NULL), \
+				    -EINVAL, #field);			\
+	} while (0)
+	HO_BAD_STATE(version, 2);
+	HO_BAD_STATE(resv0, 1);
+	HO_BAD_STATE(resv[3], 1);
+	HO_BAD_STATE(flags, 0);
+	HO_BAD_STATE(flags, TXRDMA_EP_F_SESSION | 0x100);
+	HO_BAD_STATE(grace_ms, 0);
+	HO_BAD_STATE(grace_ms, TXRDMA_EP_GRACE_MAX_MS + 1);
+	HO_BAD_STATE(rx_units, 100);
+	HO_BAD_STATE(rx_units, TXRDMA_RX_MAX_UNITS * 2);
+	HO_BAD_STATE(rx_max_msg, 128 / 2 * 64);
+	HO_BAD_STATE(rx_consumed, st.rx_tail - 129);
+	HO_BAD_STATE(rx_reported, st.rx_consumed + 1);
+	HO_BAD_STATE(peer_units, 32);
+	HO_BAD_STATE(peer_max_msg, 0);
+	HO_BAD_STATE(peer_ahead_max, st.peer_max_msg + 1);
+	HO_BAD_STATE(tx_head, st.tx_head + 1);
+	HO_BAD_STATE(tx_released, st.tx_head - 129);
+	HO_BAD_STATE(tx_released, sends[0].start + 1);
+	HO_BAD_STATE(tx_seq, st.tx_seq + 1);
+	HO_BAD_STATE(nsends, TXRDMA_SESS_SENDS_MAX + 1);
+#undef HO_BAD_STATE
+#define HO_BAD_SEND(k, field, val) do {					\
+		memcpy(bad, sends, sizeof(bad));			\
+		bad[k].field = (val);					\
+		KUNIT_EXPECT_EQ_MSG(test, txrdma_handoff_state_check(&st, bad, \
+								     NULL), \
+				    -EINVAL, #field);			\
+	} while (0)
+	HO_BAD_SEND(3, seq, sends[3].seq + 1);
+	HO_BAD_SEND(3, start, sends[3].start + 1);
+	HO_BAD_SEND(3, unit, (sends[3].unit + 1) & 127);
+	HO_BAD_SEND(3, units, sends[3].units + 1);
+	HO_BAD_SEND(3, len, sends[3].len + 64);
+	HO_BAD_SEND(3, len, st.peer_max_msg + 1);
+	HO_BAD_SEND(3, flags, TXRDMA_SQE_F_IDEMPOTENT);
+	HO_BAD_SEND(3, resv, 1);
+	HO_BAD_SEND(0, start, sends[0].start - 1);
+	/* the trailer rule decides the units: 30 bytes fit 1 without one */
+	HO_BAD_SEND(0, units, txrdma_frame_units(sends[0].len));
+#undef HO_BAD_SEND
+}
+
 static struct kunit_case txrdma_handoff_cases[] = {
 	KUNIT_CASE(handoff_known_answers),
 	KUNIT_CASE(handoff_secret),
 	KUNIT_CASE(handoff_token),
 	KUNIT_CASE(handoff_check),
 	KUNIT_CASE(handoff_moves),
+	KUNIT_CASE(handoff_state),
 	{}
 };
 

@@ -37,6 +37,8 @@ static const struct cmdspec cmds[] = {
 	{ TXRDMA_IOC_EP_ACCEPT, "EP_ACCEPT", sizeof(struct txrdma_ep_connect), true },
 	{ TXRDMA_IOC_EP_EXPORT, "EP_EXPORT", sizeof(struct txrdma_ep_export), true },
 	{ TXRDMA_IOC_EP_EXPORTS, "EP_EXPORTS", sizeof(struct txrdma_ep_exports), false },
+	{ TXRDMA_IOC_EP_SESS_EXPORT, "EP_SESS_EXPORT", sizeof(struct txrdma_ep_sess_export), true },
+	{ TXRDMA_IOC_EP_SESS_IMPORT, "EP_SESS_IMPORT", sizeof(struct txrdma_ep_sess_import), true },
 };
 #define NCMDS	(sizeof(cmds) / sizeof(cmds[0]))
 
@@ -53,8 +55,13 @@ union arg {
 	struct txrdma_ep_connect c;
 	struct txrdma_ep_export ex;
 	struct txrdma_ep_exports xq;
+	struct txrdma_ep_sess_export se;
+	struct txrdma_ep_sess_import si;
 	uint8_t b[1024];
 };
+
+/* the unsettled SENDs an export writes, or an import names */
+static struct txrdma_sess_send sess_sends[TXRDMA_SESS_SENDS_MAX];
 
 _Static_assert(sizeof(struct txrdma_ep_exports) <= 1024 &&
 	       sizeof(union arg) % 8 == 0, "random bytes fill every argument");
@@ -189,6 +196,49 @@ static void valid_arg(struct at_rng *r, unsigned int c, int i, union arg *a)
 		break;
 	case TXRDMA_IOC_EP_EXPORTS:
 		a->xq.ep = some_id(r, i);
+		break;
+	case TXRDMA_IOC_EP_SESS_EXPORT:
+		a->se.ep = some_id(r, i);
+		a->se.timeout_ms = 1 + at_below(r, 10);
+		a->se.max_sends = at_below(r, 4) ? TXRDMA_SESS_SENDS_MAX :
+						   at_below(r, 80);
+		a->se.sends = (uintptr_t)sess_sends;
+		break;
+	case TXRDMA_IOC_EP_SESS_IMPORT:
+		snprintf((char *)a->si.peer, sizeof(a->si.peer), "%s", peer);
+		a->si.rx_region = some_region(r, i);
+		a->si.rx_off = (uint64_t)at_below(r, 32768) * 64;
+		a->si.timeout_ms = 1 + at_below(r, 10);
+		a->si.sends = (uintptr_t)sess_sends;
+		/* a state that passes the first checks: a session of guesses */
+		a->si.state = (struct txrdma_sess_state) {
+			.version	= TXRDMA_SESS_STATE_VERSION,
+			.flags		= TXRDMA_EP_F_SESSION,
+			.ep		= 1 + at_below(r, 64),
+			.peer_ep	= 1 + at_below(r, 64),
+			.epoch		= at_rand(r) | 1,
+			.ho_gen		= at_below(r, 3),
+			.grace_ms	= 1 + at_below(r, 100),
+			.service	= some_service(r),
+			.rx_units	= 16U << at_below(r, 5),
+			.rx_max_msg	= 64,
+			.peer_units	= 64,
+			.peer_max_msg	= 64,
+			.tx_seq		= at_rand(r),
+			.tx_head	= at_rand(r),
+			.nsends		= at_below(r, 3),
+		};
+		a->si.state.tx_released = a->si.state.tx_head;
+		for (unsigned int k = 0; k < a->si.state.nsends; k++) {
+			sess_sends[k] = (struct txrdma_sess_send) {
+				.region	= some_region(r, i),
+				.off	= at_below(r, 2) ? 0 : at_rand(r),
+				.seq	= a->si.state.tx_seq -
+					  a->si.state.nsends + k,
+				.start	= a->si.state.tx_head,
+				.units	= 1,
+			};
+		}
 		break;
 	default:
 		break;

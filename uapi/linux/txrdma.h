@@ -75,6 +75,11 @@
  * its own dies (TXRDMA_A_STAT_PATH_MOVES)
  */
 #define TXRDMA_FEAT_MULTIPATH		_BITULL(15)
+/*
+ * TXRDMA_IOC_EP_SESS_EXPORT/_IMPORT: a session moves to a process on
+ * another host (session hand-off, struct txrdma_sess_state)
+ */
+#define TXRDMA_FEAT_HANDOFF		_BITULL(16)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
@@ -83,7 +88,7 @@
 				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
 				 TXRDMA_FEAT_RX_CREDIT_WORDS | \
 				 TXRDMA_FEAT_RX_AHEAD | TXRDMA_FEAT_SESSIONS | \
-				 TXRDMA_FEAT_MULTIPATH)
+				 TXRDMA_FEAT_MULTIPATH | TXRDMA_FEAT_HANDOFF)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -390,6 +395,118 @@ struct txrdma_ep_exports {
 	struct txrdma_export_info exported[TXRDMA_EP_MAX_EXPORTS];
 };
 
+/*
+ * Session hand-off (TXRDMA_FEAT_HANDOFF): one side of a session
+ * (TXRDMA_EP_F_SESSION) moves to a process on another host - the same
+ * process checkpointed and restored there, its memory with it.  The
+ * other side sees a pause: no SEND is lost, none arrives twice.
+ *
+ * TXRDMA_IOC_EP_SESS_EXPORT, on the host the process leaves: the
+ * module stops the session's traffic, closes and reaps its QP, and
+ * writes the session's state to @state and its unsettled SENDs (sent
+ * or queued, their arrival unknown) to @sends, oldest first.  From
+ * then on the endpoint carries nothing, never resumes and fails later
+ * SQEs with -EXDEV; its unsettled SENDs complete nowhere here (they
+ * complete after the import).  A READ or WRITE in flight completes
+ * here with -ECONNABORTED.  The process then destroys the endpoint
+ * (the other side is not told: it waits within its grace).
+ * @state.secret proves the right to move the session once: keep the
+ * state as secret as the process's memory, and import it at most once.
+ * @max_sends must be at least TXRDMA_SESS_SENDS_MAX (-EINVAL).
+ * -EBUSY: an export or a resume runs (nothing changed; try again);
+ * -EINVAL: not a session, or it failed already; -ETIMEDOUT: the QP was
+ * not reaped in time (the session then fails here).
+ *
+ * TXRDMA_IOC_EP_SESS_IMPORT, on the new host: @state as exported, the
+ * unsettled SENDs with their regions named by this host's ids (their
+ * payload bytes where they were), the peer (this host's name for the
+ * other side's host) and the receive ring, a module-owned region area
+ * of @state.rx_units that holds the ring as it was (header and units:
+ * frames published but not released are read from it again).  The
+ * module checks the state as it checks SQEs, makes an endpoint, sends
+ * the other side a HANDOFF with a token made from the secret and
+ * resumes the session; it returns when the session is Up here, every
+ * SEND the other side had completed with a CQE and the others sent
+ * again, or failed: -EPERM (refused: a forged, altered or already used
+ * state, or another tenant's), -ENOENT (no such session there any
+ * more), -ESTALE (the claim does not fit the session as it is now),
+ * -ETIMEDOUT (@timeout_ms, or the session's grace, passed), -ENOSPC
+ * (no room for the SENDs' completions in the CQ ring), -EINVAL,
+ * -EFAULT (a SEND outside its region), or the errors of
+ * TXRDMA_IOC_EP_CONNECT.  When an import fails after its checks, the
+ * unsettled SENDs complete with the error in this process's CQ ring.
+ */
+#define TXRDMA_SESS_STATE_VERSION	1
+/* unsettled SENDs a session has at most (its send slots) */
+#define TXRDMA_SESS_SENDS_MAX		64
+
+/* one unsettled SEND of a session, oldest first */
+struct txrdma_sess_send {
+	__u64 user_data;	/* its SQE's */
+	__u64 off;		/* its payload: offset in @region */
+	__u32 region;		/* the payload's region (this host's id) */
+	__u32 len;		/* payload bytes */
+	__u32 seq;		/* its frame's sequence number */
+	__u32 start;		/* credits placed before it (free-running) */
+	__u32 unit;		/* its frame's first unit in the peer's ring */
+	__u32 units;		/* its frame's size in units */
+	__u32 flags;		/* its SQE's TXRDMA_SQE_F_NO_CQE, _FENCE */
+	__u32 resv;
+};
+
+struct txrdma_sess_state {
+	__u32 version;		/* TXRDMA_SESS_STATE_VERSION */
+	__u32 flags;		/* the pair's TXRDMA_EP_F_* */
+	__u32 ep;		/* the mover's endpoint where it was */
+	__u32 peer_ep;		/* the other side's endpoint */
+	__u32 epoch;		/* the pair's */
+	__u32 ho_gen;		/* hand-offs the session had */
+	__u32 grace_ms;
+	__u32 service;
+	__u32 rx_units;		/* our receive ring */
+	__u32 rx_max_msg;
+	__u32 rx_seq;		/* next frame expected */
+	__u32 rx_tail;		/* units the other side used */
+	__u32 rx_consumed;	/* units the process released */
+	__u32 rx_reported;	/* released units last reported */
+	__u32 rx_gen;		/* registrations of the ring so far */
+	__u32 peer_units;	/* the other side's ring */
+	__u32 peer_max_msg;
+	__u32 peer_ahead_max;
+	__u32 peer_rx_gen;
+	__u32 tx_seq;		/* our next frame */
+	__u32 tx_head;		/* credits placed */
+	__u32 tx_released;	/* the other side's released units */
+	__u32 nsends;		/* unsettled SENDs */
+	__u32 resv0;
+	__u8 secret[32];
+	__u64 resv[4];
+};
+
+struct txrdma_ep_sess_export {
+	__u32 ep;		/* in: our endpoint of the session */
+	__u32 flags;		/* in: 0 */
+	__u32 timeout_ms;	/* in: QP reaping, 0: 3000, <= 60000 */
+	__u32 max_sends;	/* in: entries at @sends */
+	__u64 sends;		/* in: struct txrdma_sess_send[@max_sends] */
+	__u64 resv;
+	struct txrdma_sess_state state;	/* out */
+};
+
+struct txrdma_ep_sess_import {
+	__u8 peer[32];		/* in: the other side's host */
+	__u32 rx_region;	/* in: the ring's region here */
+	__u32 flags;		/* in: 0 */
+	__u64 rx_off;		/* in: the ring's offset in it */
+	__u64 sends;		/* in: struct txrdma_sess_send[@state.nsends] */
+	__u32 timeout_ms;	/* in: 0: the grace + 1000, >= 3000 */
+	__u32 id;		/* out: our endpoint */
+	__u32 qp_num;		/* out: its QP */
+	__u32 resv0;
+	__u64 resv1;
+	struct txrdma_sess_state state;	/* in */
+};
+
 #define TXRDMA_IOC_MAGIC	0xB8
 #define TXRDMA_IOC_PROBE	_IOWR(TXRDMA_IOC_MAGIC, 0x00, struct txrdma_probe)
 #define TXRDMA_IOC_TENANT_INFO	_IOWR(TXRDMA_IOC_MAGIC, 0x01, \
@@ -422,6 +539,10 @@ struct txrdma_ep_exports {
 				     struct txrdma_ep_export)
 #define TXRDMA_IOC_EP_EXPORTS	_IOWR(TXRDMA_IOC_MAGIC, 0x0f, \
 				      struct txrdma_ep_exports)
+#define TXRDMA_IOC_EP_SESS_EXPORT _IOWR(TXRDMA_IOC_MAGIC, 0x10, \
+					struct txrdma_ep_sess_export)
+#define TXRDMA_IOC_EP_SESS_IMPORT _IOWR(TXRDMA_IOC_MAGIC, 0x11, \
+					struct txrdma_ep_sess_import)
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family "txrdma".                                    */
