@@ -31,6 +31,7 @@ static const struct {
 	{ ETIMEDOUT, "the other side did not answer in time" },
 	{ EADDRINUSE, "the service is already served in this tenant" },
 	{ EMSGSIZE, "the message is longer than the other side's receive ring takes (max_msg)" },
+	{ EXDEV, "the endpoint's session was exported to move to another host (txrdma_sess_export()): it carries nothing more here; destroy it" },
 	{ ENOTTY, "the kernel module does not have this operation (an older txrdma.ko)" },
 	{ EPROTO, "the kernel module speaks another ABI version than this library" },
 };

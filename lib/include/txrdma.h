@@ -447,6 +447,107 @@ int txrdma_ep_exports(struct txrdma_ctx *ctx, __u32 ep,
 int txrdma_ep_destroy(struct txrdma_ctx *ctx, __u32 id);
 
 /**
+ * txrdma_sess_export() - take a session's end off this host (hand-off)
+ * @ctx: context
+ * @ep: our endpoint of a session (txrdma_ep_connect_session(), an
+ *	accepted session, or one imported here)
+ * @timeout_ms: how long the module may take to close and reap the
+ *	session's QP, 0 for its default (3000 ms)
+ * @state: on success, the session's state: what txrdma_sess_import()
+ *	takes on the new host; untouched on failure
+ * @sends: room for @max_sends entries: on success the session's
+ *	unsettled SENDs (sent or queued, their arrival unknown), oldest
+ *	first, @state->nsends of them
+ * @max_sends: entries at @sends, at least TXRDMA_SESS_SENDS_MAX (what
+ *	a session has at most: an export never stops half done for want
+ *	of room); more are never used
+ *
+ * Runs TXRDMA_IOC_EP_SESS_EXPORT (<linux/txrdma.h>, "Session
+ * hand-off"): the module stops the session, closes and reaps its QP and
+ * describes what is left.  The endpoint then carries nothing: SQEs
+ * naming it later complete with -EXDEV, the unsettled SENDs complete
+ * on no host until the import (then on the new one), a READ or WRITE in
+ * flight completes here with -ECONNABORTED.  Completions of the SENDs
+ * that settled are in the completion ring.  Destroy the endpoint
+ * afterwards (txrdma_ep_destroy(); the other side is not told).  To
+ * move the process, carry @state, @sends, the bytes of the receive ring
+ * area (txrdma_rx_area_size(@state->rx_units) at the ring's offset)
+ * and the payload bytes of @sends to the new host.  @state->secret is
+ * the right to move the session once: keep the state as secret as the
+ * process's memory.  A kernel without TXRDMA_FEAT_HANDOFF fails with
+ * -ENOTTY.
+ *
+ * Return: 0, or a negative errno: -EINVAL (NULL @ctx, @state or
+ * @sends, @max_sends below TXRDMA_SESS_SENDS_MAX, or the kernel's: not
+ * a session, or it failed already), -EBUSY (an export or a resume of
+ * the session runs: nothing changed, try again), -ETIMEDOUT (the QP was
+ * not reaped within @timeout_ms: the session then fails here), -ENOENT
+ * (no such endpoint), -ENOTTY, -EPROTO (the kernel reported more SENDs
+ * than @max_sends), any other error of the ioctl.
+ */
+int txrdma_sess_export(struct txrdma_ctx *ctx, __u32 ep, __u32 timeout_ms,
+		       struct txrdma_sess_state *state,
+		       struct txrdma_sess_send *sends, __u32 max_sends);
+
+/**
+ * txrdma_sess_import() - bring a session's end back on this host
+ * @ctx: a context with rings (txrdma_rings_setup(): the session's
+ *	completions come there)
+ * @peer: this host's name for the other side's host (as its
+ *	administrator added it), NUL-terminated, at most
+ *	TXRDMA_PEER_NAME_MAX - 1 characters
+ * @state: as txrdma_sess_export() gave it on the old host
+ * @sends: its @state->nsends unsettled SENDs, each @region replaced by
+ *	the id of this host's region that holds the payload now (at @off
+ *	if the layout stayed; change @off if not); NULL when there are none
+ * @rx_region: a module-owned region of ours holding the receive ring
+ * @rx_off: where the ring area is in it, 64-byte aligned; the area is
+ *	txrdma_rx_area_size(@state->rx_units) bytes and holds the bytes
+ *	of the old host's ring area, header included
+ * @timeout_ms: how long to wait for the session to be Up here, 0 for
+ *	the kernel's default (the session's grace and 1 s more, at least
+ *	3000 ms); only a fatal signal ends the wait sooner (once the
+ *	other side may have moved the session here, giving up ends it)
+ * @out: on success, the pair as txrdma_ep_connect() describes one:
+ *	@out->id the new endpoint, @out->qp_num its QP, the rest from
+ *	@state (@out->peer_ep, @out->max_msg, the service, flags, grace
+ *	and ring) and @peer; untouched on failure
+ *
+ * Runs TXRDMA_IOC_EP_SESS_IMPORT: the module checks the state, makes
+ * an endpoint, proves to the other side that it holds the session's
+ * secret and resumes the session.  It returns once the session is Up
+ * here: the unsettled SENDs the other side had received have completed
+ * in this context's completion ring, with their @user_data; the others
+ * are sent again and complete later, as any SEND.  The ring continues
+ * where it stopped: set up its view with txrdma_rx_init() on
+ * @out->rx_units; frames that arrived on the old host and were not
+ * released are read again from the ring's bytes.  A state moves a
+ * session at most once; a refused import leaves the session as it
+ * was, but when it failed after the module took the SENDs (a refusal
+ * by the other side, a timeout), each of them completes in this
+ * context's completion ring with the import's error.  A kernel
+ * without TXRDMA_FEAT_HANDOFF fails with -ENOTTY.
+ *
+ * Return: 0, or a negative errno: -EINVAL (a NULL argument, an empty
+ * @peer, a ring of @state->rx_units that cannot be, @rx_off not 64-byte
+ * aligned, more than TXRDMA_SESS_SENDS_MAX SENDs or NULL @sends with
+ * some, or the kernel's refusal of the state or of a SEND's payload),
+ * -ENAMETOOLONG (@peer too long), -EPERM (refused by the other side: a
+ * forged, altered or already used state, or another tenant's), -ENOENT
+ * (no such peer, region, or session on the other side any more),
+ * -ESTALE (a genuine state that does not fit the session as it is
+ * now), -EFAULT (a payload outside its region), -ENOSPC (no room for
+ * the SENDs' completions in the completion ring), -ENXIO (no rings),
+ * -ETIMEDOUT (@timeout_ms or the session's grace passed), -ENOTTY, or
+ * the errors of txrdma_ep_connect().
+ */
+int txrdma_sess_import(struct txrdma_ctx *ctx, const char *peer,
+		       const struct txrdma_sess_state *state,
+		       const struct txrdma_sess_send *sends, __u32 rx_region,
+		       __u64 rx_off, __u32 timeout_ms,
+		       struct txrdma_ep_pair *out);
+
+/**
  * txrdma_rx_units_for() - a receive ring for messages of up to @max_msg
  * @max_msg: the longest SEND the ring must take, 0 for
  *	TXRDMA_FRAME_MAX_PAYLOAD

@@ -141,6 +141,7 @@ static void test_strerror(void)
 	TAP_CHECK(strstr(txrdma_strerror(-EDQUOT), "quota"));
 	TAP_CHECK(strstr(txrdma_strerror(-ENOTCONN), "not Up"));
 	TAP_CHECK(strstr(txrdma_strerror(-ENOENT), "txrdma.ko"));
+	TAP_CHECK(strstr(txrdma_strerror(-EXDEV), "txrdma_sess_export()"));
 	/* no txrdma meaning: the C library's words */
 	TAP_CHECK_STR(txrdma_strerror(-EBADF), "Bad file descriptor");
 	TAP_CHECK_STR(txrdma_strerror(-123456), "unknown error");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <txrdma.h>
+#include "fake_dev.h"
 #include "tap.h"
 
 /* ---- fake kernel ---------------------------------------------------- */
@@ -44,13 +45,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 
-	if (req == TXRDMA_IOC_PROBE) {
-		struct txrdma_probe *p = arg;
-
-		p->abi_version = TXRDMA_ABI_VERSION;
-		p->features = TXRDMA_FEAT_ALL;
+	if (fake_probe(req, arg))
 		return 0;
-	}
 	if (req != TXRDMA_IOC_EP_LISTEN && req != TXRDMA_IOC_EP_CONNECT &&
 	    req != TXRDMA_IOC_EP_ACCEPT && req != TXRDMA_IOC_EP_DESTROY &&
 	    req != TXRDMA_IOC_EP_EXPORT && req != TXRDMA_IOC_EP_EXPORTS) {
@@ -115,50 +111,21 @@ static void reset(void)
 	k.accept_peer = db_b;
 }
 
-static struct txrdma_ctx *the_ctx;
-
-static struct txrdma_ctx *ctx_get(void)
-{
-	int ret;
-
-	if (the_ctx)
-		return the_ctx;
-	setenv(TXRDMA_DEVICE_ENV, "/dev/null", 1);
-	ret = txrdma_open(&the_ctx, 0);
-	if (ret) {
-		printf("Bail out! txrdma_open on the fake device: %d\n", ret);
-		exit(1);
-	}
-	return the_ctx;
-}
-
 static const struct txrdma_ep_params good = {
 	.service = 4242, .flags = 0, .rx_region = 3, .rx_units = 4096,
 	.rx_off = 0x10040, .timeout_ms = 500,
 };
 
-#define SENTINEL	0x5a
+#define SENTINEL	FAKE_SENTINEL
 
 static bool untouched(const void *p, size_t len)
 {
-	const unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (c[i] != SENTINEL)
-			return false;
-	return true;
+	return bytes_are(p, len, SENTINEL);
 }
 
 static bool all_zero(const void *p, size_t len)
 {
-	const unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (c[i])
-			return false;
-	return true;
+	return bytes_are(p, len, 0);
 }
 
 /* the request as sent: params copied, every output and reserved field 0 */
@@ -177,7 +144,7 @@ static bool sent_ok(const struct txrdma_ep_connect *c,
 
 static void test_listen(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 
 	reset();
 	memset(&k.listen, 0xa5, sizeof(k.listen));
@@ -198,7 +165,7 @@ static void test_listen(void)
 
 static void test_connect(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_ep_params p = good;
 	struct txrdma_ep_pair out;
 	const char *n31 = "abcdefghijklmnopqrstuvwxyz01234";
@@ -251,7 +218,7 @@ static void test_connect(void)
  */
 static void test_connect_session(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_ep_params p = good;
 	struct txrdma_ep_pair out;
 
@@ -296,7 +263,7 @@ static void test_connect_session(void)
  */
 static void test_ring_sizing(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_ep_params p;
 	struct txrdma_ep_pair out;
 
@@ -355,7 +322,7 @@ static void test_ring_sizing(void)
 /* export: the ioctl's fields as given, nothing else set; bad x refused */
 static void test_export(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_export_info x = {
 		.region = 9, .access = TXRDMA_EXPORT_READ,
 		.off = 0x123456789aULL, .len = 0x2000,
@@ -422,7 +389,7 @@ static void test_export(void)
 /* unexport: the same ioctl with access 0, whatever x->access says */
 static void test_unexport(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_export_info x = {
 		.region = 7, .access = TXRDMA_EXPORT_READ | TXRDMA_EXPORT_WRITE,
 		.off = 4096, .len = 8192,
@@ -484,7 +451,7 @@ static void fill_answer(struct txrdma_ep_exports *a, __u32 ni, __u32 ne)
 /* exports: copies the kernel's answer out; never trusts its counts */
 static void test_exports(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	static const int errs[] = { ENOENT, ENOTTY, EFAULT, EINTR };
 	struct txrdma_ep_exports out;
 	static const struct {
@@ -571,7 +538,7 @@ static void test_connect_errors(void)
 		ETIMEDOUT, ECONNREFUSED, EINTR, ENOTCONN, EAGAIN, EDQUOT,
 		EPERM, EINVAL,
 	};
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_ep_pair out;
 	unsigned int i;
 
@@ -596,7 +563,7 @@ static void connect_bad(const char *peer, const struct txrdma_ep_params *p,
 
 	reset();
 	memset(&out, SENTINEL, sizeof(out));
-	ret = txrdma_ep_connect(ctx_get(), peer, p, &out);
+	ret = txrdma_ep_connect(fake_ctx(), peer, p, &out);
 	if (!TAP_CHECK_INT(ret, want) || !TAP_CHECK_INT(k.calls, 0) ||
 	    !TAP_CHECK(untouched(&out, sizeof(out))))
 		tap_diag("  case: %s", what);
@@ -610,7 +577,7 @@ static void accept_bad(const struct txrdma_ep_params *p, int want,
 
 	reset();
 	memset(&out, SENTINEL, sizeof(out));
-	ret = txrdma_ep_accept(ctx_get(), p, &out);
+	ret = txrdma_ep_accept(fake_ctx(), p, &out);
 	if (!TAP_CHECK_INT(ret, want) || !TAP_CHECK_INT(k.calls, 0) ||
 	    !TAP_CHECK(untouched(&out, sizeof(out))))
 		tap_diag("  case: %s", what);
@@ -651,10 +618,10 @@ static void test_bad_args(void)
 	connect_bad(longname, &good, -ENAMETOOLONG, "peer of 99 characters");
 	reset();
 	TAP_CHECK_INT(txrdma_ep_connect(NULL, "db-a", &good, &out), -EINVAL);
-	TAP_CHECK_INT(txrdma_ep_connect(ctx_get(), "db-a", &good, NULL),
+	TAP_CHECK_INT(txrdma_ep_connect(fake_ctx(), "db-a", &good, NULL),
 		      -EINVAL);
 	TAP_CHECK_INT(txrdma_ep_accept(NULL, &good, &out), -EINVAL);
-	TAP_CHECK_INT(txrdma_ep_accept(ctx_get(), &good, NULL), -EINVAL);
+	TAP_CHECK_INT(txrdma_ep_accept(fake_ctx(), &good, NULL), -EINVAL);
 	TAP_CHECK_INT(k.calls, 0);
 	accept_bad(NULL, -EINVAL, "accept: NULL params");
 	for (i = 0; i < TAP_ARRAY_SIZE(bad); i++) {
@@ -669,7 +636,7 @@ static void test_bad_args(void)
 
 static void test_accept(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_ep_pair out;
 
 	reset();
@@ -707,7 +674,7 @@ static void test_accept(void)
 
 static void test_destroy(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 
 	reset();
 	memset(&k.info, 0xa5, sizeof(k.info));
@@ -744,6 +711,6 @@ int main(void)
 {
 	int ret = TAP_MAIN(tests);
 
-	txrdma_close(the_ctx);
+	fake_ctx_close();
 	return ret;
 }

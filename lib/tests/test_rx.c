@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <txrdma.h>
+#include "fake_dev.h"
 #include "tap.h"
 #include "txrdma_frame_check.h"
 
@@ -80,13 +81,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 
-	if (req == TXRDMA_IOC_PROBE) {
-		struct txrdma_probe *p = arg;
-
-		p->abi_version = TXRDMA_ABI_VERSION;
-		p->features = TXRDMA_FEAT_ALL;
+	if (fake_probe(req, arg))
 		return 0;
-	}
 	if (req == TXRDMA_IOC_RING_ENTER) {
 		sem_t *s = __atomic_load_n(&kio.doorbell, __ATOMIC_ACQUIRE);
 
@@ -102,23 +98,6 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 static unsigned long enters(void)
 {
 	return __atomic_load_n(&kio.enters, __ATOMIC_RELAXED);
-}
-
-static struct txrdma_ctx *the_ctx;
-
-static struct txrdma_ctx *ctx_get(void)
-{
-	int ret;
-
-	if (the_ctx)
-		return the_ctx;
-	setenv(TXRDMA_DEVICE_ENV, "/dev/null", 1);
-	ret = txrdma_open(&the_ctx, 0);
-	if (ret) {
-		printf("Bail out! txrdma_open on the fake device: %d\n", ret);
-		exit(1);
-	}
-	return the_ctx;
 }
 
 /* ---- a fake submission ring: only its flags word matters here -------- */
@@ -645,7 +624,7 @@ static void fakek_start(struct fakek *k)
 static void rx_init_ok(struct txrdma_rx *rx, struct fakek *k,
 		       struct fake_sq *s)
 {
-	int ret = txrdma_rx_init(rx, ctx_get(), &s->sq, k->area, k->units);
+	int ret = txrdma_rx_init(rx, fake_ctx(), &s->sq, k->area, k->units);
 
 	if (!TAP_CHECK_INT(ret, 0)) {
 		printf("Bail out! rx_init failed\n");
@@ -698,7 +677,7 @@ static void test_area_size(void)
 
 static void test_init(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	struct txrdma_rx rx;
 	struct fake_sq s;
 	struct fakek k;
@@ -1603,7 +1582,7 @@ static void put_ahead_at(struct fakek *k, unsigned int at, uint32_t seq,
 
 static void test_ahead(void)
 {
-	struct txrdma_ctx *ctx = ctx_get();
+	struct txrdma_ctx *ctx = fake_ctx();
 	const void *p = NULL;
 	struct txrdma_rx rx;
 	struct fake_sq s;
@@ -1895,6 +1874,6 @@ int main(void)
 
 	pattern_init();
 	ret = TAP_MAIN(tests);
-	txrdma_close(the_ctx);
+	fake_ctx_close();
 	return ret;
 }
