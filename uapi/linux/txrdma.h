@@ -403,13 +403,17 @@ struct txrdma_ep_exports {
  *
  * TXRDMA_IOC_EP_SESS_EXPORT, on the host the process leaves: the
  * module stops the session's traffic, closes and reaps its QP, and
- * writes the session's state to @state and its unsettled SENDs (sent
- * or queued, their arrival unknown) to @sends, oldest first.  From
+ * writes the session's state to @state and its unsettled SENDs (taken
+ * by the module, their arrival unknown) to @sends, oldest first.  When
+ * it returns, every SEND that settled has its CQE in the CQ ring.  From
  * then on the endpoint carries nothing, never resumes and fails later
- * SQEs with -EXDEV; its unsettled SENDs complete nowhere here (they
- * complete after the import).  A READ or WRITE in flight completes
- * here with -ECONNABORTED.  The process then destroys the endpoint
- * (the other side is not told: it waits within its grace).
+ * SQEs with -EXDEV - those still in the SQ ring at the export too (a
+ * SEND waiting there for credits was not taken: the process sends it
+ * again on the new host); its unsettled SENDs complete nowhere here
+ * (they complete after the import).  A READ or WRITE in flight
+ * completes here with -ECONNABORTED.  The process then destroys the
+ * endpoint (the other side is not told: it waits within its grace).
+ * @state.ho_gen grows by one with each move.
  * @state.secret proves the right to move the session once: keep the
  * state as secret as the process's memory, and import it at most once.
  * @max_sends must be at least TXRDMA_SESS_SENDS_MAX (-EINVAL).
@@ -417,9 +421,11 @@ struct txrdma_ep_exports {
  * -EINVAL: not a session, or it failed already; -ETIMEDOUT: the QP was
  * not reaped in time (the session then fails here).
  *
- * TXRDMA_IOC_EP_SESS_IMPORT, on the new host: @state as exported, the
- * unsettled SENDs with their regions named by this host's ids (their
- * payload bytes where they were), the peer (this host's name for the
+ * TXRDMA_IOC_EP_SESS_IMPORT, on the new host, by a process of a tenant
+ * of the same name (the token covers it): @state as exported, the
+ * unsettled SENDs as exported (same order, sequence numbers and
+ * places) with their regions named by this host's ids (their payload
+ * bytes where they were), the peer (this host's name for the
  * other side's host) and the receive ring, a module-owned region area
  * of @state.rx_units that holds the ring as it was (header and units:
  * frames published but not released are read from it again).  The
@@ -433,8 +439,15 @@ struct txrdma_ep_exports {
  * -ETIMEDOUT (@timeout_ms, or the session's grace, passed), -ENOSPC
  * (no room for the SENDs' completions in the CQ ring), -EINVAL,
  * -EFAULT (a SEND outside its region), or the errors of
- * TXRDMA_IOC_EP_CONNECT.  When an import fails after its checks, the
- * unsettled SENDs complete with the error in this process's CQ ring.
+ * TXRDMA_IOC_EP_CONNECT.  An import refused by its checks here (the
+ * state, the regions, the ring, the peer's name) changes nothing.
+ * Once the module made the endpoint, a failure completes each
+ * unsettled SEND in this process's CQ ring (its @user_data, res the
+ * session's error: the other side's refusal, or -ECANCELED when the
+ * import gave up); and once the HANDOFF left, the other side may have
+ * moved the session here already: an import that gives up then (its
+ * timeout, a fatal signal) ends the session, and the state cannot be
+ * imported again (its secret was rotated).
  */
 #define TXRDMA_SESS_STATE_VERSION	1
 /* unsettled SENDs a session has at most (its send slots) */
