@@ -520,7 +520,11 @@ void txrdma_handoff_rx_reject(struct txrdma_pair_req *r)
 	    ep->epoch == e->epoch &&
 	    txrdma_path_same_host(ep->peer, r->peer)) {
 		txrdma_resume_abort_locked(ep, status);
-		wake_up(&ep->wait);
+		/*
+		 * Its SENDs fail with the refusal's reason now, before the
+		 * import wakes and gives the endpoint up (-ECANCELED)
+		 */
+		txrdma_pair_fail_locked(ep, status);
 	}
 	spin_unlock_bh(&ep->lock);
 	txrdma_ep_put(ep);

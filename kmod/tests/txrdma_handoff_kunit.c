@@ -526,6 +526,13 @@ static void handoff_state(struct kunit *test)
 	}
 	ho_state(&st, sends, 0, 77);
 	KUNIT_EXPECT_EQ(test, txrdma_handoff_state_check(&st, NULL, NULL), 0);
+	/*
+	 * The other side released frames still unsettled here (their
+	 * acknowledgments lost, its report not): a state as good
+	 */
+	ho_state(&st, sends, 8, 60);
+	st.tx_released = sends[5].start;
+	KUNIT_EXPECT_EQ(test, txrdma_handoff_state_check(&st, sends, NULL), 0);
 
 	ho_state(&st, sends, 8, 60);
 #define HO_BAD_STATE(field, val) do {					\
@@ -552,7 +559,6 @@ static void handoff_state(struct kunit *test)
 	HO_BAD_STATE(peer_ahead_max, st.peer_max_msg + 1);
 	HO_BAD_STATE(tx_head, st.tx_head + 1);
 	HO_BAD_STATE(tx_released, st.tx_head - 129);
-	HO_BAD_STATE(tx_released, sends[0].start + 1);
 	HO_BAD_STATE(tx_seq, st.tx_seq + 1);
 	HO_BAD_STATE(nsends, TXRDMA_SESS_SENDS_MAX + 1);
 #undef HO_BAD_STATE

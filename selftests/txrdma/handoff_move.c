@@ -367,8 +367,8 @@ static bool one_of(int ret, int a, int b, int c)
  * and change nothing (the real one then succeeds), from a context of
  * their own with the blob restored into its region as a real attempt
  * would have it.  At PROBE, the state with a secret byte flipped; at
- * the first hand-off from PROBE on that has unsettled SENDs, a SEND in
- * a region that is not ours and one across its region's end.  Their
+ * the first hand-off that has unsettled SENDs, a SEND in a region that
+ * is not ours and one across its region's end.  Their
  * hand-off is noted in the job directory: the receiver does not hold
  * its pause to the bound.
  */
@@ -376,8 +376,7 @@ static void refused_imports(struct run *r, unsigned int k,
 			    const struct blob *b)
 {
 	bool forge = k == o.probe;
-	bool bad_sends = k >= o.probe && b->h.nsends &&
-			 !(r->flags & BLOB_F_BAD_SENDS_DONE);
+	bool bad_sends = b->h.nsends && !(r->flags & BLOB_F_BAD_SENDS_DONE);
 	struct txrdma_sess_send sends[TXRDMA_SESS_SENDS_MAX];
 	struct txrdma_sess_send bad[TXRDMA_SESS_SENDS_MAX];
 	struct txrdma_sess_state st = b->h.state;
@@ -696,8 +695,7 @@ static void finish(struct pair_side *g, struct run *r)
 	    "hand-offs with SENDs in flight at the export: %u of %u",
 	    r->with_sends, o.handoffs);
 	tap(r->flags & BLOB_F_BAD_SENDS_DONE,
-	    "imports with bad unsettled SENDs were tried (at the first hand-off from %u with SENDs in flight)",
-	    o.probe);
+	    "imports with bad unsettled SENDs were tried (at the first hand-off with SENDs in flight)");
 }
 
 int mover(void)
