@@ -58,6 +58,19 @@ enum txrdma_seq_verdict {
 };
 
 /*
+ * The longest SEND a receive ring of @units takes: a frame of half of
+ * it, at most TXRDMA_FRAME_MAX_PAYLOAD (pairing and an imported
+ * session's check apply the same rule).
+ */
+static inline u32 txrdma_frame_ring_max(u32 units)
+{
+	u32 bytes = units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN;
+
+	return bytes < TXRDMA_FRAME_MAX_PAYLOAD ? bytes :
+						  TXRDMA_FRAME_MAX_PAYLOAD;
+}
+
+/*
  * Units (TXRDMA_FRAME_UNIT bytes) a frame with @len payload bytes takes
  * (@len + TXRDMA_FRAME_TRAILER_LEN with a trailer); computed in 64 bits,
  * so no @len wraps it to a small number.

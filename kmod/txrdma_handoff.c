@@ -183,15 +183,6 @@ static bool txrdma_handoff_ring_ok(u32 units)
 	       is_power_of_2(units);
 }
 
-/* The longest SEND a ring of @units takes (txrdma_pair_ring_max()). */
-static u32 txrdma_handoff_ring_max(u32 units)
-{
-	u32 bytes = units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN;
-
-	return bytes < TXRDMA_FRAME_MAX_PAYLOAD ? bytes :
-						  TXRDMA_FRAME_MAX_PAYLOAD;
-}
-
 /**
  * txrdma_handoff_state_check() - may a session be resumed from @st?
  * @st: a session's state as a process gives it back
@@ -227,14 +218,14 @@ int txrdma_handoff_state_check(const struct txrdma_sess_state *st,
 		return -EINVAL;
 	/* our ring: as a connect would take it, its counters consistent */
 	if (!txrdma_handoff_ring_ok(st->rx_units) || !st->rx_max_msg ||
-	    st->rx_max_msg > txrdma_handoff_ring_max(st->rx_units))
+	    st->rx_max_msg > txrdma_frame_ring_max(st->rx_units))
 		return -EINVAL;
 	if (st->rx_tail - st->rx_consumed > st->rx_units ||
 	    st->rx_consumed - st->rx_reported > st->rx_units)
 		return -EINVAL;
 	/* the other side's ring */
 	if (!txrdma_handoff_ring_ok(st->peer_units) || !st->peer_max_msg ||
-	    st->peer_max_msg > txrdma_handoff_ring_max(st->peer_units) ||
+	    st->peer_max_msg > txrdma_frame_ring_max(st->peer_units) ||
 	    st->peer_ahead_max > st->peer_max_msg ||
 	    st->peer_ahead_max > TXRDMA_RX_AHEAD_MAX_PAYLOAD)
 		return -EINVAL;

@@ -41,13 +41,6 @@
 #include "txrdma_service.h"
 #include "txrdma_tenant.h"
 
-/* The longest SEND a ring of @units takes: a frame of half of it. */
-static u32 txrdma_pair_ring_max(u32 units)
-{
-	return min_t(u32, TXRDMA_FRAME_MAX_PAYLOAD,
-		     units / 2 * TXRDMA_FRAME_UNIT - TXRDMA_FRAME_HDR_LEN);
-}
-
 #define TXRDMA_PAIR_ATTEMPTS	4
 /* requests one EP_ACCEPT may refuse before it gives up (-EAGAIN) */
 #define TXRDMA_PAIR_ACCEPT_TRIES	128
@@ -223,7 +216,7 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 	 * rule's "the sender may be stuck" case rare (txrdma_credit_rx_due)
 	 * and frames above it are refused.
 	 */
-	ep->rx_max_msg = txrdma_pair_ring_max(ep->rx_units);
+	ep->rx_max_msg = txrdma_frame_ring_max(ep->rx_units);
 	if (req->rx_max_msg)
 		ep->rx_max_msg = req->rx_max_msg;
 	txrdma_credit_rx_max_frame(&ep->crx,
@@ -293,7 +286,7 @@ static int txrdma_pair_check(const struct txrdma_ep_connect *req, bool accept)
 	    req->rx_units > TXRDMA_RX_MAX_UNITS ||
 	    !is_power_of_2(req->rx_units) ||
 	    req->rx_off % TXRDMA_FRAME_UNIT ||
-	    req->rx_max_msg > txrdma_pair_ring_max(req->rx_units))
+	    req->rx_max_msg > txrdma_frame_ring_max(req->rx_units))
 		return -EINVAL;
 	if (!accept && (!req->peer[0] ||
 			!memchr(req->peer, 0, sizeof(req->peer))))
@@ -331,7 +324,7 @@ static u32 txrdma_pair_grace(const struct txrdma_ep *ep)
 static u32 txrdma_pair_max(const struct txrdma_ep *ep)
 {
 	/* what the peer's ring takes and its process declared (checked) */
-	return min(txrdma_pair_ring_max(ep->peer_units), ep->peer_max_msg);
+	return min(txrdma_frame_ring_max(ep->peer_units), ep->peer_max_msg);
 }
 
 /* Join the file's ring: the poller may now see SQEs for it. */
