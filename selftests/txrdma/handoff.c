@@ -5,9 +5,9 @@
  *
  *   handoff receiver [-s SERVICE] [-n COUNT] [-k HANDOFFS] [-g GRACE_MS]
  *                    [-b BOUND_MS] [-j JOBDIR]
- *   handoff mover -p PEER -j JOBDIR -f FIRST [-s SERVICE] [-n COUNT]
- *                 [-k HANDOFFS] [-g GRACE_MS] [-x PROBE] [-w WAIT_S]
- *                 [-G GUEST]
+ *   handoff mover -p PEER -m MOVER -j JOBDIR -f FIRST [-s SERVICE]
+ *                 [-n COUNT] [-k HANDOFFS] [-g GRACE_MS] [-x PROBE]
+ *                 [-w WAIT_S] [-G GUEST]
  *
  * The receiver (B, guest 1) accepts one session and checks a stream of
  * COUNT messages (1 B .. 16 KiB, msg_pattern.h's bytes for the message
@@ -25,9 +25,10 @@
  * mover's part in turns: segment 0 on guest 0 (FIRST 0) connects the
  * session; segment s ends with hand-off s + 1: with up to 32 SENDs in
  * flight the process stops posting (after every SQE was taken by the
- * module), exports, writes the blob (handoff_blob.h: state, unsettled
+ * module), exports, sends the blob (handoff_blob.h: state, unsettled
  * SENDs, ring area and payload bytes, which message is next, which
- * completed) and destroys its endpoint; the other guest (FIRST 1) has
+ * completed) over TCP to the other mover (MOVER, its IPv4 address; port
+ * SERVICE) and destroys its endpoint; the other guest (FIRST 1) has
  * its context, rings and a fresh region ready, restores the bytes into
  * its region at the same offsets, rewrites the SENDs' region ids to its
  * own, imports, and goes on from the next message.  HANDOFFS (10) moves,
@@ -64,6 +65,8 @@
  * TAP: "ok N - receiver: ..." / "ok N - mover gG: ...", the plan last;
  * exit status 1 when any line is "not ok".  A mover that fails creates
  * JOBDIR/handoff-failed, so that the other does not wait for a blob.
+ * An importer keeps each blob as JOBDIR/handoff-blob.K, for the attacks
+ * on old states.
  *
  * Files: this one (options, TAP, what both roles share), handoff_recv.c
  * (the receiver), handoff_move.c (the movers), handoff_blob.c (what
@@ -208,8 +211,8 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: handoff receiver [-s SERVICE] [-n COUNT] [-k HANDOFFS] [-g GRACE_MS] [-b BOUND_MS]\n"
 		"                        [-j JOBDIR]\n"
-		"       handoff mover -p PEER -j JOBDIR -f FIRST [-s SERVICE] [-n COUNT] [-k HANDOFFS]\n"
-		"                     [-g GRACE_MS] [-x PROBE] [-w WAIT_S] [-G GUEST]\n");
+		"       handoff mover -p PEER -m MOVER -j JOBDIR -f FIRST [-s SERVICE] [-n COUNT]\n"
+		"                     [-k HANDOFFS] [-g GRACE_MS] [-x PROBE] [-w WAIT_S] [-G GUEST]\n");
 	exit(2);
 }
 
@@ -225,7 +228,7 @@ int main(int argc, char **argv)
 	if (!recv && strcmp(argv[1], "mover"))
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "s:n:k:g:b:p:j:f:x:w:G:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:k:g:b:p:m:j:f:x:w:G:")) != -1) {
 		switch (c) {
 		case 's':
 			o.service = strtoul(optarg, NULL, 0);
@@ -244,6 +247,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			o.peer = optarg;
+			break;
+		case 'm':
+			o.mover = optarg;
 			break;
 		case 'j':
 			o.jobdir = optarg;
@@ -281,7 +287,8 @@ int main(int argc, char **argv)
 	       argv[1], o.count, o.handoffs, per, o.grace_ms, o.bound_ms);
 	if (recv)
 		return receiver();
-	if (!o.peer || !o.jobdir || o.first > 1)
+	if (!o.peer || !o.mover || !o.jobdir || o.first > 1 ||
+	    o.service > 65535)
 		usage();
 	snprintf(role_buf, sizeof(role_buf), "mover g%u", o.guest);
 	role = role_buf;

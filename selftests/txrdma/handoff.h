@@ -35,6 +35,7 @@
 
 struct opts {
 	const char *peer;	/* B's host, as this host's admin named it */
+	const char *mover;	/* the other mover's IPv4 address (blobs) */
 	const char *jobdir;
 	unsigned int service;
 	unsigned long count;

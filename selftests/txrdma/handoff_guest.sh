@@ -11,14 +11,15 @@
 # to g1, and the session then moves to guest 2, back to guest 0, ...
 # TXRDMA_HANDOFF_N times, each time exported mid-stream and imported on
 # the other guest (see handoff.c for what is checked).  The movers hand
-# each other the exported state through the job directory: a file per
-# hand-off (handoff-blob.K), renamed into place when whole and polled
-# for by name (1 ms, bounded), as every rendezvous between guests of
-# this harness is; JOB/handoff-failed ends a wait when the other side
-# gave up.  The program's TAP lines are passed on with the guest in
-# front.  After it: no peer went Down during the run (a move is not a
-# Down: only the session's QP goes), the tenant holds nothing, and the
-# guests wait for each other before deleting peers.
+# each other the exported state over TCP on their own link, as a
+# restored process gets its memory (handoff_blob.c says why not through
+# the job directory); the importer keeps each in JOB/handoff-blob.K;
+# JOB/handoff-failed ends a wait when the other side gave up.  The
+# program's TAP lines are passed on with the guest in front.  After it:
+# no peer went Down during the run (a move is not a Down: only the
+# session's QP goes), the tenant holds nothing, and the guests wait for
+# each other before deleting peers; guest 1 splits each interruption
+# by its module's session events (split_gaps).
 #
 # Every guest adds every other as peer "g<N>", each pair of guests with
 # a key of its own, derived from the run's key and the pair's names:
@@ -31,7 +32,8 @@
 # TXRDMA_HANDOFF_COUNT (20000): messages in the stream;
 # TXRDMA_HANDOFF_N (10): hand-offs; TXRDMA_HANDOFF_BOUND_MS (300): the
 # interruption each may cause at the receiver; TXRDMA_HANDOFF_GRACE_MS
-# (10000): the session's grace (its end may be away that long).
+# (10000): the session's grace (its end may be away that long);
+# TXRDMA_HANDOFF_TRACE=1: every txrdma event, kept as JOB/trace-gN.txt.
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/tap.sh"
 . "$TXRDMA_ROOT/tools/vm/guestlib.sh"
@@ -86,12 +88,92 @@ mkdir -p "$CG"
 check "$g: tenant add $TENANT cgroup /txrdma-$TENANT" \
 	"$ADMIN" tenant add "$TENANT" cgroup "/txrdma-$TENANT"
 
+# The sessions' state changes, on the programs' clock (trace_clock
+# mono): the receiver's interruptions are split by them below
+T=/sys/kernel/tracing
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo mono > $T/trace_clock
+echo 1 > $T/events/txrdma/txrdma_session/enable
+echo 1 > $T/events/txrdma/txrdma_conn/enable
+if [ "${TXRDMA_HANDOFF_TRACE:-0}" = 1 ]; then
+	echo 32768 > $T/buffer_size_kb
+	echo 1 > $T/events/txrdma/enable
+fi
+echo 1 > $T/tracing_on
+GAPS=/tmp/handoff-gaps.txt
+: > "$GAPS"
+
 # run_prog ARGS...: handoff in the tenant; its TAP lines as ours (they
 # name the role), the rest as comments (lastpipe: the loop runs in this
-# shell, so its counts stay); the receiver's "listening" lets guest 0 go
+# shell, so its counts stay); the receiver's "listening" lets guest 0 go,
+# its interruptions are kept for split_gaps
 shopt -s lastpipe
 listening() {
 	[[ $1 != "# receiver: listening"* ]] || txrdma_signal handoff-listening
+	[[ $1 != "# receiver: hand-off "*": interruption "* ]] ||
+		echo "$1" >> "$GAPS"
+}
+
+# split_gaps: each interruption the receiver measured, split by what
+# its module did in it (enum txrdma_sess_ev: 0 the old QP lost, i.e.
+# the mover's export closed it; 9 the HANDOFF from the new host, whose
+# import began; 3 its RESUME, answered; then the next delivery).  Where
+# the time of a slow hand-off goes: the movers (export, the state
+# between guests, import) or the two modules.
+split_gaps() {
+	grep txrdma_session: $T/trace | awk -v gaps="$GAPS" '
+	{
+		for (i = 1; i < NF; i++)
+			if ($(i + 1) == "txrdma_session:")
+				ts = $i
+		sub(/:$/, "", ts)
+		ev = $0
+		sub(/.* ev=/, "", ev)
+		sub(/ .*/, "", ev)
+		n++
+		t[n] = ts * 1000
+		e[n] = ev + 0
+	}
+	END {
+		while ((getline line < gaps) > 0) {
+			if (!match(line, /mono [0-9.]+\.\.[0-9.]+ ms/))
+				continue
+			span = substr(line, RSTART + 5, RLENGTH - 8)
+			split(span, ab, /\.\./)
+			a = ab[1] + 0
+			b = ab[2] + 0
+			k = line
+			sub(/.*hand-off /, "", k)
+			sub(/:.*/, "", k)
+			lost = ho = res = -1
+			for (i = 1; i <= n; i++) {
+				if (t[i] < a || t[i] > b)
+					continue
+				if (e[i] == 0 && lost < 0)
+					lost = t[i]
+				if (e[i] == 9 && ho < 0)
+					ho = t[i]
+				if (e[i] == 3 && ho >= 0 && res < 0)
+					res = t[i]
+			}
+			if (ho < 0 || res < 0) {
+				printf("# g1: hand-off %s: %.1f ms, not split (not the move: events in it: old QP lost %s, HANDOFF %s, RESUME %s)\n",
+				       k, b - a, lost >= 0 ? "yes" : "no",
+				       ho >= 0 ? "yes" : "no",
+				       res >= 0 ? "yes" : "no")
+				continue
+			}
+			# the HANDOFF may come before the old QP is seen lost
+			if (lost < 0 || lost > ho)
+				lost = ho
+			printf("# g1: hand-off %s: %.1f ms = %.1f to the old QP lost (export)%s + %.1f to the HANDOFF (state moved, import) + %.1f to its RESUME + %.1f to the next delivery\n",
+			       k, b - a, lost - a,
+			       lost == ho ? " or the HANDOFF, first" : "",
+			       ho - lost, res - ho, b - res)
+		}
+	}'
 }
 rc=0
 run_prog() {
@@ -125,13 +207,21 @@ wait_listening() {
 if [ "$role" = receiver ]; then
 	run_prog receiver -s "$SERVICE" -n "$COUNT" -k "$N" -g "$GRACE_MS" \
 		-b "$BOUND_MS" -j "$TXRDMA_JOB"
+	split_gaps
 	# a mover that never saw it listen must not wait for ever
 	txrdma_signal handoff-listening
 elif [ "$first" = 1 ] || wait_listening; then
-	run_prog mover -p g1 -j "$TXRDMA_JOB" -f "$first" -s "$SERVICE" \
+	# the other mover: blobs go to it over TCP on our link to it
+	run_prog mover -p g1 -m "$(txrdma_peer_addr $((2 - me)))" \
+		-j "$TXRDMA_JOB" -f "$first" -s "$SERVICE" \
 		-n "$COUNT" -k "$N" -g "$GRACE_MS" -G "$me"
 fi
 shopt -u lastpipe
+echo 0 > $T/tracing_on
+[ "${TXRDMA_HANDOFF_TRACE:-0}" != 1 ] || cp $T/trace "$TXRDMA_JOB/trace-$g.txt"
+# the record: this guest's session and connection events
+grep -E "txrdma_(session|conn):" $T/trace |
+	sed -E 's/^ *([^ ]+ +){3}//; s/^/# '"$g"' trace: /'
 
 # what the module counted for the tenant's sessions (traffic: resumes,
 # frames sent again), for the record

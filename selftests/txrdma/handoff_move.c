@@ -46,7 +46,13 @@ struct run {
 	int ring_err;
 	bool fin;
 	uint64_t fin_count;
+	/* the blob imported here, kept once the stream goes on again */
+	struct blob kept;
+	unsigned int kept_k;
 };
+
+/* our listener for the other mover (blob_listen()) */
+static int lfd = -1;
 
 static unsigned long seg_start(unsigned int s)
 {
@@ -286,6 +292,16 @@ static void stream(struct pair_side *g, struct run *r, unsigned int s)
 		}
 		if (reap(g, r, start))
 			idle = false;
+		/* the imported blob into the job directory (the attacks
+		 * replay it), once the stream goes on: not in the pause
+		 */
+		if (r->kept.buf && r->next >= start + 2 * WINDOW) {
+			ret = blob_store(o.jobdir, r->kept_k, r->kept.buf,
+					 r->kept.h.total);
+			if (ret)
+				die("blob_store", ret);
+			blob_free(&r->kept);
+		}
 		/* before an export, leave the last progress frames unread */
 		if ((last || r->next + HOLD < end) && read_ring(g, r))
 			idle = false;
@@ -343,7 +359,7 @@ static int restore(struct pair_side *g, const struct blob *b,
 	if (b->h.rx_off > g->reg.size ||
 	    b->h.rx_area > g->reg.size - b->h.rx_off)
 		return -EINVAL;
-	memcpy((uint8_t *)g->reg.addr + b->h.rx_off, b->area, b->h.rx_area);
+	blob_ring(b, (uint8_t *)g->reg.addr + b->h.rx_off);
 	for (i = 0; i < b->h.nsends; i++) {
 		sends[i] = b->sends[i];
 		if (sends[i].off > g->reg.size ||
@@ -442,16 +458,20 @@ static void arrive(struct pair_side *g, struct run *r, unsigned int s,
 	double t0, t_wait, t_read, t_imp;
 	unsigned int ready;
 	struct blob b;
-	int ret;
+	int fd, ret;
 
 	t0 = now_ms();
-	ret = blob_wait(o.jobdir, s, o.wait_s);
+	/* connected long before the other mover's export: only the
+	 * bytes travel in the interruption
+	 */
+	fd = blob_connect(o.mover, (uint16_t)o.service, o.jobdir, o.wait_s);
+	if (fd < 0)
+		die("connecting to the other mover", fd);
+	ret = blob_recv(fd, o.jobdir, s, o.wait_s, &b);
+	close(fd);
 	if (ret)
-		die("waiting for the other mover's blob", ret);
+		die("receiving the other mover's blob", ret);
 	t_wait = now_ms();
-	ret = blob_read(o.jobdir, s, &b);
-	if (ret)
-		die("blob_read", ret);
 	if (b.h.count != o.count || b.h.next != seg_start(s) ||
 	    b.h.rx_off != RX_OFF)
 		die("the blob is not this stream's", -EBADMSG);
@@ -459,7 +479,7 @@ static void arrive(struct pair_side *g, struct run *r, unsigned int s,
 	if (ret)
 		die("restore", ret);
 	/* the process's memory as it was on the old host */
-	memcpy(r->done, b.done, o.count);
+	blob_done(&b, r->done);
 	r->next = b.h.next;
 	r->inflight = b.h.nsends;
 	r->rev_next = b.h.rev_next;
@@ -479,8 +499,9 @@ static void arrive(struct pair_side *g, struct run *r, unsigned int s,
 				 RX_OFF, o.grace_ms, &g->ep);
 	if (ret)
 		die("import", ret);
-	printf("# mover g%u: hand-off %u: blob of g%u there after %.1f s, read and restored in %.1f ms, imported in %.1f ms: endpoint %u (QP %u) <-> %u, %u unsettled SENDs\n",
-	       o.guest, s, b.h.from_guest, (t_wait - t0) / 1e3,
+	printf("# mover g%u: hand-off %u: blob of g%u (%llu bytes) here after %.1f s, restored in %.1f ms, imported in %.1f ms: endpoint %u (QP %u) <-> %u, %u unsettled SENDs\n",
+	       o.guest, s, b.h.from_guest, (unsigned long long)b.h.total,
+	       (t_wait - t0) / 1e3,
 	       t_read - t_wait, now_ms() - t_imp, g->ep.id, g->ep.qp_num,
 	       g->ep.peer_ep, b.h.nsends);
 	tap(g->ep.peer_ep == b.h.state.peer_ep &&
@@ -496,7 +517,9 @@ static void arrive(struct pair_side *g, struct run *r, unsigned int s,
 	tap(ready >= b.h.rx_unread,
 	    "hand-off %u: the ring goes on: %u units the old host had not released are here (%u published)",
 	    s, b.h.rx_unread, ready);
-	blob_free(&b);
+	/* for the attacks on old states: stream() keeps it, not now */
+	r->kept = b;
+	r->kept_k = s;
 }
 
 /* the state describes this session, one hand-off on from the last */
@@ -553,11 +576,12 @@ static void leave(struct pair_side *g, struct run *r, unsigned int s,
 	struct txrdma_sess_state st;
 	struct blob_hdr h = { .magic = BLOB_MAGIC };
 	unsigned long late = 0, busy = 0;
-	unsigned int k = s + 1, unread;
+	unsigned int k = s + 1, unread, head;
 	double t0, t_exp, t_blob, deadline;
 	uint64_t missing, here_before;
 	bool good;
 	struct txrdma_sqe *e;
+	void *buf;
 	int ret, xres;
 
 	/* every SQE taken by the module: each SEND is then either settled
@@ -576,7 +600,6 @@ static void leave(struct pair_side *g, struct run *r, unsigned int s,
 	if (txrdma_sq_ready(&g->sq))
 		tap(false, "hand-off %u: the module took our SQEs within 10 s (%u left)",
 		    k, txrdma_sq_ready(&g->sq));
-	unread = txrdma_rx_ready(&g->rx);
 	t0 = now_ms();
 	/* -EBUSY: the session is resuming (a QP of its was lost): later */
 	while ((ret = txrdma_sess_export(g->ctx, g->ep.id, 0, &st, sends,
@@ -588,6 +611,9 @@ static void leave(struct pair_side *g, struct run *r, unsigned int s,
 	t_exp = now_ms();
 	if (ret)
 		die("export", ret);
+	/* what the next host's process must find: released .. published */
+	head = __atomic_load_n(g->rx.khead, __ATOMIC_RELAXED);
+	unread = __atomic_load_n(g->rx.ktail, __ATOMIC_ACQUIRE) - head;
 	/* what settled before the export completed here, before it returned */
 	here_before = r->here;
 	reap(g, r, seg_start(s));
@@ -608,6 +634,7 @@ static void leave(struct pair_side *g, struct run *r, unsigned int s,
 	h.with_sends = r->with_sends + !!st.nsends;
 	h.rx_area = (uint32_t)txrdma_rx_area_size(MOVER_UNITS);
 	h.rx_unread = unread;
+	h.rx_head = head;
 	h.rx_off = RX_OFF;
 	h.next = r->next;
 	h.count = o.count;
@@ -617,12 +644,16 @@ static void leave(struct pair_side *g, struct run *r, unsigned int s,
 	h.wrong = r->wrong;
 	h.failed = r->failed;
 	h.state = st;
-	ret = blob_write(o.jobdir, &h, sends, (uint8_t *)g->reg.addr + RX_OFF,
-			 g->reg.addr, g->reg.size, r->done);
+	ret = blob_pack(&h, sends, (uint8_t *)g->reg.addr + RX_OFF,
+			g->reg.addr, g->reg.size, r->done, &buf);
 	if (ret)
-		die("blob_write", ret);
+		die("blob_pack", ret);
+	ret = blob_send(lfd, o.jobdir, buf, h.total, o.wait_s);
+	free(buf);
+	if (ret)
+		die("sending the blob to the other mover", ret);
 	t_blob = now_ms();
-	printf("# mover g%u: hand-off %u after message %llu: export %.1f ms (%lu times -EBUSY first), %u unsettled SENDs (seqs %u..%u), %llu completed here (%llu at the export), %u ring units left unread, blob of %llu bytes written in %.1f ms\n",
+	printf("# mover g%u: hand-off %u after message %llu: export %.1f ms (%lu times -EBUSY first), %u unsettled SENDs (seqs %u..%u), %llu completed here (%llu at the export), %u ring units left unread, blob of %llu bytes sent in %.1f ms\n",
 	       o.guest, k, (unsigned long long)r->next - 1, t_exp - t0,
 	       busy, st.nsends, st.nsends ? sends[0].seq : 0,
 	       st.nsends ? sends[st.nsends - 1].seq : 0,
@@ -709,6 +740,10 @@ int mover(void)
 	r.done = calloc(o.count, 1);
 	if (!r.done)
 		die("calloc", -ENOMEM);
+	/* where the other mover comes for our blobs */
+	lfd = blob_listen((uint16_t)o.service);
+	if (lfd < 0)
+		die("listening for the other mover", lfd);
 	for (s = o.first; s <= o.handoffs; s += 2) {
 		/* ready before the session comes: the wait is the pause */
 		ret = seg_open(&g, &what);
@@ -756,5 +791,6 @@ int mover(void)
 		seg_close(&g);
 	}
 	free(r.done);
+	close(lfd);
 	return tap_end();
 }

@@ -49,8 +49,12 @@ static void interruptions(const double *t, unsigned long got)
 				gap = t[i] - t[i - 1];
 				at = i;
 			}
-		printf("# receiver: hand-off %u: interruption %.1f ms (messages %lu -> %lu)%s\n",
-		       k, gap, at ? at - 1 : 0, at,
+		/* its ends on CLOCK_MONOTONIC: the guest script puts the
+		 * module's session events (trace_clock mono) between them
+		 */
+		printf("# receiver: hand-off %u: interruption %.1f ms (messages %lu -> %lu, mono %.3f..%.3f ms)%s\n",
+		       k, gap, at ? at - 1 : 0, at, at ? t[at - 1] : 0,
+		       at ? t[at] : 0,
 		       probed ? " (imports meant to be refused ran first: not held to the bound)" : "");
 		if (probed)
 			continue;

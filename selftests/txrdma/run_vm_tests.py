@@ -425,15 +425,21 @@ def suite_logship(args):
 
 def suite_handoff(args):
     """Guest 1 receives, guests 0 and 2 move the sending end between
-    them (handoff_guest.sh); they meet through the job directory, the
-    host only collects their TAP (the receiver's includes the
-    interruption bound)."""
+    them (handoff_guest.sh); they meet through the job directory and
+    their own link, the host only collects their TAP (the receiver's
+    includes the interruption bound).  TXRDMA_HANDOFF_TRACE=1 in the
+    environment: every txrdma event traced, each guest's trace kept in
+    the run directory (kept, and printed) as job/trace-gN.txt."""
+    trace = os.environ.get("TXRDMA_HANDOFF_TRACE", "") == "1"
     env = ("TXRDMA_HANDOFF_COUNT=%d TXRDMA_HANDOFF_N=%d "
-           "TXRDMA_HANDOFF_BOUND_MS=%d TXRDMA_HANDOFF_GRACE_MS=%d " % (
+           "TXRDMA_HANDOFF_BOUND_MS=%d TXRDMA_HANDOFF_GRACE_MS=%d "
+           "TXRDMA_HANDOFF_TRACE=%d " % (
                args.handoff_count, args.handoffs, args.handoff_bound_ms,
-               args.handoff_grace_ms))
+               args.handoff_grace_ms, trace))
     with cluster(args, 3, env + "selftests/txrdma/handoff_guest.sh",
-                 timeout=args.timeout) as c:
+                 timeout=args.timeout, keep=trace) as c:
+        if trace:
+            print("# handoff: traces kept in %s" % c.jobdir)
         c.start()
         results = wait_failfast(c)
     return report(args.prefix + "handoff", results)
