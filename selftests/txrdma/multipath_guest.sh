@@ -81,6 +81,8 @@ T=/sys/kernel/tracing
 echo 0 > $T/tracing_on
 echo > $T/trace
 echo 4096 > $T/buffer_size_kb
+# session_flap prints its longest gap's ends on this clock
+echo mono > $T/trace_clock
 for ev in txrdma_session txrdma_peer_state; do
 	echo 1 > $T/events/txrdma/$ev/enable
 done
