@@ -317,8 +317,11 @@ def suite_session(args):
     the guests check what each cut did to the SENDs, the messages and
     the tenant."""
     ft = os.environ.get("TXRDMA_SESSION_FTRACE", "")
-    cmds = ["TXRDMA_SESSION_FTRACE='%s' selftests/txrdma/session_guest.sh "
-            "%s" % (ft, who) for who in ("client 1", "server 0")]
+    # the debug kernel is built without BPF: no bpftrace there
+    bpf = "0" if args.prefix.startswith("debug") else "1"
+    cmds = ["TXRDMA_SESSION_FTRACE='%s' TXRDMA_TRACE_BPF=%s "
+            "selftests/txrdma/session_guest.sh %s" % (ft, bpf, who)
+            for who in ("client 1", "server 0")]
     err = None
     with cluster(args, 2, cmds, timeout=args.timeout, smp=2) as c:
         c.start()

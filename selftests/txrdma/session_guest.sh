@@ -111,7 +111,10 @@ for mode in short carrier long; do
 	read -r r0 x0 <<<"$(resumes)"
 	d0=$(downs)
 	BT=
-	if [ $mode = short ] && [ "$role" = client ]; then
+	if [ $mode = short ] && [ "$role" = client ] &&
+		[ "${TXRDMA_TRACE_BPF:-1}" = 0 ]; then
+		skip "short: tools/trace/txrdma-lat.bt: TXRDMA_TRACE_BPF=0 (a kernel without BPF, the debug lane's)"
+	elif [ $mode = short ] && [ "$role" = client ]; then
 		bpftrace "$TXRDMA_ROOT/tools/trace/txrdma-lat.bt" > "$BTOUT" 2>&1 &
 		BT=$!
 		txrdma_wait_until 120 bt_up
