@@ -594,13 +594,7 @@ static void txrdma_resume_work_fn(struct work_struct *work)
 	spin_unlock_bh(&ep->lock);
 	txrdma_resume_act(ep, act, moves);
 	spin_lock_bh(&ep->lock);
-	/*
-	 * What was queued meanwhile (a RESUME to answer) runs now: a tick's
-	 * delay must not replace the queue's "at once"
-	 */
-	if (ep->sess_todo && !ep->rx_stop)
-		mod_delayed_work(txrdma_peer_wq, &ep->sess_work, 0);
-	else if (txrdma_resume_away(ep) && !ep->rx_stop)
+	if (txrdma_resume_away(ep) && !ep->rx_stop)
 		mod_delayed_work(txrdma_peer_wq, &ep->sess_work,
 				 msecs_to_jiffies(TXRDMA_RESUME_TICK_MS));
 	spin_unlock_bh(&ep->lock);
