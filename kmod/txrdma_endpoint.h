@@ -294,8 +294,6 @@ struct txrdma_ep_snap {
  * @sess_ready: SQEs may go: Up, and a resume's plan applied (always
  *	true for a pair that is no session) (@lock)
  * @sess_todo: TXRDMA_SESS_DO_* the work item still has to do (@lock)
- * @sess_moves: times the other side moved to another host (@lock): the
- *	work item drops what it decided before a move it finds after
  * @sess_qpn: acceptor: the connector's QP the RESUME held names
  * @sess_peer: the other side's last report (RESUME or RESUMED)
  * @sess_sent_ns: connector: when the last RESUME left
@@ -434,7 +432,6 @@ struct txrdma_ep {
 	struct txrdma_sess sess;
 	bool sess_ready;
 	unsigned int sess_todo;
-	u32 sess_moves;
 	u32 sess_qpn;
 	struct txrdma_resume_report sess_peer;
 	u64 sess_sent_ns;

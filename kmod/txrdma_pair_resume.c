@@ -45,9 +45,6 @@
 #define TXRDMA_RESUME_TICK_MS	10
 /* how long the connector waits for RESUMED before it tries another QP */
 #define TXRDMA_RESUME_ANSWER_NS	(200ULL * NSEC_PER_MSEC)
-/* what a move of the other side makes moot: it was for the old host */
-#define TXRDMA_SESS_DO_MOVED	(TXRDMA_SESS_DO_SEEK | TXRDMA_SESS_DO_RESUME | \
-				 TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY)
 
 /* Caller holds ep->lock: feed @ev to the session, traced. */
 static unsigned int txrdma_resume_ev_locked(struct txrdma_ep *ep,
@@ -208,9 +205,8 @@ struct txrdma_peer *txrdma_resume_moved_locked(struct txrdma_ep *ep)
 
 	lockdep_assert_held(&ep->lock);
 	ep->sess_from = NULL;
-	/* and what a running work item decided is not done either */
-	ep->sess_moves++;
-	ep->sess_todo &= ~TXRDMA_SESS_DO_MOVED;
+	ep->sess_todo &= ~(TXRDMA_SESS_DO_SEEK | TXRDMA_SESS_DO_RESUME |
+			   TXRDMA_SESS_DO_ANSWER | TXRDMA_SESS_DO_APPLY);
 	act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_HANDOFF, 0, 0);
 	ep->sess_ready = false;
 	ep->ho_rekey = true;
@@ -418,36 +414,6 @@ static unsigned int txrdma_resume_event(struct txrdma_ep *ep,
 	return act;
 }
 
-/*
- * Caller holds ep->lock: the work item's @act, decided at *@moves
- * (ep->sess_moves then), is to get @more, decided now.  What a move
- * since made moot goes first (txrdma_resume_act()).
- */
-static void txrdma_resume_more_locked(struct txrdma_ep *ep, unsigned int *act,
-				      u32 *moves, unsigned int more)
-{
-	lockdep_assert_held(&ep->lock);
-	if (ep->sess_moves != *moves) {
-		*act &= ~TXRDMA_SESS_DO_MOVED;
-		*moves = ep->sess_moves;
-	}
-	*act |= more;
-}
-
-/* txrdma_resume_event() from the work item: its result into @act */
-static void txrdma_resume_event_more(struct txrdma_ep *ep,
-				     enum txrdma_sess_ev ev, unsigned int *act,
-				     u32 *moves)
-{
-	spin_lock_bh(&ep->lock);
-	txrdma_resume_more_locked(ep, act, moves,
-				  txrdma_resume_ev_locked(ep, ev, 0,
-							  -ECONNRESET));
-	if (ev == TXRDMA_SESS_EV_LOST)
-		ep->sess_ready = false;
-	spin_unlock_bh(&ep->lock);
-}
-
 /* Apply the other side's report (@ep->sess_peer) to our sends. */
 static void txrdma_resume_apply(struct txrdma_ep *ep)
 {
@@ -481,42 +447,24 @@ static void txrdma_resume_apply(struct txrdma_ep *ep)
 	}
 }
 
-/*
- * Do what the state machine asked for, in order; runs in the work.
- * @moves: ep->sess_moves when it asked: after a HANDOFF that moved the
- * other side since (the pairing work item runs beside this one), what
- * was meant for the old host (a QP search, a RESUME, an answer and its
- * plan) is dropped, as the move dropped it from sess_todo and queued
- * what the session does next.  A drain stays (the move wants the old
- * QP closed too, and asks for it only when no drain was asked yet), as
- * does a failure (a failed session is never moved).
- */
-static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act,
-			      u32 moves)
+/* Do what the state machine asked for, in order; runs in the work. */
+static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act)
 {
-	unsigned int more;
-	u32 gen, now;
+	u32 gen;
 
 	while (act) {
 		if (act & TXRDMA_SESS_DO_FAIL) {
 			txrdma_resume_fail(ep);
 			return;
 		}
-		now = READ_ONCE(ep->sess_moves);
-		if (now != moves) {
-			act &= ~TXRDMA_SESS_DO_MOVED;
-			moves = now;
-		}
 		if (act & TXRDMA_SESS_DO_DRAIN) {
 			act &= ~TXRDMA_SESS_DO_DRAIN;
 			txrdma_pair_close_qp(ep, -ECONNRESET);
 			/* no QP held us: nothing is left to reap */
 			spin_lock_bh(&ep->lock);
-			more = ep->held_by ? 0 :
-			       txrdma_resume_ev_locked(ep,
-						       TXRDMA_SESS_EV_DRAINED,
-						       0, 0);
-			txrdma_resume_more_locked(ep, &act, &moves, more);
+			if (!ep->held_by)
+				act |= txrdma_resume_ev_locked(ep,
+						TXRDMA_SESS_EV_DRAINED, 0, 0);
 			spin_unlock_bh(&ep->lock);
 			continue;
 		}
@@ -524,9 +472,9 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act,
 			act &= ~TXRDMA_SESS_DO_SEEK;
 			/* no QP yet (peer Down, pool empty): the tick retries */
 			if (!txrdma_resume_take(ep, 0))
-				txrdma_resume_event_more(ep,
-							 TXRDMA_SESS_EV_PATH,
-							 &act, &moves);
+				act |= txrdma_resume_event(ep,
+							   TXRDMA_SESS_EV_PATH,
+							   0);
 			continue;
 		}
 		if (act & TXRDMA_SESS_DO_RESUME) {
@@ -549,9 +497,9 @@ static void txrdma_resume_act(struct txrdma_ep *ep, unsigned int act,
 			 */
 			if (txrdma_resume_take(ep, ep->sess_qpn)) {
 				act &= ~TXRDMA_SESS_DO_APPLY;
-				txrdma_resume_event_more(ep,
-							 TXRDMA_SESS_EV_LOST,
-							 &act, &moves);
+				act |= txrdma_resume_event(ep,
+							   TXRDMA_SESS_EV_LOST,
+							   0);
 				continue;
 			}
 			txrdma_resume_send(ep, TXRDMA_CTRL_EP_RESUMED,
@@ -574,14 +522,12 @@ static void txrdma_resume_work_fn(struct work_struct *work)
 	struct txrdma_ep *ep = container_of(to_delayed_work(work),
 					    struct txrdma_ep, sess_work);
 	unsigned int act;
-	u32 moves;
 	u64 now;
 
 	spin_lock_bh(&ep->lock);
 	now = ktime_get_ns();
 	act = ep->sess_todo;
 	ep->sess_todo = 0;
-	moves = ep->sess_moves;
 	if (ep->sess.state != TXRDMA_SESS_FAILED)
 		act |= txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_TICK, 0, 0);
 	if (ep->sess.state == TXRDMA_SESS_RESUMING &&
@@ -592,7 +538,7 @@ static void txrdma_resume_work_fn(struct work_struct *work)
 	if (ep->sess.connector && ep->sess.state == TXRDMA_SESS_WAITING)
 		act |= TXRDMA_SESS_DO_SEEK;
 	spin_unlock_bh(&ep->lock);
-	txrdma_resume_act(ep, act, moves);
+	txrdma_resume_act(ep, act);
 	spin_lock_bh(&ep->lock);
 	if (txrdma_resume_away(ep) && !ep->rx_stop)
 		mod_delayed_work(txrdma_peer_wq, &ep->sess_work,
