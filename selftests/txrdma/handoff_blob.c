@@ -44,6 +44,13 @@ static void blob_path(char *buf, size_t n, const char *dir, unsigned int k)
 	snprintf(buf, n, "%s/handoff-blob.%u", dir, k);
 }
 
+/* units of a ring area of @rx_area bytes, 0 if it has no room for any */
+static uint32_t ring_units(uint32_t rx_area)
+{
+	return rx_area > TXRDMA_RX_HDR_LEN ?
+	       (rx_area - TXRDMA_RX_HDR_LEN) / TXRDMA_FRAME_UNIT : 0;
+}
+
 static double mono_ms(void)
 {
 	struct timespec t;
@@ -74,11 +81,11 @@ int blob_pack(struct blob_hdr *h, const struct txrdma_sess_send *sends,
 	      const void *area, const void *base, uint64_t size,
 	      const uint8_t *done, void **bufp)
 {
-	uint32_t units = (h->rx_area - TXRDMA_RX_HDR_LEN) / TXRDMA_FRAME_UNIT;
+	uint32_t units = ring_units(h->rx_area);
 	uint8_t *buf, *p;
 	uint64_t i;
 
-	if (h->rx_area < TXRDMA_RX_HDR_LEN || !units ||
+	if (!units ||
 	    (units & (units - 1)) || h->rx_unread > units)
 		return -EINVAL;
 	h->rx_part = TXRDMA_RX_HDR_LEN + h->rx_unread * TXRDMA_FRAME_UNIT;
@@ -126,8 +133,7 @@ int blob_pack(struct blob_hdr *h, const struct txrdma_sess_send *sends,
 
 void blob_ring(const struct blob *b, void *area)
 {
-	uint32_t units = (b->h.rx_area - TXRDMA_RX_HDR_LEN) /
-			 TXRDMA_FRAME_UNIT;
+	uint32_t units = ring_units(b->h.rx_area);
 	const uint8_t *p = b->ring + TXRDMA_RX_HDR_LEN;
 	uint32_t i;
 
@@ -183,8 +189,7 @@ static int blob_parse(void *buf, size_t len, unsigned int k, struct blob *b)
 	if (len < sizeof(b->h))
 		goto bad;
 	memcpy(&b->h, buf, sizeof(b->h));
-	units = b->h.rx_area >= TXRDMA_RX_HDR_LEN ?
-		(b->h.rx_area - TXRDMA_RX_HDR_LEN) / TXRDMA_FRAME_UNIT : 0;
+	units = ring_units(b->h.rx_area);
 	if (b->h.magic != BLOB_MAGIC || b->h.handoff != k ||
 	    b->h.nsends > TXRDMA_SESS_SENDS_MAX ||
 	    b->h.nsends != b->h.state.nsends || !units ||
