@@ -707,6 +707,13 @@ static void txrdma_ep_snap_locked(struct txrdma_ep *ep,
 	s->dstate = ep->dstate;
 	s->service = ep->service;
 	s->peer_ep = ep->peer_ep;
+	s->session = ep->session;
+	if (ep->session) {
+		s->sess_state = ep->sess.state;
+		s->grace_ms = ep->grace_ms;
+		/* changes under ep->lock, which holds its reference */
+		strscpy(s->path, ep->path->name, sizeof(s->path));
+	}
 	/* a listed endpoint has folded nothing: this is all of it */
 	for (i = 0; i < TXRDMA_EP_NR_STATS; i++)
 		out[i] = now[i] - seen[i];

@@ -183,6 +183,10 @@ static inline u64 *txrdma_ep_stats_v(struct txrdma_ep_stats *s)
  * @tenant: its tenant's name
  * @owner: its tenant, only to compare with (never dereferenced)
  * @peer: its peer's name
+ * @session: a pair with TXRDMA_EP_F_SESSION: the next three are set
+ * @sess_state: enum txrdma_sess_phase
+ * @grace_ms: how long it may be away
+ * @path: the peer whose QP carries it (@peer or another path)
  * @stats: its counters
  */
 struct txrdma_ep_snap {
@@ -195,6 +199,10 @@ struct txrdma_ep_snap {
 	char tenant[TXRDMA_TENANT_NAME_MAX];
 	const struct txrdma_tenant *owner;
 	char peer[TXRDMA_PEER_NAME_MAX];
+	bool session;
+	u8 sess_state;
+	u32 grace_ms;
+	char path[TXRDMA_PEER_NAME_MAX];
 	struct txrdma_ep_stats stats;
 };
 

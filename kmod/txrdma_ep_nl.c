@@ -103,6 +103,28 @@ int txrdma_nl_put_stats(struct sk_buff *skb, int nest_attr,
 	return 0;
 }
 
+/* the module's session phases as the ABI numbers them */
+static const u8 txrdma_ep_sessions[] = {
+	[TXRDMA_SESS_UP]	= TXRDMA_EP_SESSION_UP,
+	[TXRDMA_SESS_DRAINING]	= TXRDMA_EP_SESSION_DRAINING,
+	[TXRDMA_SESS_WAITING]	= TXRDMA_EP_SESSION_WAITING,
+	[TXRDMA_SESS_RESUMING]	= TXRDMA_EP_SESSION_RESUMING,
+	[TXRDMA_SESS_FAILED]	= TXRDMA_EP_SESSION_FAILED,
+};
+
+/* where a session stands and through which path: "ep show" */
+static int txrdma_ep_fill_session(struct sk_buff *skb,
+				  const struct txrdma_ep_snap *s)
+{
+	u8 phase = TXRDMA_EP_SESSION_FAILED;
+
+	if (s->sess_state < ARRAY_SIZE(txrdma_ep_sessions))
+		phase = txrdma_ep_sessions[s->sess_state];
+	return nla_put_u8(skb, TXRDMA_A_EP_SESSION, phase) ||
+	       nla_put_u32(skb, TXRDMA_A_EP_GRACE_MS, s->grace_ms) ||
+	       nla_put_string(skb, TXRDMA_A_EP_PATH, s->path);
+}
+
 static int txrdma_ep_fill(struct sk_buff *skb, const struct txrdma_ep_snap *s,
 			  u32 portid, u32 seq, int flags)
 {
@@ -123,7 +145,8 @@ static int txrdma_ep_fill(struct sk_buff *skb, const struct txrdma_ep_snap *s,
 	    nla_put_u32(skb, TXRDMA_A_EP_PEER_EP, s->peer_ep) ||
 	    nla_put_u32(skb, TXRDMA_A_EP_QPN, s->qp_num) ||
 	    nla_put_s32(skb, TXRDMA_A_EP_ERROR, s->error) ||
-	    txrdma_nl_put_stats(skb, TXRDMA_A_EP_STATS, &s->stats)) {
+	    txrdma_nl_put_stats(skb, TXRDMA_A_EP_STATS, &s->stats) ||
+	    (s->session && txrdma_ep_fill_session(skb, s))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

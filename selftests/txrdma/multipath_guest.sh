@@ -15,9 +15,10 @@
 # move to the other path would fail), alternating links 0 and 1.
 # Between cuts the client waits until both paths are Up again with
 # ready QPs (mp-ready-N), so that every cut finds the other path there.
-# After the last cut (an even number: the pair is back on link 0), the
-# client removes its device of link 0 (rdma link del), under the
-# stream: the session moves to link 1 rather than fail (mp-devdel).
+# After the last cut the client removes the device its session is on
+# ("ep show" names the path; link 0 unless a stall's false Down moved
+# it), under the stream: the session moves to the other path rather
+# than fail (mp-devdel).
 # The host then lets the stream end.
 #
 # Meanwhile the client's module refuses every ${QP_FAIL_EVERY}th QP post,
@@ -72,6 +73,16 @@ traffic() {
 	"$ADMIN" -j tenant show mp-t |
 		jq -r '.[0].traffic | "\(.path_moves // 0) \(.resumes // 0) \(.tx_resent // 0)"'
 }
+# "STATE PATH" of the tenant's session endpoint ("ep show")
+session() {
+	"$ADMIN" -j ep show |
+		jq -r '[.[] | select(.tenant == "mp-t" and .session)][0].session |
+		       "\(.state) \(.path)"'
+}
+session_is() {
+	read -r st _ <<<"$(session)"
+	[ "$st" = "$1" ]
+}
 usage_zero() {
 	[ "$(txrdma_tenant_usage mp-t)" = "0 0 0" ]
 }
@@ -83,7 +94,7 @@ echo > $T/trace
 echo 4096 > $T/buffer_size_kb
 # session_flap prints its longest gap's ends on this clock
 echo mono > $T/trace_clock
-for ev in txrdma_session txrdma_peer_state; do
+for ev in txrdma_session txrdma_peer_state txrdma_conn; do
 	echo 1 > $T/events/txrdma/$ev/enable
 done
 echo 1 > $T/tracing_on
@@ -100,12 +111,31 @@ if [ "$role" = client ]; then
 			txrdma_wait_until 120 both_ready || exit 1
 			txrdma_signal "mp-ready-$i"
 		done
+		# the device under the session goes: whichever path it is
+		# on now (a stall's false Down may have moved it since the
+		# last cut), and it must move to the other one
+		txrdma_wait_until 30 session_is up || exit 3
+		read -r _ from <<<"$(session)"
+		if [ "$from" = "$peer" ]; then
+			gone=$rxe0 to=$path
+		else
+			gone=$rxe1 to=$peer
+		fi
+		echo "$gone $from $to" > /tmp/mp-devdel
 		traffic > /tmp/mp-before-devdel
-		rdma link del "$rxe0" || exit 2
-		# moved: at least one more path move, and messages flow
+		rdma link del "$gone" || exit 2
+		# moved: one more path move, and up on the other path
 		read -r mb _ _ < /tmp/mp-before-devdel
-		moved() { read -r m _ _ <<<"$(traffic)"; [ "$m" -gt "$mb" ]; }
-		txrdma_wait_until 60 moved || exit 3
+		moved() {
+			read -r m _ _ <<<"$(traffic)"
+			[ "$m" -gt "$mb" ] && [ "$(session)" = "up $to" ]
+		}
+		if ! txrdma_wait_until 60 moved; then
+			# what the pair looked like when it did not move
+			"$ADMIN" -j ep show > "$TXRDMA_JOB/mp-nomove-ep" 2>&1
+			"$ADMIN" peer show > "$TXRDMA_JOB/mp-nomove-peer" 2>&1
+			exit 3
+		fi
 		txrdma_signal "mp-devdel" "$(traffic)"
 	) &
 	WATCH=$!
@@ -140,9 +170,10 @@ if [ -n "${WATCH:-}" ]; then
 	wait "$WATCH"
 	wrc=$?
 	check "both paths came back after every cut" test "$wrc" != 1
-	check "rdma link del $rxe0 under the stream: the session moved to $path (rc $wrc: 2 del failed, 3 no move)" \
+	read -r gone from to < /tmp/mp-devdel
+	check "rdma link del $gone (under the session, on $from) under the stream: the session moved to $to (rc $wrc: 2 del failed, 3 no move)" \
 		test "$wrc" = 0
-	check "$rxe0 is gone" eval '! rdma link show "$rxe0/1" >/dev/null 2>&1'
+	check "$gone is gone" eval '! rdma link show "$gone/1" >/dev/null 2>&1'
 fi
 qpf=0
 if [ "$role" = client ]; then
@@ -153,6 +184,8 @@ if [ "$role" = client ]; then
 fi
 read -r m1 r1 x1 <<<"$(traffic)"
 diag "path moves +$((m1 - m0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0)), QP posts refused $qpf"
+# the whole trace beside the logs: a failure needs more than the tail
+cp $T/trace "$TXRDMA_JOB/trace-$role.txt"
 grep -v '^#' $T/trace | grep -E 'txrdma_peer_state|ev=|state=' | tail -n 80 |
 	sed 's/^ *//; s/^/# trace: /'
 check "the pair moved to the other path at every cut (moves +$((m1 - m0)) >= $cuts)" \

@@ -354,13 +354,19 @@ def suite_multipath(args):
     --mp-cuts times (links 0, 1, 0, ...), each time for longer than the
     session's grace; the guests check that no SEND failed, every message
     arrived once in order byte for byte, and that the pair moved to the
-    other path at every cut; at the end guest 0 removes its device of
-    link 0 (rdma link del) under the stream, and the pair moves again."""
+    other path at every cut; at the end guest 0 removes the device its
+    session is on (rdma link del) under the stream, and the pair moves
+    again.  Each guest copies its trace of session, connection and
+    liveness events to job/trace-client.txt and job/trace-server.txt;
+    TXRDMA_MP_KEEP=1 in the environment keeps the run directory."""
+    keep = os.environ.get("TXRDMA_MP_KEEP", "") == "1"
     cmds = ["selftests/txrdma/multipath_guest.sh %s %d" % (who, args.mp_cuts)
             for who in ("client 1", "server 0")]
     err = None
     with cluster(args, 2, cmds, timeout=args.timeout, smp=2,
-                 paths=2) as c:
+                 paths=2, keep=keep) as c:
+        if keep:
+            print("# multipath: run directory kept: %s" % c.jobdir)
         c.start()
         try:
             c.wait_file(0, "mp-streaming", 300)
@@ -375,9 +381,9 @@ def suite_multipath(args):
                     i, k, (time.monotonic() - t0) * 1000))
                 c.write_file("mp-healed-%d" % i, "\n")
                 c.wait_file(0, "mp-ready-%d" % i, 300)
-            # guest 0 removes its device of link 0 under the stream
+            # guest 0 removes the device its session is on, under the stream
             c.wait_file(0, "mp-devdel", 300)
-            print("# guest 0 removed its device of link 0")
+            print("# guest 0 removed the device its session was on")
         except (TimeoutError, RuntimeError, OSError) as e:
             err = str(e)
         c.write_file("mp-done", "\n")

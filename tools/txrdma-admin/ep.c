@@ -231,6 +231,16 @@ void txa_stats_print_json(struct json_writer *w, const struct txa_stats *st)
 
 /* ---- names ---------------------------------------------------------- */
 
+/* names[v], or "unknown(v)" in @buf for a value this tool does not name */
+static const char *name_of(const char *const *names, size_t n,
+			   unsigned int v, char *buf, size_t len)
+{
+	if (v < n && names[v])
+		return names[v];
+	snprintf(buf, len, "unknown(%u)", v);
+	return buf;
+}
+
 static const char *const state_names[] = {
 	[TXRDMA_EP_STATE_PLAIN]		= "plain",
 	[TXRDMA_EP_STATE_CONNECTING]	= "connecting",
@@ -241,10 +251,21 @@ static const char *const state_names[] = {
 
 const char *txa_ep_state_str(unsigned int state, char *buf, size_t len)
 {
-	if (state < ARRAY_SIZE(state_names) && state_names[state])
-		return state_names[state];
-	snprintf(buf, len, "unknown(%u)", state);
-	return buf;
+	return name_of(state_names, ARRAY_SIZE(state_names), state, buf, len);
+}
+
+static const char *const session_names[] = {
+	[TXRDMA_EP_SESSION_UP]		= "up",
+	[TXRDMA_EP_SESSION_DRAINING]	= "draining",
+	[TXRDMA_EP_SESSION_WAITING]	= "waiting",
+	[TXRDMA_EP_SESSION_RESUMING]	= "resuming",
+	[TXRDMA_EP_SESSION_FAILED]	= "failed",
+};
+
+const char *txa_ep_session_str(unsigned int phase, char *buf, size_t len)
+{
+	return name_of(session_names, ARRAY_SIZE(session_names), phase, buf,
+		       len);
 }
 
 #define E(name)	{ name, #name }
@@ -286,6 +307,10 @@ static struct nla_policy ep_policy[TXRDMA_A_MAX + 1] = {
 	[TXRDMA_A_EP_QPN]	= { .type = NLA_U32 },
 	[TXRDMA_A_EP_ERROR]	= { .type = NLA_U32 },	/* s32 */
 	[TXRDMA_A_EP_STATS]	= { .type = NLA_NESTED },
+	[TXRDMA_A_EP_SESSION]	= { .type = NLA_U8 },
+	[TXRDMA_A_EP_GRACE_MS]	= { .type = NLA_U32 },
+	[TXRDMA_A_EP_PATH]	= { .type = NLA_STRING,
+				    .maxlen = TXRDMA_PEER_NAME_MAX },
 };
 
 int txa_ep_parse(const struct nlmsghdr *nlh, struct txa_ep *ep)
@@ -337,6 +362,15 @@ int txa_ep_parse(const struct nlmsghdr *nlh, struct txa_ep *ep)
 		ep->error = (int32_t)nla_get_u32(tb[TXRDMA_A_EP_ERROR]);
 		ep->have |= TXA_EP_HAVE_ERROR;
 	}
+	/* the three come together (a session) or not at all */
+	if (tb[TXRDMA_A_EP_SESSION] && tb[TXRDMA_A_EP_GRACE_MS] &&
+	    tb[TXRDMA_A_EP_PATH]) {
+		ep->session = nla_get_u8(tb[TXRDMA_A_EP_SESSION]);
+		ep->grace_ms = nla_get_u32(tb[TXRDMA_A_EP_GRACE_MS]);
+		snprintf(ep->path, sizeof(ep->path), "%s",
+			 nla_get_string(tb[TXRDMA_A_EP_PATH]));
+		ep->have |= TXA_EP_HAVE_SESSION;
+	}
 	if (tb[TXRDMA_A_EP_STATS]) {
 		if (txa_stats_parse(tb[TXRDMA_A_EP_STATS], &ep->stats))
 			return -EINVAL;
@@ -372,6 +406,10 @@ void txa_ep_print_plain(FILE *out, const struct txa_ep *ep)
 	if ((ep->have & TXA_EP_HAVE_ERROR) && ep->error)
 		fprintf(out, " error %s",
 			txa_errno_str(ep->error, ebuf, sizeof(ebuf)));
+	if (ep->have & TXA_EP_HAVE_SESSION)
+		fprintf(out, " session %s grace %ums path %s",
+			txa_ep_session_str(ep->session, buf, sizeof(buf)),
+			ep->grace_ms, ep->path);
 	fputc('\n', out);
 	if ((ep->have & TXA_EP_HAVE_STATS) && ep->stats.have) {
 		fputs("    ", out);
@@ -410,6 +448,15 @@ void txa_ep_print_json(struct json_writer *w, const struct txa_ep *ep)
 			json_kv_str(w, "error_name",
 				    txa_errno_str(ep->error, ebuf,
 						  sizeof(ebuf)));
+	}
+	if (ep->have & TXA_EP_HAVE_SESSION) {
+		json_key(w, "session");
+		json_obj_start(w);
+		json_kv_str(w, "state",
+			    txa_ep_session_str(ep->session, buf, sizeof(buf)));
+		json_kv_u64(w, "grace_ms", ep->grace_ms);
+		json_kv_str(w, "path", ep->path);
+		json_obj_end(w);
 	}
 	if (ep->have & TXA_EP_HAVE_STATS) {
 		json_key(w, "stats");

@@ -93,6 +93,7 @@ enum {
 	TXA_EP_HAVE_QPN		= 1 << 6,
 	TXA_EP_HAVE_ERROR	= 1 << 7,
 	TXA_EP_HAVE_STATS	= 1 << 8,
+	TXA_EP_HAVE_SESSION	= 1 << 9,	/* session, grace_ms, path */
 };
 
 /* An endpoint as an EP_GET reply describes it. */
@@ -107,6 +108,9 @@ struct txa_ep {
 	uint32_t peer_ep;
 	uint32_t qpn;
 	int32_t error;			/* 0 or a negative errno */
+	uint8_t session;		/* enum txrdma_ep_session */
+	uint32_t grace_ms;
+	char path[TXRDMA_PEER_NAME_MAX];	/* peer whose QP it is on */
 	struct txa_stats stats;
 };
 
@@ -117,6 +121,9 @@ struct txa_ep {
 
 /* plain, connecting, connected, rejected, closed, else "unknown(N)" */
 const char *txa_ep_state_str(unsigned int state, char *buf, size_t len);
+
+/* up, draining, waiting, resuming, failed, else "unknown(N)" */
+const char *txa_ep_session_str(unsigned int phase, char *buf, size_t len);
 
 /* "ECONNRESET" for -ECONNRESET, a number for one this tool does not name */
 const char *txa_errno_str(int32_t error, char *buf, size_t len);

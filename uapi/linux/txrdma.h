@@ -794,6 +794,13 @@ enum txrdma_attr {
 	TXRDMA_A_PEER_PATH_OF,
 	/* in the EP_STATS and TENANT_TRAFFIC nests (TXRDMA_EP_F_SESSION) */
 	TXRDMA_A_STAT_PATH_MOVES,	/* u64: resumes on another path */
+	/* EP_GET, a pair with TXRDMA_EP_F_SESSION only: */
+	TXRDMA_A_EP_SESSION,		/* u8: enum txrdma_ep_session */
+	TXRDMA_A_EP_GRACE_MS,		/* u32: how long it may be away */
+	TXRDMA_A_EP_PATH,		/* string: the peer whose QP carries it
+					 * (TXRDMA_A_EP_PEER or another path
+					 * to the same host)
+					 */
 
 	__TXRDMA_A_MAX,
 	TXRDMA_A_MAX = __TXRDMA_A_MAX - 1
@@ -859,6 +866,15 @@ enum txrdma_ep_state {
 	TXRDMA_EP_STATE_CONNECTED	= 2,	/* paired: carries traffic */
 	TXRDMA_EP_STATE_REJECTED	= 3,	/* the other side refused the pair */
 	TXRDMA_EP_STATE_CLOSED		= 4,	/* closed or failed (EP_ERROR) */
+};
+
+/* Where a session stands (TXRDMA_A_EP_SESSION). */
+enum txrdma_ep_session {
+	TXRDMA_EP_SESSION_UP		= 0,	/* on a QP, carrying frames */
+	TXRDMA_EP_SESSION_DRAINING	= 1,	/* QP lost: reaping what it did */
+	TXRDMA_EP_SESSION_WAITING	= 2,	/* for a QP, or for the RESUME */
+	TXRDMA_EP_SESSION_RESUMING	= 3,	/* RESUME sent, awaiting answer */
+	TXRDMA_EP_SESSION_FAILED	= 4,	/* over: its operations failed */
 };
 
 /* Who opens connections: the side with the lower source address. */

@@ -2642,18 +2642,23 @@ struct fep {
 	uint32_t service, peer_ep, qpn;
 	int32_t error;
 	uint64_t st[FAKE_NSTATS];	/* in the order of fake_stat_attrs[] */
+	const char *path;		/* a session's, NULL: not a session */
+	uint8_t session;
+	uint32_t grace_ms;
 };
 
 static const struct fep fep_a = {
 	3, "db1", "nodeB", TXRDMA_EP_STATE_CONNECTED, 7, 5, 20, 0,
 	{ 1000, 64000, 998, 63872, 4, 16384, 2, 14, 1, 3, 0, 0, 0, 0, 0,
 	  600, 300, 5, 2, 1 },
+	"nodeB2", TXRDMA_EP_SESSION_RESUMING, 2000,
 };
 
 static const struct fep fep_b = {
 	9, "db2", "nodeC", TXRDMA_EP_STATE_CLOSED, 8, 2, 0, -ECONNRESET,
 	{ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
 	  19, 20 },
+	NULL, 0, 0,
 };
 
 static const struct fep *feps[2] = { &fep_a, &fep_b };
@@ -2679,6 +2684,11 @@ static void put_ep(struct nl_msg *m, const struct fep *e)
 	nla_put_u32(m, TXRDMA_A_EP_QPN, e->qpn);
 	nla_put_s32(m, TXRDMA_A_EP_ERROR, e->error);
 	put_stats(m, TXRDMA_A_EP_STATS, e->st);
+	if (e->path && !fake.old_stats) {	/* an old module: none */
+		nla_put_u8(m, TXRDMA_A_EP_SESSION, e->session);
+		nla_put_u32(m, TXRDMA_A_EP_GRACE_MS, e->grace_ms);
+		nla_put_string(m, TXRDMA_A_EP_PATH, e->path);
+	}
 }
 
 /* dump (filtered by EP_TENANT as the module does), or do by EP_ID */
@@ -2734,7 +2744,7 @@ static int run_ep(const struct txa_ep_args *e, bool json, bool pretty)
 }
 
 static const char ep_a_plain[] =
-"ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected\n"
+"ep 3 tenant db1 peer nodeB service 7 peer_ep 5 qpn 20 state connected session resuming grace 2000ms path nodeB2\n"
 "    tx 1000 msgs 64000 bytes 600 coalesced  rx 998 msgs 63872 bytes 300 batches  rw 4 ops 16384 bytes  credit stalls 2 updates 14  slot stalls 1  throttled 3  errors crc 0 seq 0 proto 0 qp 0 sqe 0  session 2 resumes 5 resent 1 moves\n";
 
 static const char ep_b_plain[] =
@@ -2744,6 +2754,7 @@ static const char ep_b_plain[] =
 static const char ep_a_json[] =
 "{\"id\":3,\"tenant\":\"db1\",\"peer\":\"nodeB\",\"state\":\"connected\","
 "\"service\":7,\"peer_ep\":5,\"qpn\":20,\"error\":0,"
+"\"session\":{\"state\":\"resuming\",\"grace_ms\":2000,\"path\":\"nodeB2\"},"
 "\"stats\":{\"tx_msgs\":1000,\"tx_bytes\":64000,\"rx_msgs\":998,\"rx_bytes\":63872,"
 "\"rw_ops\":4,\"rw_bytes\":16384,\"credit_stalls\":2,\"credit_updates\":14,"
 "\"slot_stalls\":1,\"throttled\":3,\"err_crc\":0,\"err_seq\":0,\"err_proto\":0,"
