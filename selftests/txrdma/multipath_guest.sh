@@ -39,6 +39,8 @@ GRACE_MS=2000
 MULT=${TXRDMA_MP_MULT:-4}
 QP_FAIL_EVERY=1500
 QP_FAIL_TIMES=3
+# which device goes after the cuts: the session's, or the other one
+DEL_MODE=${TXRDMA_MP_DEL:-session}
 FI=/sys/kernel/debug/txrdma/fault/qp_fail
 
 role=$1
@@ -113,7 +115,11 @@ if [ "$role" = client ]; then
 		done
 		# the device under the session goes: whichever path it is
 		# on now (a stall's false Down may have moved it since the
-		# last cut), and it must move to the other one
+		# last cut), and it must move to the other one.  With
+		# TXRDMA_MP_DEL=other the device it is not on goes instead
+		# (it may have left it a moment ago): the session stays.
+		# The counters first: a move after them counts.
+		traffic > /tmp/mp-before-devdel
 		txrdma_wait_until 30 session_is up || exit 3
 		read -r _ from <<<"$(session)"
 		if [ "$from" = "$peer" ]; then
@@ -121,14 +127,33 @@ if [ "$role" = client ]; then
 		else
 			gone=$rxe1 to=$peer
 		fi
+		if [ "$DEL_MODE" = other ]; then
+			gone=$([ "$gone" = "$rxe0" ] && echo "$rxe1" || echo "$rxe0")
+			to=$from
+		fi
 		echo "$gone $from $to" > /tmp/mp-devdel
-		traffic > /tmp/mp-before-devdel
-		rdma link del "$gone" || exit 2
+		rdma link del "$gone" &
+		del=$!
+		# the removal waits for the device's users: not for long
+		if ! txrdma_wait_until 30 eval '! kill -0 $del'; then
+			{
+				echo "# rdma link del $gone: still running after 30 s"
+				cat /proc/$del/task/*/stack
+				echo w > /proc/sysrq-trigger
+				dmesg | tail -n 300
+			} > "$TXRDMA_JOB/mp-del-hung" 2>&1
+			exit 4
+		fi
+		wait $del || exit 2
 		# moved: one more path move, and up on the other path
 		read -r mb _ _ < /tmp/mp-before-devdel
 		moved() {
 			read -r m _ _ <<<"$(traffic)"
-			[ "$m" -gt "$mb" ] && [ "$(session)" = "up $to" ]
+			if [ "$DEL_MODE" = other ]; then
+				[ "$(session)" = "up $to" ]
+			else
+				[ "$m" -gt "$mb" ] && [ "$(session)" = "up $to" ]
+			fi
 		}
 		if ! txrdma_wait_until 60 moved; then
 			# what the pair looked like when it did not move
@@ -171,7 +196,7 @@ if [ -n "${WATCH:-}" ]; then
 	wrc=$?
 	check "both paths came back after every cut" test "$wrc" != 1
 	read -r gone from to < /tmp/mp-devdel
-	check "rdma link del $gone (under the session, on $from) under the stream: the session moved to $to (rc $wrc: 2 del failed, 3 no move)" \
+	check "rdma link del $gone (session on $from, mode ${DEL_MODE}) under the stream: the session is up on $to (rc $wrc: 2 del failed, 3 not there, 4 del hung)" \
 		test "$wrc" = 0
 	check "$gone is gone" eval '! rdma link show "$gone/1" >/dev/null 2>&1'
 fi

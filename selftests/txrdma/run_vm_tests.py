@@ -356,12 +356,17 @@ def suite_multipath(args):
     arrived once in order byte for byte, and that the pair moved to the
     other path at every cut; at the end guest 0 removes the device its
     session is on (rdma link del) under the stream, and the pair moves
-    again.  Each guest copies its trace of session, connection and
+    again (TXRDMA_MP_DEL=other: the device it is not on, and it stays
+    where it is).  Each guest copies its trace of session, connection and
     liveness events to job/trace-client.txt and job/trace-server.txt;
     TXRDMA_MP_KEEP=1 in the environment keeps the run directory."""
     keep = os.environ.get("TXRDMA_MP_KEEP", "") == "1"
-    cmds = ["selftests/txrdma/multipath_guest.sh %s %d" % (who, args.mp_cuts)
-            for who in ("client 1", "server 0")]
+    # TXRDMA_MP_DEL=other: remove the device the session is not on
+    mode = os.environ.get("TXRDMA_MP_DEL", "session")
+    if mode not in ("session", "other"):
+        raise SystemExit("TXRDMA_MP_DEL must be session or other")
+    cmds = ["TXRDMA_MP_DEL=%s selftests/txrdma/multipath_guest.sh %s %d" % (
+        mode, who, args.mp_cuts) for who in ("client 1", "server 0")]
     err = None
     with cluster(args, 2, cmds, timeout=args.timeout, smp=2,
                  paths=2, keep=keep) as c:
