@@ -311,6 +311,8 @@ long txrdma_ioctl_ep_sess_import(struct txrdma_file *tf, void __user *uarg)
 	struct txrdma_sess_send *sends = NULL;
 	struct txrdma_ep_sess_import req;
 	struct txrdma_ep_connect creq;
+	struct txrdma_poller *poller;
+	struct txrdma_ring *ring;
 	struct txrdma_peer *peer;
 	struct txrdma_ep *ep;
 	unsigned long tmo;
@@ -397,14 +399,20 @@ long txrdma_ioctl_ep_sess_import(struct txrdma_file *tf, void __user *uarg)
 		ret = ep->sess.error ?: ep->error ?: -ECONNRESET;
 	else
 		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+	/*
+	 * Once adopted another thread of the file may destroy it, which
+	 * clears ep->ring: bind with what it had (the ring is the file's)
+	 */
+	ring = ep->ring;
+	poller = ep->poller;
 	spin_unlock_bh(&ep->lock);
 	if (!ret)
 		ret = txrdma_ep_adopt(tf, ep);
 	if (ret)
 		goto out_discard;
 	/* the QP's device's poller serves the ring, if none does yet */
-	if (ep->poller)
-		txrdma_poller_bind(ep->ring, ep->poller);
+	if (poller && ring)
+		txrdma_poller_bind(ring, poller);
 	req.id = ep->id;
 	req.qp_num = READ_ONCE(ep->qp_num);
 	memzero_explicit(&req.state.secret, sizeof(req.state.secret));
