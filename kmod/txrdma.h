@@ -80,11 +80,13 @@ struct txrdma_port {
  * @event_handler: registered with the RDMA core for async events
  * @port_work: deferred port re-query; async events arrive from the
  *	RDMA core's work queue and only schedule this
- * @users: the device list's reference and one per registration in
- *	flight; removal waits for @unused once the list's is dropped
+ * @users: the device list's reference, one per connection, one per
+ *	registration in flight and one per MR (struct txrdma_mr); removal
+ *	waits for @unused once the list's is dropped
  * @unused: completed when @users reaches zero
- * @dying: being removed: registrations drop their new MRs
- *	(txrdma_regions_lock)
+ * @dying: being removed (set first, under txrdma_devs_lock; again
+ *	under txrdma_regions_lock): no new connection or MR, and whoever
+ *	stores a new MR's key drops it instead
  * @reg: PD and control QP for memory registration (reg.pd NULL: none)
  * @nr_mrs: registrations of regions on this device
  * @first_port: rdma_start_port() of @ibdev
@@ -116,6 +118,7 @@ int txrdma_ibdev_init(void);
 void txrdma_ibdev_exit(void);
 unsigned int txrdma_ibdev_count(void);
 struct txrdma_dev **txrdma_devs_get_registering(unsigned int *n);
+void txrdma_dev_user_get(struct txrdma_dev *dev);
 void txrdma_dev_user_put(struct txrdma_dev *dev);
 struct txrdma_dev *txrdma_dev_get_ibdev(struct ib_device *ibdev);
 bool txrdma_dev_can_register(const struct txrdma_dev *dev);

@@ -626,6 +626,14 @@ static int txrdma_conn_request(struct rdma_cm_id *id,
 	ret = -ESHUTDOWN;
 	if (peer->dying)
 		goto out_unlock;
+	/*
+	 * Its device began to go since the lookup: its removal may have
+	 * passed this peer already (txrdma_peers_drop_dev(), under this
+	 * lock after dying was set), and nothing would close this one.
+	 */
+	ret = -ENODEV;
+	if (READ_ONCE(c->dev->dying))
+		goto out_unlock;
 	/* the key lives until the peer is dying (txrdma_peer_shutdown()) */
 	ret = txrdma_hs_req_mac(&peer->auth, c->hs_req, mac);
 	if (!ret && !txrdma_auth_equal(mac, (const u8 *)cp->private_data +

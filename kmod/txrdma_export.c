@@ -333,6 +333,8 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	} else if (!ep->sess_ready) {
 		/* a session away from its QP: its device may change */
 		ret = -EAGAIN;
+	} else if (!ep->conn) {
+		ret = -ENOTCONN;	/* its QP is gone: a failed pair */
 	} else if (!x && overlap) {
 		ret = -EEXIST;
 	} else if (!x && free < 0) {
@@ -344,8 +346,12 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 			fresh = true;
 		}
 		ep->export_pending = true;
-		/* it stays: no resume takes a QP while an export runs */
-		dev = ep->dev;
+		/*
+		 * It stays: no resume takes a QP while an export runs.
+		 * Held for the registration (the QP may go meanwhile).
+		 */
+		dev = ep->conn->dev;
+		txrdma_dev_user_get(dev);
 		ret = 0;
 	}
 	spin_unlock_bh(&ep->lock);
@@ -369,6 +375,9 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	spin_lock_bh(&ep->lock);
 	if (!ret && ep->mrs_gone)
 		ret = -ENOTCONN;	/* the pair ended meanwhile */
+	/* its device is being removed: the key reaches nothing */
+	if (!ret && READ_ONCE(dev->dying))
+		ret = -ENODEV;
 	if (!ret) {
 		/*
 		 * The other side uses the new key from now on: the old one
@@ -389,6 +398,7 @@ long txrdma_ioctl_ep_export(struct txrdma_file *tf, void __user *uarg)
 	if (!ret) {
 		if (old)
 			txrdma_mr_free(old);
+		txrdma_dev_user_put(dev);
 		goto out_region;
 	}
 	/*
@@ -413,6 +423,7 @@ out_pending:
 	spin_lock_bh(&ep->lock);
 	txrdma_export_done_locked(ep);
 	spin_unlock_bh(&ep->lock);
+	txrdma_dev_user_put(dev);
 out_region:
 	txrdma_region_put_async(r);
 out_ep:

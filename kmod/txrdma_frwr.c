@@ -189,17 +189,19 @@ void txrdma_dev_reg_exit(struct txrdma_dev *dev)
 
 void txrdma_mr_free(struct txrdma_mr *m)
 {
-	struct ib_device *ibdev = m->dev->ibdev;
+	struct txrdma_dev *dev = m->dev;
 
 	if (m->mr)
 		ib_dereg_mr(m->mr);
 	if (m->sgt.sgl) {
 		if (m->sgt.nents)
-			ib_dma_unmap_sg(ibdev, m->sgt.sgl, m->sgt.orig_nents,
-					DMA_BIDIRECTIONAL);
+			ib_dma_unmap_sg(dev->ibdev, m->sgt.sgl,
+					m->sgt.orig_nents, DMA_BIDIRECTIONAL);
 		sg_free_table(&m->sgt);
 	}
 	kfree(m);
+	/* the last use of @dev: its removal may finish now */
+	txrdma_dev_user_put(dev);
 }
 
 /* Post REG_MR for @mr with @access and wait for it; reg->lock held. */
@@ -266,15 +268,24 @@ static struct txrdma_mr *txrdma_reg_mr(struct txrdma_dev *dev,
 	struct txrdma_mr *m;
 	int ret, nents;
 
+	/* a device being removed registers nothing new */
+	if (READ_ONCE(dev->dying))
+		return ERR_PTR(-ENODEV);
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	m->dev = dev;
 	ret = sg_alloc_table(&m->sgt, n, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(m);
 		return ERR_PTR(ret);
 	}
+	/*
+	 * Every MR holds its device: a removal waits until the last one
+	 * is deregistered (txrdma_mr_free()), however its owner learns
+	 * of the removal.  The caller holds a reference already.
+	 */
+	refcount_inc(&dev->users);
+	m->dev = dev;
 	/* the first entry may start inside its page, the last end early */
 	for_each_sg(m->sgt.sgl, sg, n, i) {
 		u64 from = max(off, (first + i) * chunk);

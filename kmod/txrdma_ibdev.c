@@ -129,6 +129,13 @@ static void txrdma_ib_remove(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&txrdma_devs_lock);
 	list_del(&dev->node);
+	/*
+	 * From here on no connection is made on it and no memory is
+	 * registered on it; a registration already running keeps its MR
+	 * only if what owns it still sees it in time (each checks dying
+	 * where it stores the key), and the wait below covers the rest.
+	 */
+	WRITE_ONCE(dev->dying, true);
 	txrdma_nl_notify_dev(dev, TXRDMA_CMD_DEV_DEL_NTF);
 	mutex_unlock(&txrdma_devs_lock);
 	/* sessions on it fail: they would keep its keys past its end */
@@ -246,6 +253,16 @@ struct txrdma_dev *txrdma_dev_get_ibdev(struct ib_device *ibdev)
 	}
 	mutex_unlock(&txrdma_devs_lock);
 	return found;
+}
+
+/*
+ * Another user reference, for a caller that holds one already (through
+ * a connection on @dev it reached under a lock that keeps it): the
+ * device cannot be freed between the caller's use and this one's.
+ */
+void txrdma_dev_user_get(struct txrdma_dev *dev)
+{
+	refcount_inc(&dev->users);
 }
 
 void txrdma_dev_user_put(struct txrdma_dev *dev)

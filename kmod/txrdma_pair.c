@@ -247,29 +247,41 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 static int txrdma_pair_rx_keys(struct txrdma_ep *ep,
 			       const struct txrdma_ep_connect *req)
 {
+	struct txrdma_dev *dev = NULL;
 	struct txrdma_mr *m;
 	bool gone;
 
-	m = txrdma_region_expose(ep->rx_region, ep->dev,
+	/* its QP's connection holds the device; we do while we register */
+	spin_lock_bh(&ep->lock);
+	if (ep->conn) {
+		dev = ep->conn->dev;
+		txrdma_dev_user_get(dev);
+	}
+	spin_unlock_bh(&ep->lock);
+	if (!dev)
+		return -ENOTCONN;
+	m = txrdma_region_expose(ep->rx_region, dev,
 				 req->rx_off + TXRDMA_RX_HDR_LEN,
 				 (u64)ep->rx_units * TXRDMA_FRAME_UNIT,
 				 IB_ACCESS_REMOTE_WRITE);
-	if (IS_ERR(m))
+	if (IS_ERR(m)) {
+		txrdma_dev_user_put(dev);
 		return PTR_ERR(m);
+	}
 	spin_lock_bh(&ep->lock);
-	gone = ep->mrs_gone;
+	/* or its device is being removed: the key would outlive it */
+	gone = ep->mrs_gone || READ_ONCE(dev->dying);
 	if (!gone) {
 		ep->rx_mr = m;
 		ep->rx_addr = m->mr->iova;
 		ep->rx_rkey = m->mr->rkey;
 	}
 	spin_unlock_bh(&ep->lock);
-	if (gone) {
+	if (gone)
 		/* the QP died meanwhile: nobody may reach the ring */
 		txrdma_mr_free(m);
-		return -ENOTCONN;
-	}
-	return 0;
+	txrdma_dev_user_put(dev);
+	return gone ? -ENOTCONN : 0;
 }
 
 static int txrdma_pair_check(const struct txrdma_ep_connect *req, bool accept)

@@ -262,13 +262,19 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 
 	/* as an export ioctl: none runs meanwhile (they get -EBUSY) */
 	spin_lock_bh(&ep->lock);
-	dev = ep->dev;
 	if (ep->export_pending)
 		ret = -EBUSY;	/* it ends within its timeout: retried */
-	else if (ep->mrs_gone)
+	else if (ep->mrs_gone || !ep->conn)
 		ret = -ENOTCONN;
-	else
+	if (!ret) {
 		ep->export_pending = true;
+		/*
+		 * The QP's connection holds its device while it is ours,
+		 * not while we register: the removal waits for this one
+		 */
+		dev = ep->conn->dev;
+		txrdma_dev_user_get(dev);
+	}
 	spin_unlock_bh(&ep->lock);
 	if (ret)
 		return ret;
@@ -288,6 +294,9 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 	spin_lock_bh(&ep->lock);
 	if (!ret && ep->mrs_gone)
 		ret = -ENOTCONN;
+	/* the device went meanwhile: txrdma_eps_dev_gone() saw no key */
+	if (!ret && READ_ONCE(dev->dying))
+		ret = -ENODEV;
 	if (!ret) {
 		ep->rx_mr = m;
 		ep->rx_addr = m->mr->iova;
@@ -301,6 +310,7 @@ int txrdma_path_rekey(struct txrdma_ep *ep)
 	spin_unlock_bh(&ep->lock);
 	if (m)
 		txrdma_mr_free(m);
+	txrdma_dev_user_put(dev);
 	return ret;
 }
 

@@ -242,6 +242,16 @@ void txrdma_resume_dev_gone(struct txrdma_ep *ep, struct txrdma_dev *dev)
 	}
 	/* an export registering on @dev meanwhile: no move (it would race) */
 	if (move && !ep->export_pending) {
+		unsigned int i;
+
+		/*
+		 * Frames and operations to be sent again look their local
+		 * key up anew: a device added later may get @dev's address
+		 * and must not pass for it (txrdma_region_key())
+		 */
+		for (i = 0; i < TXRDMA_EP_SLOTS; i++)
+			if (ep->slots[i].busy && ep->slots[i].dev == dev)
+				ep->slots[i].dev = NULL;
 		/* as if registered nowhere: the next QP registers anew */
 		ep->sess_dev = NULL;
 		ep->export_pending = true;
