@@ -249,7 +249,7 @@ static int txrdma_pair_rx_keys(struct txrdma_ep *ep,
 {
 	struct txrdma_dev *dev = NULL;
 	struct txrdma_mr *m;
-	bool gone;
+	bool gone, dying;
 
 	/* its QP's connection holds the device; we do while we register */
 	spin_lock_bh(&ep->lock);
@@ -266,11 +266,13 @@ static int txrdma_pair_rx_keys(struct txrdma_ep *ep,
 				 IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(m)) {
 		txrdma_dev_user_put(dev);
-		return PTR_ERR(m);
+		/* its device is going: as a lost QP, another is taken */
+		return PTR_ERR(m) == -ENODEV ? -ECONNRESET : PTR_ERR(m);
 	}
 	spin_lock_bh(&ep->lock);
 	/* or its device is being removed: the key would outlive it */
-	gone = ep->mrs_gone || READ_ONCE(dev->dying);
+	dying = READ_ONCE(dev->dying);
+	gone = ep->mrs_gone || dying;
 	if (!gone) {
 		ep->rx_mr = m;
 		ep->rx_addr = m->mr->iova;
@@ -281,7 +283,9 @@ static int txrdma_pair_rx_keys(struct txrdma_ep *ep,
 		/* the QP died meanwhile: nobody may reach the ring */
 		txrdma_mr_free(m);
 	txrdma_dev_user_put(dev);
-	return gone ? -ENOTCONN : 0;
+	if (!gone)
+		return 0;
+	return dying ? -ECONNRESET : -ENOTCONN;
 }
 
 static int txrdma_pair_check(const struct txrdma_ep_connect *req, bool accept)

@@ -145,12 +145,28 @@ bool txrdma_resume_drained_locked(struct txrdma_ep *ep)
 /* The pair is a session from here on (connect or accept, paired). */
 void txrdma_resume_start(struct txrdma_ep *ep, bool connector, u32 grace_ms)
 {
+	struct txrdma_dev *gone = NULL;
+
 	spin_lock_bh(&ep->lock);
 	ep->session = grace_ms > 0;
 	txrdma_sess_init(&ep->sess, connector,
 			 (u64)grace_ms * NSEC_PER_MSEC);
 	ep->sess_dev = ep->dev;
+	/*
+	 * Its ring's device began to go before this was a session, so
+	 * the removal's sweep (txrdma_eps_dev_gone()) passed it by, and
+	 * the key there would hold the removal up until the grace ends:
+	 * move or fail now.  The key holds the device until then.
+	 */
+	if (ep->session && ep->rx_mr && READ_ONCE(ep->rx_mr->dev->dying)) {
+		gone = ep->rx_mr->dev;
+		txrdma_dev_user_get(gone);
+	}
 	spin_unlock_bh(&ep->lock);
+	if (gone) {
+		txrdma_resume_dev_gone(ep, gone);
+		txrdma_dev_user_put(gone);
+	}
 	if (grace_ms)
 		txrdma_handoff_paired(ep, connector);
 }
