@@ -59,6 +59,8 @@
 #define ACCEPT_MS	100
 #define MAX_PENDING	16
 #define MAX_BACKLOG	(8u << 20)	/* bytes queued per peer */
+#define MAX_EXPORTS	4
+#define EXPORT_MS	1000
 
 struct rpeer {
 	uint32_t node;
@@ -71,6 +73,13 @@ struct rpeer {
 	uint32_t gen;		/* pairs so far: tags its SENDs */
 	uint64_t posted, completed;
 	uint64_t next_dial;
+	/*
+	 * Ranges of xr.exp exported on this pair (in order), whether the
+	 * pairing thread is at it, when to try again after a failure
+	 */
+	unsigned int nexported;
+	bool exporting;
+	uint64_t next_export;
 	/*
 	 * Messages waiting for a send slot (or an SQE), each a 32-bit
 	 * length then its bytes, in order; at most max_backlog bytes.
@@ -91,6 +100,9 @@ struct pend {
 struct result {
 	int ret;
 	bool accepted;
+	bool exported;		/* an export job's: @idx, @gen, @nexported */
+	uint32_t gen;
+	unsigned int nexported;	/* ranges of xr.exp exported on it */
 	uint32_t idx;		/* dial: the peer */
 	struct txrdma_ep_pair ep;
 	struct txrdma_region r;	/* accept: the spare it used */
@@ -113,6 +125,15 @@ struct xr {
 	struct txn_txrdma_stats st;
 	int delivered;
 
+	/*
+	 * One-sided operations beside the messages (txn_txrdma.h).  The
+	 * ranges to export only grow: written under lock, by this thread.
+	 */
+	struct { uint32_t region; uint64_t off, len; } exp[MAX_EXPORTS];
+	unsigned int nexp;
+	void (*hook)(void *arg, const struct txrdma_cqe *cqe);
+	void *hook_arg;
+
 	/* shared with the pairing thread, under lock */
 	pthread_t thr;
 	bool thr_started;
@@ -125,6 +146,9 @@ struct xr {
 	struct { uint32_t idx; char name[TXRDMA_PEER_NAME_MAX];
 		 uint32_t service, region; } dial[8];
 	unsigned int ndial;
+	/* pairs to export ranges on, from range @from on */
+	struct { uint32_t idx, gen, ep; unsigned int from; } xjob[8];
+	unsigned int nxjob;
 	struct result res[16];
 	unsigned int nres;
 	/*
@@ -171,6 +195,37 @@ static void post_result(struct xr *x, const struct result *r)
 	}
 }
 
+/*
+ * The pairing thread exports the ranges of txn_txrdma_export(): on a
+ * pair it dialed, before handing it over, and on the pairs the caller's
+ * thread asks for (an accepted pair once its hello named its node, a
+ * range added later, a failure to try again).  An export waits for the
+ * other module (a control round trip), so it stays off the caller's
+ * thread.  Called and returning with the lock held.  Return: the ranges
+ * now exported (in order: a failure stops there).
+ */
+static unsigned int export_new(struct xr *x, uint32_t ep, unsigned int from)
+{
+	unsigned int i, n = x->nexp;
+	typeof(x->exp[0]) exp[MAX_EXPORTS];
+
+	memcpy(exp, x->exp, n * sizeof(exp[0]));
+	pthread_mutex_unlock(&x->lock);
+	for (i = from; i < n; i++) {
+		const struct txrdma_export_info e = {
+			.region = exp[i].region,
+			.access = TXRDMA_EXPORT_READ,
+			.off = exp[i].off,
+			.len = exp[i].len,
+		};
+
+		if (txrdma_ep_export(x->ctx, ep, &e, EXPORT_MS))
+			break;
+	}
+	pthread_mutex_lock(&x->lock);
+	return i;
+}
+
 static void *pairing(void *arg)
 {
 	struct xr *x = arg;
@@ -190,6 +245,20 @@ static void *pairing(void *arg)
 			r.ret = txrdma_ep_connect(x->ctx, d.name, &p, &r.ep);
 			r.idx = d.idx;
 			pthread_mutex_lock(&x->lock);
+			if (!r.ret)
+				r.nexported = export_new(x, r.ep.id, 0);
+			post_result(x, &r);
+			continue;
+		}
+		if (x->nxjob) {
+			typeof(x->xjob[0]) j = x->xjob[0];
+
+			memmove(x->xjob, x->xjob + 1,
+				--x->nxjob * sizeof(x->xjob[0]));
+			r.exported = true;
+			r.idx = j.idx;
+			r.gen = j.gen;
+			r.nexported = export_new(x, j.ep, j.from);
 			post_result(x, &r);
 			continue;
 		}
@@ -241,19 +310,30 @@ static void peer_down(struct xr *x, struct rpeer *p)
 }
 
 static void peer_up(struct xr *x, struct rpeer *p,
-		    const struct txrdma_ep_pair *ep)
+		    const struct txrdma_ep_pair *ep, unsigned int nexported)
 {
 	p->ep = *ep;
 	p->gen++;
 	p->posted = p->completed = 0;
 	p->up = true;
+	p->nexported = nexported;
+	p->exporting = false;
+	p->next_export = 0;
+	x->st.exports += nexported;
 	x->st.ups++;
 	x->t.cb.peer(x->t.ctx, p->node, true);
 }
 
+/*
+ * A SEND's user_data: the pair's generation (24 bits) and the peer's
+ * index (16 bits), so that the top 24 bits stay 0 and a one-sided
+ * operation's (txn_txrdma_cqe_hook()) are told apart.
+ */
+#define TAG_GEN(g)	((uint64_t)((g) & 0xffffff) << 16)
+
 static uint64_t tag(const struct xr *x, const struct rpeer *p)
 {
-	return (uint64_t)p->gen << 32 | (uint64_t)(p - x->peers);
+	return TAG_GEN(p->gen) | (uint64_t)(p - x->peers);
 }
 
 /* one SEND of @len bytes from @p's next slot */
@@ -425,6 +505,25 @@ static void take_results(struct xr *x)
 	for (i = 0; i < n; i++) {
 		struct result *r = &res[i];
 
+		if (r->exported) {
+			struct rpeer *p = r->idx < x->npeers ?
+					  &x->peers[r->idx] : NULL;
+
+			/* for a pair since replaced: its successor asks anew */
+			if (!p || !p->up || p->gen != r->gen || !p->exporting)
+				continue;
+			p->exporting = false;
+			if (r->nexported > p->nexported) {
+				x->st.exports += r->nexported - p->nexported;
+				p->nexported = r->nexported;
+			}
+			if (p->nexported < x->nexp) {
+				x->st.export_errors++;
+				p->next_export = txn_clock_ms() +
+						 x->cfg.redial_ms;
+			}
+			continue;
+		}
 		if (r->accepted) {
 			struct pend *q;
 
@@ -463,7 +562,7 @@ static void take_results(struct xr *x)
 			txrdma_ep_destroy(x->ctx, r->ep.id);
 			continue;
 		}
-		peer_up(x, &x->peers[r->idx], &r->ep);
+		peer_up(x, &x->peers[r->idx], &r->ep, r->nexported);
 		send_hello(x, &x->peers[r->idx]);
 	}
 }
@@ -518,8 +617,22 @@ static void check_pending(struct xr *x)
 		spare_put(x, &p->r);
 		p->r = q->r;
 		p->rx = q->rx;
-		peer_up(x, p, &q->ep);
+		peer_up(x, p, &q->ep, 0);
 		x->pend[i] = x->pend[--x->npend];
+	}
+}
+
+/* a SEND of ours completed */
+static void send_done(struct xr *x, uint64_t ud, int res)
+{
+	uint32_t idx = (uint32_t)(ud & 0xffff);
+
+	if (idx >= x->npeers || TAG_GEN(x->peers[idx].gen) != (ud & ~0xffffULL))
+		return;	/* a pair gone since */
+	x->peers[idx].completed++;
+	if (res < 0) {
+		x->st.send_errors++;
+		peer_down(x, &x->peers[idx]);
 	}
 }
 
@@ -529,18 +642,17 @@ static void reap_cq(struct xr *x)
 	uint32_t idx;
 
 	while ((cqe = txrdma_peek_cqe(&x->cq))) {
-		uint64_t ud = cqe->user_data;
-		int res = cqe->res;
+		struct txrdma_cqe c = *cqe;
 
-		idx = (uint32_t)ud;
 		txrdma_cq_advance(&x->cq, 1);
-		if (idx >= x->npeers || x->peers[idx].gen != (uint32_t)(ud >> 32))
-			continue;	/* a pair gone since */
-		x->peers[idx].completed++;
-		if (res < 0) {
-			x->st.send_errors++;
-			peer_down(x, &x->peers[idx]);
+		/* our user_data has its top 24 bits 0 (tag()) */
+		if (c.user_data >> 40) {
+			x->st.foreign_cqes++;
+			if (x->hook)
+				x->hook(x->hook_arg, &c);
+			continue;
 		}
+		send_done(x, c.user_data, c.res);
 	}
 	for (idx = 0; idx < x->npeers; idx++)
 		if (x->peers[idx].bl_len > x->peers[idx].bl_off)
@@ -568,6 +680,35 @@ static void receive(struct xr *x)
 			x->t.cb.msg(x->t.ctx, p->node, msg, len);
 			txrdma_rx_release(&p->rx);
 		}
+	}
+}
+
+/* pairs that lack a range: the pairing thread exports it */
+static void export_due(struct xr *x)
+{
+	uint64_t now = 0;
+	unsigned int i;
+
+	for (i = 0; i < x->npeers; i++) {
+		struct rpeer *p = &x->peers[i];
+
+		if (!p->up || p->exporting || p->nexported >= x->nexp)
+			continue;
+		if (!now)
+			now = txn_clock_ms();
+		if (p->next_export > now)
+			continue;
+		pthread_mutex_lock(&x->lock);
+		if (x->nxjob < sizeof(x->xjob) / sizeof(x->xjob[0])) {
+			x->xjob[x->nxjob].idx = i;
+			x->xjob[x->nxjob].gen = p->gen;
+			x->xjob[x->nxjob].ep = p->ep.id;
+			x->xjob[x->nxjob].from = p->nexported;
+			x->nxjob++;
+			p->exporting = true;
+			pthread_cond_signal(&x->cond);
+		}
+		pthread_mutex_unlock(&x->lock);
 	}
 }
 
@@ -618,6 +759,7 @@ static int xr_poll(struct txn_transport *t, int timeout_ms)
 		check_pending(x);
 		reap_cq(x);
 		receive(x);
+		export_due(x);
 		dial_due(x, &next);
 		if (x->delivered || !timeout_ms || round)
 			break;
@@ -776,6 +918,8 @@ int txn_txrdma_add_peer(struct txn_transport *t, uint32_t node,
 		return -EINVAL;
 	if (peer_of(x, node))
 		return -EEXIST;
+	if (x->npeers == 0x10000)	/* tag()'s 16 bits */
+		return -ENOSPC;
 	if (x->npeers == x->cap_peers) {
 		unsigned int cap = x->cap_peers ? 2 * x->cap_peers : 8;
 
@@ -817,4 +961,70 @@ void txn_txrdma_stats(const struct txn_transport *t,
 {
 	if (t && t->ops == &xr_ops && s)
 		*s = to_xr(t)->st;
+}
+
+int txn_txrdma_rings(struct txn_transport *t, struct txrdma_ctx **ctx,
+		     struct txrdma_sq **sq, struct txrdma_cq **cq)
+{
+	struct xr *x;
+
+	if (!t || t->ops != &xr_ops)
+		return -EINVAL;
+	x = to_xr(t);
+	if (ctx)
+		*ctx = x->ctx;
+	if (sq)
+		*sq = &x->sq;
+	if (cq)
+		*cq = &x->cq;
+	return 0;
+}
+
+void txn_txrdma_cqe_hook(struct txn_transport *t,
+			 void (*fn)(void *arg, const struct txrdma_cqe *cqe),
+			 void *arg)
+{
+	if (!t || t->ops != &xr_ops)
+		return;
+	to_xr(t)->hook = fn;
+	to_xr(t)->hook_arg = arg;
+}
+
+int txn_txrdma_pair(const struct txn_transport *t, uint32_t node,
+		    uint32_t *ep, uint32_t *gen)
+{
+	const struct rpeer *p;
+
+	if (!t || t->ops != &xr_ops)
+		return -EINVAL;
+	p = peer_of(to_xr(t), node);
+	if (!p)
+		return -EINVAL;
+	if (!p->up)
+		return -ENOTCONN;
+	if (ep)
+		*ep = p->ep.id;
+	if (gen)
+		*gen = p->gen;
+	return 0;
+}
+
+int txn_txrdma_export(struct txn_transport *t, uint32_t region, uint64_t off,
+		      uint64_t len)
+{
+	struct xr *x;
+
+	if (!t || t->ops != &xr_ops || !len)
+		return -EINVAL;
+	x = to_xr(t);
+	if (x->nexp == MAX_EXPORTS)
+		return -ENOSPC;
+	/* the pairs up now get it from the next poll (export_due()) */
+	pthread_mutex_lock(&x->lock);
+	x->exp[x->nexp].region = region;
+	x->exp[x->nexp].off = off;
+	x->exp[x->nexp].len = len;
+	x->nexp++;
+	pthread_mutex_unlock(&x->lock);
+	return 0;
 }

@@ -39,6 +39,9 @@ struct txn_txrdma_stats {
 	uint64_t full;		/* sends refused: the queue is full */
 	uint64_t dial_errors;	/* dials that failed */
 	int64_t last_dial_error;	/* the latest one's -errno, or 0 */
+	uint64_t exports;	/* ranges exported on pairs */
+	uint64_t export_errors;	/* export jobs that failed (tried again) */
+	uint64_t foreign_cqes;	/* CQEs for the hook (one-sided ops) */
 };
 
 /*
@@ -56,7 +59,8 @@ int txn_txrdma_open(struct txn_transport **tp, const struct txn_txrdma_cfg *cfg,
  * txrdma peer the administrator added as @peer_name ("self" for this
  * host).  Of each pair the lower id connects (and reconnects while the
  * peer is down), the other accepts.  Return: 0, -EINVAL, -EEXIST,
- * -ENOMEM, or the error of creating the peer's region.
+ * -ENOSPC (65,536 peers already), -ENOMEM, or the error of creating
+ * the peer's region.
  */
 int txn_txrdma_add_peer(struct txn_transport *t, uint32_t node,
 			const char *peer_name);
@@ -64,5 +68,45 @@ int txn_txrdma_add_peer(struct txn_transport *t, uint32_t node,
 bool txn_txrdma_peer_up(const struct txn_transport *t, uint32_t node);
 void txn_txrdma_stats(const struct txn_transport *t,
 		      struct txn_txrdma_stats *s);
+
+/*
+ * One-sided operations beside the messages (RDMA READs of what the
+ * peers export, on the transport's pairs).  They share the transport's
+ * context and rings, on the caller's thread, between its calls:
+ *
+ * - txn_txrdma_rings(): the context and rings (-EINVAL: @t is not a
+ *   txrdma transport).  SQEs posted on them must carry a user_data
+ *   whose top 24 bits are not 0 (the transport's SENDs have them 0).
+ * - txn_txrdma_cqe_hook(): @fn gets each CQE with such a user_data
+ *   that the transport's poll reaps (the transport reaps the shared CQ
+ *   and acts on its own CQEs only); it runs inside the poll, like the
+ *   message callback, and may post.  NULL: such CQEs are dropped.
+ * - txn_txrdma_pair(): our endpoint of the pair with @node and its
+ *   generation (it changes each time the pair is made again), or
+ *   -ENOTCONN while the peer is down, -EINVAL.
+ * - txn_txrdma_export(): let every peer READ the range (@region of this
+ *   transport's context, @off, @len) on every pair, those up now and
+ *   those made later, until the transport closes (at most 4 ranges).
+ *   The transport's pairing thread exports (the module waits for the
+ *   other module): on a pair it dialed before the pair is up, on an
+ *   accepted one once its hello named the node, on pairs up now from
+ *   the next poll, again every redial_ms after a failure.  The peer
+ *   finds the range with txrdma_ep_exports().  Return: 0, -EINVAL,
+ *   -ENOSPC (4 already).
+ */
+struct txrdma_ctx;
+struct txrdma_sq;
+struct txrdma_cq;
+struct txrdma_cqe;
+
+int txn_txrdma_rings(struct txn_transport *t, struct txrdma_ctx **ctx,
+		     struct txrdma_sq **sq, struct txrdma_cq **cq);
+void txn_txrdma_cqe_hook(struct txn_transport *t,
+			 void (*fn)(void *arg, const struct txrdma_cqe *cqe),
+			 void *arg);
+int txn_txrdma_pair(const struct txn_transport *t, uint32_t node,
+		    uint32_t *ep, uint32_t *gen);
+int txn_txrdma_export(struct txn_transport *t, uint32_t region, uint64_t off,
+		      uint64_t len);
 
 #endif /* TXN_TXRDMA_H */

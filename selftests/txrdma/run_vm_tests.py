@@ -67,6 +67,14 @@ Suites:
             clock), and the guest boots again, rejoins from its file
             (kept on the host) and catches up before the next kill;
             every tenant ends empty (raft_guest.sh, raft_guest)
+  txkv    - 3 guests: the main job's database (tools/txkv) on txrdma
+            for --txkv-seconds: TPC-C-like new orders across two
+            shards, each replicated on all three guests by Raft, by
+            two-phase commit; the client reads a remote leader's
+            records by RDMA READ from its exported tables (most reads
+            one-sided, checked), then the replicas must be identical,
+            no committed order lost, the history strictly
+            serializable, every tenant empty (txkv_guest.sh)
   hostile - 1 guest of 2 vCPUs: a tenant's process scribbles over
             every word it shares with the module, calls every ioctl
             with bad arguments, maps, forks, closes while blocked and
@@ -772,6 +780,18 @@ def suite_raft(args):
     return failed + report(args.prefix + "raft", results, err)
 
 
+def suite_txkv(args):
+    """The main job's database on txrdma across three guests: its own
+    checks (replicas, orders, history, one-sided reads) are TAP lines
+    of txkv_guest.sh."""
+    cmd = ("TXKV_RUNS=txrdma TXKV_SECONDS=%d tools/txkv/txkv_guest.sh"
+           % args.txkv_seconds)
+    with cluster(args, 3, cmd, timeout=args.timeout) as c:
+        c.start()
+        results = wait_failfast(c)
+    return report(args.prefix + "txkv", results)
+
+
 def suite_hostile(args):
     seeds = " ".join(str(args.seed + k) for k in range(args.hostile_seeds))
     cmd = "selftests/txrdma/hostile_guest.sh %d %d %d %s" % (
@@ -1170,6 +1190,7 @@ SUITES = {"single": suite_single, "link": suite_link, "smp": suite_smp,
           "vread": suite_vread,
           "rogue": suite_rogue, "txn": suite_txn,
           "logship": suite_logship, "raft": suite_raft,
+          "txkv": suite_txkv,
           "handoff": suite_handoff,
           "debug": suite_debug}
 # "peers" runs two guests by default, and in CI (scripts/test.sh gives it
@@ -1187,7 +1208,7 @@ DEFAULT_SUITES = ["single", "link", "smp", "peers", "msg", "msgkill", "session",
                   "multipath", "examples",
                   "ep_race", "pair_churn", "listen_flood", "cross_tenant",
                   "hostile", "rogue", "txn", "vread", "logship", "raft",
-                  "handoff"]
+                  "txkv", "handoff"]
 
 
 def main():
@@ -1277,6 +1298,8 @@ def main():
     ap.add_argument("--raft-count", type=int, default=100000,
                     help="raft: commands the leader proposes and every "
                     "server applies (default 100000)")
+    ap.add_argument("--txkv-seconds", type=int, default=20,
+                    help="txkv: seconds of new orders (default 20)")
     ap.add_argument("--churn-seconds", type=int, default=60,
                     help="pair_churn: seconds of churn (default 60: half "
                     "at ~10 pairs/s, half as fast as possible)")

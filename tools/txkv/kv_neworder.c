@@ -53,18 +53,21 @@ void kv_no_where(const struct kv_no_cfg *c, enum kv_no_kind kind, uint32_t n,
 		 uint32_t *shard, uint32_t *index)
 {
 	uint32_t nd = per_shard(c->ndist, c->nshard);
-	uint32_t ni = per_shard(c->nitem, c->nshard);
 
+	/*
+	 * An item and its stock side by side: an order reads both, and
+	 * adjacent slots leave in one RDMA READ (kv_onesided.c)
+	 */
 	*shard = n % c->nshard;
 	switch (kind) {
 	case KV_NO_DISTRICT:
 		*index = n / c->nshard;
 		break;
 	case KV_NO_ITEM:
-		*index = nd + n / c->nshard;
+		*index = nd + 2 * (n / c->nshard);
 		break;
 	default:
-		*index = nd + ni + n / c->nshard;
+		*index = nd + 2 * (n / c->nshard) + 1;
 		break;
 	}
 }

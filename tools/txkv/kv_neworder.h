@@ -10,7 +10,8 @@
  *	item k (0..nitem-1): price (read only after loading)
  *	stock k: quantity, year-to-date quantity, order count
  * District d lives on shard d % nshard, item and stock k on shard
- * k % nshard; the record index inside a shard is in kv_no_index().
+ * k % nshard; the record index inside a shard is in kv_no_where()
+ * (the districts first, then each item followed by its stock).
  *
  * One new order: a district and KV_NO_LINES distinct items (at least
  * one on each of two shards, so that every order is a distributed

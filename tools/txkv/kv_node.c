@@ -508,13 +508,18 @@ static int order_send_reads(struct kv_node *n, struct kv_order *o)
 
 			if (!rl)
 				return -EAGAIN;
+			n->cst.local_reads++;
 			on_read_resp(n, leader, &r, rl);
 			if (o->phase != O_READING || o->gen != gen)
 				return 0;	/* the order went on */
 			continue;
 		}
+		/* from the leader's memory, on txrdma (kv_onesided.c) */
+		if (!kv_os_start(n, o, s, leader))
+			continue;
 		if (txn_transport_send(n->rd_t, leader, &q, qlen))
 			return -EAGAIN;
+		n->cst.svc_reads++;
 	}
 	return 0;
 }
@@ -613,6 +618,34 @@ static void order_commit(struct kv_node *n, struct kv_order *o)
 		o->id = id;
 }
 
+int kv_take_rec(struct kv_order *o, uint32_t s, unsigned int k,
+		uint64_t version, const void *value, uint32_t len)
+{
+	unsigned int line = o->rd_line[s][k];
+
+	if (len > KV_NO_CAP)
+		return -EINVAL;
+	switch (o->rd_kind[s][k]) {
+	case KV_NO_DISTRICT:
+		o->seen.dist_ver = version;
+		return kv_no_get_district(value, len, &o->seen.dist);
+	case KV_NO_ITEM:
+		return kv_no_get_item(value, len, &o->seen.item[line]);
+	default:
+		o->seen.stock_ver[line] = version;
+		return kv_no_get_stock(value, len, &o->seen.stock[line]);
+	}
+}
+
+void kv_order_shard_read(struct kv_node *n, struct kv_order *o, uint32_t s)
+{
+	o->need &= ~(1U << s);
+	if (!o->need) {
+		o->t_read = now_ns();
+		order_commit(n, o);
+	}
+}
+
 static void on_read_resp(struct kv_node *n, uint32_t from, const void *msg,
 			 size_t len)
 {
@@ -641,35 +674,12 @@ static void on_read_resp(struct kv_node *n, uint32_t from, const void *msg,
 	}
 	for (k = 0; k < o->rd_n[s]; k++) {
 		const struct kv_rd_rec *rec = &r->rec[k];
-		uint32_t vl = le32toh(rec->len);
-		unsigned int line = o->rd_line[s][k];
-		int bad;
 
-		if (vl > KV_NO_CAP)
-			return;
-		switch (o->rd_kind[s][k]) {
-		case KV_NO_DISTRICT:
-			o->seen.dist_ver = le64toh(rec->version);
-			bad = kv_no_get_district(rec->value, vl, &o->seen.dist);
-			break;
-		case KV_NO_ITEM:
-			bad = kv_no_get_item(rec->value, vl,
-					     &o->seen.item[line]);
-			break;
-		default:
-			o->seen.stock_ver[line] = le64toh(rec->version);
-			bad = kv_no_get_stock(rec->value, vl,
-					      &o->seen.stock[line]);
-			break;
-		}
-		if (bad)
+		if (kv_take_rec(o, s, k, le64toh(rec->version), rec->value,
+				le32toh(rec->len)))
 			return;
 	}
-	o->need &= ~(1U << s);
-	if (!o->need) {
-		o->t_read = now_ns();
-		order_commit(n, o);
-	}
+	kv_order_shard_read(n, o, s);
 }
 
 static void client_tick(struct kv_node *n)
@@ -1243,12 +1253,17 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 		free(n);
 		return -errno;
 	}
+	n->tstride = (tsize + 4095) & ~(size_t)4095;
+	n->tblock_size = n->tstride * cfg->no.nshard;
+	n->tblock = aligned_alloc(4096, n->tblock_size);
+	if (!n->tblock) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* the padding after each table is sent to readers: no old bytes */
+	memset(n->tblock, 0, n->tblock_size);
 	for (s = 0; s < cfg->no.nshard; s++) {
-		n->table[s] = aligned_alloc(64, (tsize + 63) & ~(size_t)63);
-		if (!n->table[s]) {
-			ret = -ENOMEM;
-			goto fail;
-		}
+		n->table[s] = (uint8_t *)n->tblock + s * n->tstride;
 		ret = kv_shard_new(&n->shard[s], n->table[s], tsize, KV_NO_CAP,
 				   nrec, MAX_TXNS);
 		if (ret || (ret = load_shard(n, s)))
@@ -1298,6 +1313,13 @@ int kv_node_open(struct kv_node **np, const struct kv_node_cfg *cfg)
 	ret = open_transport(n, n->ngroups + 1, &rd_cb, n, &n->rd_t);
 	if (ret)
 		goto fail;
+	if (cfg->backend == TXN_BACKEND_TXRDMA && !cfg->service_reads) {
+		ret = kv_os_open(n);
+		if (ret)
+			fprintf(stderr, "txkv: node %u: no one-sided reads "
+				"(the read service serves them): %s\n",
+				cfg->self, strerror(-ret));
+	}
 	if ((ret = epoll_add(n, txn_transport_fd(n->txn_t))) ||
 	    (ret = epoll_add(n, txn_transport_fd(n->rd_t))))
 		goto fail;
@@ -1534,11 +1556,13 @@ void kv_node_close(struct kv_node *n)
 			txraft_dlog_free(n->grp[g].dlog);
 	}
 	txn_transport_close(n->txn_t);
+	kv_os_close(n);
+	/* ends the pairs, then the regions: no READ reaches the memory */
 	txn_transport_close(n->rd_t);
-	for (s = 0; s < KV_MAX_SHARDS; s++) {
+	kv_os_free(n);
+	for (s = 0; s < KV_MAX_SHARDS; s++)
 		kv_shard_free(n->shard[s]);
-		free(n->table[s]);
-	}
+	free(n->tblock);
 	if (n->epfd >= 0)
 		close(n->epfd);
 	if (!n->shared) {

@@ -62,6 +62,12 @@ struct kv_node_cfg {
 	 */
 	const char *wal_dir;
 	unsigned int wal_flags;	/* TXRAFT_STORE_NOSYNC: tests only */
+	/*
+	 * txrdma: read remote records through the leaders' read service
+	 * (a message each way) instead of by RDMA READ from their memory
+	 * (kv_onesided.c): to compare the two
+	 */
+	bool service_reads;
 };
 
 /* counters, never reset */
@@ -87,6 +93,15 @@ struct kv_client_stats {
 	uint64_t log_failed;	/* decisions the log did not take (or a
 				 * deposed client's): the client stopped */
 	uint64_t hist_lost;	/* committed orders the history missed */
+	/*
+	 * shard reads: by RDMA READ (kv_onesided.c), by the read service,
+	 * of our own replica (we lead the shard)
+	 */
+	uint64_t os_reads, svc_reads, local_reads;
+	uint64_t os_errors;	/* batches failed: the service read instead */
+	int64_t os_last_error;	/* the latest one's -errno */
+	uint64_t os_posted;	/* READs posted */
+	uint64_t os_retries;	/* copies READ again (torn) */
 };
 
 /* every record's version after the load, before any transaction */

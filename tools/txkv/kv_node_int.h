@@ -14,6 +14,7 @@
 #include <raft.h>
 #include <txn_node.h>
 #include <txn_transport.h>
+#include <txrdma.h>
 #include <txraft_dlog.h>
 #include <txraft_io.h>
 
@@ -167,12 +168,61 @@ struct kv_order {
 	uint16_t nbr;
 };
 
+/* a leader's export of its tables, as our pair with it sees it */
+struct kv_os_import {
+	bool known;
+	uint32_t gen;		/* the pair's (txn_txrdma_pair()) */
+	uint32_t region;	/* the leader's region id */
+	uint64_t off;		/* where its block starts in it */
+	uint64_t retry_ns;	/* not exported yet: look again then */
+};
+
+/* one shard's READs for one order slot (kv_onesided.c) */
+struct kv_os_batch {
+	bool active;		/* READs of the order's attempt @ogen */
+	uint8_t n;		/* records */
+	uint8_t pending;	/* READs of this round not completed */
+	uint16_t seq;		/* tags this batch's READs */
+	uint32_t ogen;
+	uint32_t failed_gen;	/* failed: that attempt asks the service */
+	uint32_t leader, ep, region;
+	uint32_t todo;		/* positions of this round */
+	unsigned int inflight;	/* READs posted whose CQE did not come */
+	/* the records by their place in the leader's memory: position p */
+	uint8_t rec_at[KV_RD_MAX];	/* p -> the order's record k */
+	uint64_t roff[KV_RD_MAX];	/* p -> its offset there */
+	uint8_t tries[KV_RD_MAX];	/* p -> its READs so far */
+	/* this round's READs: each of cnt adjacent slots from pos */
+	uint8_t nruns;
+	uint8_t run_pos[KV_RD_MAX], run_cnt[KV_RD_MAX];
+	int32_t res[KV_RD_MAX];		/* run -> its CQE's res */
+};
+
+/* one-sided reads (kv_onesided.c), txrdma only */
+struct kv_os {
+	bool on;
+	struct txrdma_ctx *ctx;		/* the read service's */
+	struct txrdma_sq *sq;
+	struct txrdma_region tables;	/* kv_node.tblock, registered */
+	struct txrdma_region scratch;	/* where READs land */
+	void *scratch_mem;
+	struct kv_os_import imp[KV_MAX_NODES + 1];
+	struct kv_os_batch *b;		/* [slot * nshard + shard] */
+};
+
 struct kv_node {
 	struct kv_node_cfg cfg;
 	unsigned int ngroups;
 	struct kv_group grp[KV_MAX_GROUPS];
 	struct kv_shard *shard[KV_MAX_SHARDS];
+	/*
+	 * Every shard's table in one block, shard s at s * tstride (page
+	 * aligned): one region to register and export (kv_onesided.c)
+	 */
 	void *table[KV_MAX_SHARDS];
+	void *tblock;
+	size_t tblock_size, tstride;
+	struct kv_os os;
 	struct txn_transport *txn_t, *rd_t;
 	struct txn_node *txn;
 	int epfd;
@@ -279,5 +329,24 @@ bool kv_fo_fenced(const struct kv_node *n);
 int kv_fo_barrier(struct kv_node *n, uint32_t s);
 /* kv_node.c */
 void kv_xfer_done(struct raft_transfer *req);
+/* record @k of shard @s's read of order @o, as read: 0, or -EINVAL */
+int kv_take_rec(struct kv_order *o, uint32_t s, unsigned int k,
+		uint64_t version, const void *value, uint32_t len);
+/* every record of shard @s was taken: when it was the last, commit */
+void kv_order_shard_read(struct kv_node *n, struct kv_order *o, uint32_t s);
+
+/*
+ * kv_onesided.c.  kv_os_open(): on a txrdma read service, register and
+ * export the tables; 0 or -errno (reads then go to the service).
+ * kv_os_start(): READ shard @s's records of @o from @leader's memory:
+ * 0 (under way: kv_order_shard_read() when they are in), or -errno
+ * (read them through the service instead).  kv_os_close() before the
+ * transport closes, kv_os_free() after.
+ */
+int kv_os_open(struct kv_node *n);
+int kv_os_start(struct kv_node *n, struct kv_order *o, uint32_t s,
+		uint32_t leader);
+void kv_os_close(struct kv_node *n);
+void kv_os_free(struct kv_node *n);
 
 #endif /* KV_NODE_INT_H */

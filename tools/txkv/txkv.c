@@ -9,10 +9,13 @@
  *        --peer M=NAME ...  (txrdma: the peer as the administrator
  *                            added it; tcp: its IPv4 address)
  *        [--client --seconds S --window W --seed X]
- *        [--ndist D --nitem I] [--no-ahead] [--lost N [--kill-at S]]
+ *        [--ndist D --nitem I] [--no-ahead] [--service-reads]
+ *        [--lost N [--kill-at S]]
  *        [--wal WALDIR] --dir DIR
  * (--no-ahead: txrdma endpoints without TXRDMA_EP_F_RX_AHEAD, the
  * kernel publishing each frame before the process reads it;
+ * --service-reads: on txrdma, read a remote leader's records by asking
+ * its read service, as on TCP, instead of by RDMA READ from its memory;
  * --lost N: node N (not the client's) may die, nobody waits for it at
  * the end; --kill-at S: the client asks for its death S seconds in;
  * --wal: the groups' logs in write-ahead files in WALDIR, synced
@@ -66,7 +69,8 @@ static void usage(void)
 		"usage: txkv --self N --nodes N --backend txrdma|tcp --base B\n"
 		"            --peer M=NAME... --dir DIR [--client --seconds S\n"
 		"            --window W --seed X] [--ndist D --nitem I]\n"
-		"            [--no-ahead] [--lost N [--kill-at S]] [--wal WALDIR]\n");
+		"            [--no-ahead] [--service-reads] [--lost N [--kill-at S]]\n"
+		"            [--wal WALDIR]\n");
 	exit(2);
 }
 
@@ -336,7 +340,9 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 		 "backend=%s seconds=%.2f committed=%llu aborted=%llu "
 		 "stale=%llu locked=%llu leader=%llu other=%llu tps=%.1f "
 		 "p50_us=%.1f p99_us=%.1f p999_us=%.1f read_ms=%.2f "
-		 "commit_ms=%.2f client_cpu_s=%.3f\n",
+		 "commit_ms=%.2f client_cpu_s=%.3f os_reads=%llu "
+		 "svc_reads=%llu local_reads=%llu os_errors=%llu "
+		 "os_last_error=%lld os_posted=%llu os_retries=%llu\n",
 		 backend, t1 - t0, (unsigned long long)cs.committed,
 		 (unsigned long long)cs.aborted,
 		 (unsigned long long)cs.abort_stale,
@@ -347,7 +353,14 @@ static int run_client(const struct kv_no_cfg *no, double seconds,
 		 pct(sorted, nlat, 0.99), pct(sorted, nlat, 0.999),
 		 cs.committed ? cs.read_ns_sum / 1e6 / cs.committed : 0,
 		 cs.committed ? (cs.lat_ns_sum - cs.read_ns_sum) / 1e6 /
-				cs.committed : 0, c1 - c0);
+				cs.committed : 0, c1 - c0,
+		 (unsigned long long)cs.os_reads,
+		 (unsigned long long)cs.svc_reads,
+		 (unsigned long long)cs.local_reads,
+		 (unsigned long long)cs.os_errors,
+		 (long long)cs.os_last_error,
+		 (unsigned long long)cs.os_posted,
+		 (unsigned long long)cs.os_retries);
 	if (kill_at > 0) {
 		size_t l = strlen(res);
 
@@ -422,6 +435,7 @@ int main(int argc, char **argv)
 		{ "window", 1, NULL, 'w' }, { "seed", 1, NULL, 'x' },
 		{ "ndist", 1, NULL, 'D' }, { "nitem", 1, NULL, 'I' },
 		{ "no-ahead", 0, NULL, 'A' },
+		{ "service-reads", 0, NULL, 'R' },
 		{ "lost", 1, NULL, 'L' }, { "kill-at", 1, NULL, 'K' },
 		{ "wal", 1, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
@@ -445,6 +459,7 @@ int main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'c': client = true; break;
 		case 'A': ahead = false; break;
+		case 'R': cfg.service_reads = true; break;
 		case 'L': lost = (uint32_t)atoi(optarg); break;
 		case 'K': kill_at = atof(optarg); break;
 		case 'W': cfg.wal_dir = optarg; break;

@@ -9,7 +9,10 @@
 # tenant "backup" (priority bulk) for the bulk transfer, and runs node
 # guest+1 (tools/txkv/txkv): two shards and the decision log, each a
 # Raft group of the three nodes; node 1 runs the client, TXKV_SECONDS
-# (20) of TPC-C-like new orders, TXKV_WINDOW (8) in flight.  The bulk
+# (20) of TPC-C-like new orders, TXKV_WINDOW (8) in flight.  On txrdma
+# the client reads a remote shard leader's records by RDMA READ from
+# its memory; in a run "txrdma+svc" it asks the leader's read service
+# instead (a message each way, as on TCP), to compare.  The bulk
 # transfer streams 4 KiB messages from guest 0 to guest 1 for the
 # whole run: on txrdma an endpoint pair of tenant backup
 # (tools/bench/msg_pingpong -r, yielding the CPU when it has nothing to
@@ -102,8 +105,7 @@ bulk_stop() {
 
 base=7400
 for run in $RUNS; do
-	b=${run%+bulk}
-	b=${b%+kill}
+	b=${run%%+*}
 	dir=$TXRDMA_JOB/txkv-$run
 	mkdir -p "$dir"
 	peers=()
@@ -138,8 +140,10 @@ for run in $RUNS; do
 	wal=/tmp/txkv-wal-$run
 	mkdir -p "$wal"
 	c0=$(busy_s)
+	reads=()
+	case "$run" in *+svc*) reads=(--service-reads) ;; esac
 	timeout -k 10 $((SECS + 300)) "$PROG" --self "$node" --nodes 3 \
-		--backend "$b" --base "$base" --dir "$dir" "${peers[@]}" \
+		--backend "$b" --base "$base" --dir "$dir" "${peers[@]}" "${reads[@]}" \
 		--wal "$wal" "${client[@]}" > "$TXRDMA_OUT/txkv-$run.log" 2>&1
 	rc=$?
 	c1=$(busy_s)
@@ -181,6 +185,14 @@ if [ "$me" = 0 ]; then
 		# shellcheck disable=SC2086
 		check "$g: $run: the replicas of both shards on nodes ${nodes// /, } are identical" \
 			test "$h" = 1 -a "$(cat $files 2>/dev/null | wc -l)" = "$(echo $nodes | wc -w)"
+		# on txrdma the client reads a remote leader's records by
+		# RDMA READ from its memory (kv_onesided.c), not by message
+		if [ "${run%%+*}" = txrdma ] && [ "$run" = "${run#*+svc}" ]; then
+			os=$(tr ' ' '\n' < "$dir/txkv-result" | sed -n 's/^os_reads=//p')
+			svc=$(tr ' ' '\n' < "$dir/txkv-result" | sed -n 's/^svc_reads=//p')
+			check "$g: $run: shard reads by RDMA READ ${os:-?}, by message ${svc:-?}: mostly one-sided" \
+				test "${os:-0}" -gt 0 -a "${os:-0}" -ge $((${svc:-0} * 10))
+		fi
 	done
 fi
 

@@ -6,7 +6,8 @@
  * pairs): a bad configuration is refused before anything is opened;
  * without /dev/txrdma, open fails with libtxrdma's error (the caller
  * can then fall back to TCP and say why) and leaves nothing behind
- * (ASan: no leak; every descriptor closed).
+ * (ASan: no leak; every descriptor closed); the one-sided calls
+ * (rings, pair, export, hook) refuse a transport that is not txrdma.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -120,6 +121,12 @@ static void test_auto(void)
 	TAP_CHECK_STR(t->ops->name, "tcp");
 	TAP_CHECK(strstr(why, "no /dev/txrdma") && strstr(why, "using TCP"));
 	tap_diag("%s", why);
+	/* the one-sided calls refuse what is not a txrdma transport */
+	TAP_CHECK_INT(txn_txrdma_rings(t, NULL, NULL, NULL), -EINVAL);
+	TAP_CHECK_INT(txn_txrdma_rings(NULL, NULL, NULL, NULL), -EINVAL);
+	TAP_CHECK_INT(txn_txrdma_pair(t, 2, NULL, NULL), -EINVAL);
+	TAP_CHECK_INT(txn_txrdma_export(t, 1, 0, 4096), -EINVAL);
+	txn_txrdma_cqe_hook(t, NULL, NULL);	/* ignored */
 	txn_transport_close(t);
 	/* a bad txrdma configuration is an error, not a reason for TCP */
 	xc.service_base = 0;
