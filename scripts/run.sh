@@ -108,8 +108,9 @@ for r in $RUNS; do
 			printf "%6.1f (%4.1f user, %4.1f kernel)\n",
 				($2 + $3) * 1000 / c, $2 * 1000 / c, $3 * 1000 / c }'
 done
-# how the client read the records of its orders
+# how the client read the records of its orders, on txrdma
 for r in $RUNS; do
+	[ "${r%%+*}" = txrdma ] || continue
 	res=$(cat "$OUT/run-$r/txkv-result" 2>/dev/null || true)
 	echo "$r $res" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

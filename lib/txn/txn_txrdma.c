@@ -58,6 +58,8 @@
 #define CONNECT_MS	1000
 #define ACCEPT_MS	100
 #define MAX_PENDING	16
+/* results the thread may owe at once: 8 dials, 8 export jobs, 1 accept */
+#define MAX_RESULTS	32
 #define MAX_BACKLOG	(8u << 20)	/* bytes queued per peer */
 #define MAX_EXPORTS	4
 #define EXPORT_MS	1000
@@ -149,7 +151,7 @@ struct xr {
 	/* pairs to export ranges on, from range @from on */
 	struct { uint32_t idx, gen, ep; unsigned int from; } xjob[8];
 	unsigned int nxjob;
-	struct result res[16];
+	struct result res[MAX_RESULTS];
 	unsigned int nres;
 	/*
 	 * Set by the thread with a result or a spare taken, read without
@@ -184,25 +186,28 @@ static void post_result(struct xr *x, const struct result *r)
 {
 	uint64_t one = 1;
 
+	/*
+	 * Room for every result the thread can owe at once (MAX_RESULTS):
+	 * a dial or export job is queued only while its result is not
+	 * pending, and one accept runs at a time
+	 */
 	if (x->nres < sizeof(x->res) / sizeof(x->res[0]))
 		x->res[x->nres++] = *r;
 	__atomic_store_n(&x->news, 1, __ATOMIC_RELEASE);
-	/* else: a dial result lost is redialed; an accept's pair leaks
-	 * until close, which cannot happen: one accept at a time
-	 */
 	if (write(x->efd, &one, sizeof(one)) < 0) {
 		/* the counter is full: the main loop is awake anyway */
 	}
 }
 
 /*
- * The pairing thread exports the ranges of txn_txrdma_export(): on a
- * pair it dialed, before handing it over, and on the pairs the caller's
- * thread asks for (an accepted pair once its hello named its node, a
- * range added later, a failure to try again).  An export waits for the
- * other module (a control round trip), so it stays off the caller's
- * thread.  Called and returning with the lock held.  Return: the ranges
- * now exported (in order: a failure stops there).
+ * The pairing thread exports the ranges of txn_txrdma_export() on the
+ * pairs the caller's thread asks for (export_due(): a pair once it is
+ * up, the hello sent or taken; a range added later; a failure to try
+ * again).  An export waits for the other module (a control round
+ * trip), so it stays off the caller's thread, and after the hello, so
+ * that it never delays one past the acceptor's HELLO_WAIT_MS.  Called
+ * and returning with the lock held.  Return: the ranges now exported
+ * (in order: a failure stops there).
  */
 static unsigned int export_new(struct xr *x, uint32_t ep, unsigned int from)
 {
@@ -245,8 +250,6 @@ static void *pairing(void *arg)
 			r.ret = txrdma_ep_connect(x->ctx, d.name, &p, &r.ep);
 			r.idx = d.idx;
 			pthread_mutex_lock(&x->lock);
-			if (!r.ret)
-				r.nexported = export_new(x, r.ep.id, 0);
 			post_result(x, &r);
 			continue;
 		}
@@ -310,16 +313,16 @@ static void peer_down(struct xr *x, struct rpeer *p)
 }
 
 static void peer_up(struct xr *x, struct rpeer *p,
-		    const struct txrdma_ep_pair *ep, unsigned int nexported)
+		    const struct txrdma_ep_pair *ep)
 {
 	p->ep = *ep;
 	p->gen++;
 	p->posted = p->completed = 0;
 	p->up = true;
-	p->nexported = nexported;
+	/* export_due() has the pairing thread export on it */
+	p->nexported = 0;
 	p->exporting = false;
 	p->next_export = 0;
-	x->st.exports += nexported;
 	x->st.ups++;
 	x->t.cb.peer(x->t.ctx, p->node, true);
 }
@@ -487,7 +490,7 @@ static void send_hello(struct xr *x, struct rpeer *p)
 
 static void take_results(struct xr *x)
 {
-	struct result res[16];
+	struct result res[MAX_RESULTS];
 	unsigned int n, i;
 	uint64_t v;
 
@@ -562,7 +565,7 @@ static void take_results(struct xr *x)
 			txrdma_ep_destroy(x->ctx, r->ep.id);
 			continue;
 		}
-		peer_up(x, &x->peers[r->idx], &r->ep, r->nexported);
+		peer_up(x, &x->peers[r->idx], &r->ep);
 		send_hello(x, &x->peers[r->idx]);
 	}
 }
@@ -617,7 +620,7 @@ static void check_pending(struct xr *x)
 		spare_put(x, &p->r);
 		p->r = q->r;
 		p->rx = q->rx;
-		peer_up(x, p, &q->ep, 0);
+		peer_up(x, p, &q->ep);
 		x->pend[i] = x->pend[--x->npend];
 	}
 }

@@ -88,11 +88,11 @@ void txn_txrdma_stats(const struct txn_transport *t,
  *   transport's context, @off, @len) on every pair, those up now and
  *   those made later, until the transport closes (at most 4 ranges).
  *   The transport's pairing thread exports (the module waits for the
- *   other module): on a pair it dialed before the pair is up, on an
- *   accepted one once its hello named the node, on pairs up now from
- *   the next poll, again every redial_ms after a failure.  The peer
- *   finds the range with txrdma_ep_exports().  Return: 0, -EINVAL,
- *   -ENOSPC (4 already).
+ *   other module), asked by the poll: on each pair once it is up (the
+ *   hello sent or taken), again every redial_ms after a failure.  So a
+ *   peer may see a pair up before its export: it finds the range with
+ *   txrdma_ep_exports(), and until then reads another way.  Return: 0,
+ *   -EINVAL, -ENOSPC (4 already).
  */
 struct txrdma_ctx;
 struct txrdma_sq;

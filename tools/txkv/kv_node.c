@@ -479,47 +479,66 @@ static void on_read_resp(struct kv_node *n, uint32_t from, const void *msg,
 static size_t read_answer(struct kv_node *n, const struct kv_rd_req *q,
 			  size_t len, struct kv_rd_resp *r);
 
+/*
+ * Shard @s's records of @o from @leader (not 0) by message, or from our
+ * own replica when we lead it.  Return: 0 (sent, or taken), -EAGAIN.
+ */
+static int read_by_message(struct kv_node *n, struct kv_order *o, uint32_t s,
+			   uint32_t leader)
+{
+	struct kv_rd_req q = {
+		.magic = htole32(KV_RD_REQ),
+		.tag = htole32((uint32_t)(o - n->ord) | o->gen << 8),
+		.shard = htole32(s), .n = htole16(o->rd_n[s]),
+	};
+	unsigned int k;
+	size_t qlen;
+
+	for (k = 0; k < o->rd_n[s]; k++)
+		q.index[k] = htole32(o->rd_index[s][k]);
+	qlen = offsetof(struct kv_rd_req, index) + 4 * (size_t)o->rd_n[s];
+	if (leader == n->cfg.self) {
+		/* served here, as the service would */
+		static struct kv_rd_resp r;
+		size_t rl = read_answer(n, &q, qlen, &r);
+
+		if (!rl)
+			return -EAGAIN;
+		n->cst.local_reads++;
+		on_read_resp(n, leader, &r, rl);
+		return 0;
+	}
+	if (txn_transport_send(n->rd_t, leader, &q, qlen))
+		return -EAGAIN;
+	n->cst.svc_reads++;
+	return 0;
+}
+
+int kv_read_by_service(struct kv_node *n, struct kv_order *o, uint32_t s)
+{
+	uint32_t leader = kv_node_leader(n, s);
+
+	return leader ? read_by_message(n, o, s, leader) : -EAGAIN;
+}
+
 static int order_send_reads(struct kv_node *n, struct kv_order *o)
 {
-	uint32_t s, slot = (uint32_t)(o - n->ord), gen = o->gen;
+	uint32_t s, gen = o->gen;
 
 	for (s = 0; s < n->cfg.no.nshard; s++) {
-		struct kv_rd_req q = {
-			.magic = htole32(KV_RD_REQ),
-			.tag = htole32(slot | o->gen << 8),
-			.shard = htole32(s), .n = htole16(o->rd_n[s]),
-		};
 		uint32_t leader = kv_node_leader(n, s);
-		unsigned int k;
-		size_t qlen;
 
 		if (!(o->need & 1U << s))
 			continue;
 		if (!leader)
 			return -EAGAIN;
-		for (k = 0; k < o->rd_n[s]; k++)
-			q.index[k] = htole32(o->rd_index[s][k]);
-		qlen = offsetof(struct kv_rd_req, index) +
-		       4 * (size_t)o->rd_n[s];
-		if (leader == n->cfg.self) {
-			/* served here, as the service would */
-			static struct kv_rd_resp r;
-			size_t rl = read_answer(n, &q, qlen, &r);
-
-			if (!rl)
-				return -EAGAIN;
-			n->cst.local_reads++;
-			on_read_resp(n, leader, &r, rl);
-			if (o->phase != O_READING || o->gen != gen)
-				return 0;	/* the order went on */
+		/* from a remote leader's memory, on txrdma (kv_onesided.c) */
+		if (leader != n->cfg.self && !kv_os_start(n, o, s, leader))
 			continue;
-		}
-		/* from the leader's memory, on txrdma (kv_onesided.c) */
-		if (!kv_os_start(n, o, s, leader))
-			continue;
-		if (txn_transport_send(n->rd_t, leader, &q, qlen))
+		if (read_by_message(n, o, s, leader))
 			return -EAGAIN;
-		n->cst.svc_reads++;
+		if (o->phase != O_READING || o->gen != gen)
+			return 0;	/* the order went on */
 	}
 	return 0;
 }

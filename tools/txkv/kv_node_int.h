@@ -184,7 +184,6 @@ struct kv_os_batch {
 	uint8_t pending;	/* READs of this round not completed */
 	uint16_t seq;		/* tags this batch's READs */
 	uint32_t ogen;
-	uint32_t failed_gen;	/* failed: that attempt asks the service */
 	uint32_t leader, ep, region;
 	uint32_t todo;		/* positions of this round */
 	unsigned int inflight;	/* READs posted whose CQE did not come */
@@ -334,6 +333,8 @@ int kv_take_rec(struct kv_order *o, uint32_t s, unsigned int k,
 		uint64_t version, const void *value, uint32_t len);
 /* every record of shard @s was taken: when it was the last, commit */
 void kv_order_shard_read(struct kv_node *n, struct kv_order *o, uint32_t s);
+/* shard @s's records of @o by the leader's read service: 0, -EAGAIN */
+int kv_read_by_service(struct kv_node *n, struct kv_order *o, uint32_t s);
 
 /*
  * kv_onesided.c.  kv_os_open(): on a txrdma read service, register and

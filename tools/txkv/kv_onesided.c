@@ -40,8 +40,7 @@
  * When not.  A batch that cannot start (the pair is down, the export not
  * there yet, no room in the SQ, the batch's scratch still awaited by an
  * earlier READ) or that fails (a READ error, a copy that stays torn)
- * leaves the shard to the read service: at once when it cannot start,
- * on the order's next attempt (now) when it failed.  A READ whose
+ * leaves the shard to the read service, at once.  A READ whose
  * completion does not come keeps its batch's scratch busy (it may still
  * land there: a valid copy of another slot would be worse than a torn
  * one), so that shard of that order slot goes to the service until it
@@ -185,11 +184,6 @@ int kv_os_start(struct kv_node *n, struct kv_order *o, uint32_t s,
 		return -EOPNOTSUPP;
 	bi = slot * n->cfg.no.nshard + s;
 	b = &n->os.b[bi];
-	if (b->failed_gen && b->failed_gen == o->gen) {
-		/* the last attempt's batch failed: the service reads it */
-		b->failed_gen = 0;
-		return -EAGAIN;
-	}
 	if (b->inflight)
 		return -EBUSY;
 	ret = txn_txrdma_pair(n->rd_t, leader, &ep, &gen);
@@ -230,18 +224,21 @@ int kv_os_start(struct kv_node *n, struct kv_order *o, uint32_t s,
 	return 0;
 }
 
-/* a batch that failed: the order's next attempt, now, asks the service */
-static void batch_fail(struct kv_node *n, struct kv_order *o,
+/*
+ * A batch that failed: the shard's records are asked of the read
+ * service now (or, when that cannot go, by the order's next attempt).
+ */
+static void batch_fail(struct kv_node *n, struct kv_order *o, uint32_t s,
 		       struct kv_os_batch *b, int err)
 {
 	b->active = false;
-	b->failed_gen = o->gen + 1;
 	n->cst.os_errors++;
 	n->cst.os_last_error = err;
 	/* an export that is not there any more: look again */
 	if (err == -EPERM || err == -EFAULT)
 		n->os.imp[b->leader].known = false;
-	o->deadline = now_ns();
+	if (kv_read_by_service(n, o, s))
+		o->deadline = now_ns();
 }
 
 /* every READ of a batch's round completed: check the copies */
@@ -261,7 +258,8 @@ static void round_done(struct kv_node *n, uint32_t bi)
 	for (r = 0; r < b->nruns; r++) {
 		if (b->res[r] < 0 ||
 		    (uint32_t)b->res[r] != run_len(b->run_cnt[r])) {
-			batch_fail(n, o, b, b->res[r] < 0 ? b->res[r] : -EIO);
+			batch_fail(n, o, s, b,
+				   b->res[r] < 0 ? b->res[r] : -EIO);
 			return;
 		}
 	}
@@ -275,13 +273,13 @@ static void round_done(struct kv_node *n, uint32_t bi)
 		if (!err) {
 			if (kv_take_rec(o, s, b->rec_at[p], v.version, v.data,
 					v.len)) {
-				batch_fail(n, o, b, -EPROTO);
+				batch_fail(n, o, s, b, -EPROTO);
 				return;
 			}
 			continue;
 		}
 		if (err != -EAGAIN || b->tries[p] >= MAX_TRIES) {
-			batch_fail(n, o, b, err == -EAGAIN ? -EBUSY : err);
+			batch_fail(n, o, s, b, err == -EAGAIN ? -EBUSY : err);
 			return;
 		}
 		again |= 1U << p;
@@ -289,7 +287,7 @@ static void round_done(struct kv_node *n, uint32_t bi)
 	if (again) {
 		n->cst.os_retries += (uint64_t)__builtin_popcount(again);
 		if (post_round(n, bi, again))
-			batch_fail(n, o, b, -EBUSY);
+			batch_fail(n, o, s, b, -EBUSY);
 		return;
 	}
 	b->active = false;
