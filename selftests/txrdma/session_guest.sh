@@ -93,6 +93,11 @@ echo 1 > $T/tracing_on
 TID=$("$ADMIN" -j tenant show sess-t | jq -r '.[0].id')
 BTOUT=/tmp/session-bt.txt
 bt_up() { grep -q "^txrdma-lat: tracing" "$BTOUT"; }
+# bpftrace has exited (a zombie until waited for: kill -0 would say no)
+bt_gone() {
+	[ ! -e "/proc/$BT/stat" ] ||
+		[ "$(awk '{ print $3 }' "/proc/$BT/stat" 2>/dev/null)" = Z ]
+}
 # bt_count MAP: MAP[$TID] as bpftrace printed it at its end (0 if none)
 bt_count() {
 	awk -v k="@$1[$TID]:" '$1 == k { n = $2 } END { print n + 0 }' "$BTOUT"
@@ -137,6 +142,17 @@ for mode in short carrier long; do
 	d1=$(downs)
 	if [ -n "$BT" ]; then
 		kill -INT "$BT"
+		# bounded: in one CI run (2026-12-07) this guest went 400 s
+		# without a line here, until the peer went away; if bpftrace
+		# is what waits, say where, and fail instead of stalling the
+		# other guest's phases
+		if ! txrdma_wait_until 60 bt_gone; then
+			diag "bpftrace did not exit 60 s after SIGINT: state $(awk '{ print $3 }' "/proc/$BT/stat" 2>/dev/null), wchan $(cat "/proc/$BT/wchan" 2>/dev/null)"
+			sed 's/^/# bpftrace stack: /' "/proc/$BT/stack" 2>/dev/null
+			echo w > /proc/sysrq-trigger
+			dmesg | tail -n 60 | sed 's/^/# sysrq-w: /'
+			kill -KILL "$BT"
+		fi
 		wait "$BT"
 		btrc=$?
 		grep -E "^(session|@resumes|@resent)" "$BTOUT" | sed 's/^/# bpftrace: /'
