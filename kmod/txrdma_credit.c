@@ -215,7 +215,13 @@ void txrdma_credit_rx_max_frame(struct txrdma_credit_rx *r, u32 units)
 /**
  * txrdma_credit_rx_due() - is an explicit update due?
  * @ring_units: the receive ring
- * @max_units: the largest frame the sender may place
+ * @max_units: the largest frame the sender may place; 0: the sender
+ *	waits for every release (a session's, whose SENDs complete on
+ *	our reports): due then whenever everything that arrived is
+ *	released, and whenever TXRDMA_CREDIT_SESSION_UNITS are released
+ *	unreported (the sender holds a slot per frame unreported, and
+ *	our process may hold one frame while it waits for the next: 32
+ *	units are fewer than the frames of the sender's slots)
  * @tail: units arrived
  * @consumed: units the process released (@reported..@tail)
  * @reported: units last reported to the sender
@@ -243,14 +249,24 @@ bool txrdma_credit_rx_due(u32 ring_units, u32 max_units, u32 tail,
 		return false;
 	if (unreported >= ring_units / 4)
 		return true;
-	return consumed == tail && ring_units - unreported < 2 * max_units - 1;
+	if (!max_units && unreported >= TXRDMA_CREDIT_SESSION_UNITS)
+		return true;
+	if (consumed != tail)
+		return false;
+	return !max_units || ring_units - unreported < 2 * max_units - 1;
+}
+
+/* The max_units argument of txrdma_credit_rx_due() for @r. */
+u32 txrdma_credit_rx_due_units(const struct txrdma_credit_rx *r)
+{
+	return r->every_empty ? 0 : r->max_units;
 }
 
 /* txrdma_credit_rx_due() on the receiver's own counters. */
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r)
 {
-	return txrdma_credit_rx_due(r->ring_units, r->max_units, r->tail,
-				    r->consumed, r->reported);
+	return txrdma_credit_rx_due(r->ring_units, txrdma_credit_rx_due_units(r),
+				    r->tail, r->consumed, r->reported);
 }
 
 /* The value to send now (in a frame or an update); it is then reported. */

@@ -21,6 +21,12 @@
 
 #include <linux/types.h>
 
+/*
+ * A session's receiver reports once this many units are released
+ * unreported (txrdma_credit_rx_due(); TXRDMA_RX_SESSION_DUE_UNITS)
+ */
+#define TXRDMA_CREDIT_SESSION_UNITS	32
+
 /**
  * struct txrdma_credit_tx - the sending side
  * @ring_units: size of the peer's receive ring, a power of two
@@ -43,6 +49,10 @@ struct txrdma_credit_tx {
  * @reported: @consumed as last sent to the peer
  * @max_units: the largest frame the sender may place (@ring_units / 2,
  *	or less: txrdma_credit_rx_max_frame())
+ * @ahead: our process reads ahead of the tail
+ * @every_empty: a session's sender waits for every release (its SENDs
+ *	complete on our reports): an update is due whenever everything
+ *	that arrived is released (txrdma_credit_rx_should_update())
  */
 struct txrdma_credit_rx {
 	u32 ring_units;
@@ -51,6 +61,7 @@ struct txrdma_credit_rx {
 	u32 reported;
 	u32 max_units;
 	bool ahead;
+	bool every_empty;
 };
 
 int txrdma_credit_tx_init(struct txrdma_credit_tx *c, u32 ring_units);
@@ -69,6 +80,7 @@ int txrdma_credit_rx_frame_check(const struct txrdma_credit_rx *r, u32 unit,
 				 u32 units);
 int txrdma_credit_rx_release(struct txrdma_credit_rx *r, u32 consumed);
 u32 txrdma_credit_rx_clamp(const struct txrdma_credit_rx *r, u32 consumed);
+u32 txrdma_credit_rx_due_units(const struct txrdma_credit_rx *r);
 bool txrdma_credit_rx_should_update(const struct txrdma_credit_rx *r);
 u32 txrdma_credit_rx_report(struct txrdma_credit_rx *r);
 u32 txrdma_credit_unwrap31(u32 last, u32 value31);

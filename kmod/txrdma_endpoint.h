@@ -273,6 +273,12 @@ struct txrdma_ep_snap {
  * @tx_done: of them, those completed (free-running)
  * @tx_order: slot index by post number (& (TXRDMA_EP_SLOTS - 1)):
  *	a signaled completion completes every WR posted before it
+ * @acks: a session's SENDs the QP delivered whose frames the other
+ *	side's process has not released yet (as last reported), oldest
+ *	first, by slot index: they complete when it has
+ *	(txrdma_tx_settle_locked()), or are sent again by a resume
+ * @acks_head: the oldest of @acks (free-running, & TXRDMA_EP_SLOTS - 1)
+ * @acks_tail: after the newest
  * @blocked: a SEND waits for credits or slots (the poller skips the
  *	ring until a completion or update kicks it)
  * @stats: counters
@@ -289,6 +295,15 @@ struct txrdma_ep_snap {
  *	peer are gone and no new one may be made (ep->lock)
  * @rx_stop: publish no more frames: the process closed it, or a frame
  *	failed its checks (ep->lock)
+ * @rx_due_ns: when a session's update, due only because its process
+ *	released everything (txrdma_credit_rx_due()), was first held
+ *	back (local_clock()); 0 when none waits (@lock)
+ * @rx_refused: a session refused a frame on its current QP: nothing
+ *	more of that QP is taken, until it is reaped (@lock)
+ * @rx_refused_at: the sequence number of the frame last refused; a
+ *	second refusal of the same frame fails the pair (@lock)
+ * @rx_refusals: frames refused so far (none before: @rx_refused_at
+ *	means nothing)
  * @rx_error: the error the receive ring reports once the QP is drained
  *	(frames that completed before the end come first), 0 if none
  * @export_pending: an export or revoke ioctl runs (one at a time per
@@ -420,6 +435,9 @@ struct txrdma_ep {
 	u32 tx_posted;
 	u32 tx_done;
 	u8 tx_order[TXRDMA_EP_SLOTS];
+	u8 acks[TXRDMA_EP_SLOTS];
+	u32 acks_head;
+	u32 acks_tail;
 	bool blocked;
 	struct txrdma_ep_stats stats;
 	struct txrdma_ep_stats folded;
@@ -430,6 +448,10 @@ struct txrdma_ep {
 	struct txrdma_region_use rx_use;
 	bool mrs_gone;
 	bool rx_stop;
+	u64 rx_due_ns;
+	bool rx_refused;
+	u32 rx_refused_at;
+	u32 rx_refusals;
 	bool accepted;		/* the other side's ACCEPT came (connector) */
 	int rx_error;
 	bool export_pending;

@@ -49,6 +49,7 @@ static inline u32 txrdma_rx_report(struct txrdma_ep *ep)
 	u32 v = txrdma_credit_rx_report(&ep->crx);
 
 	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_REPORTED), v);
+	ep->rx_due_ns = 0;	/* nothing waits to be reported any more */
 	return v;
 }
 
@@ -71,6 +72,8 @@ static inline void txrdma_rx_ahead_words(struct txrdma_ep *ep)
 /* txrdma_tx.c */
 void txrdma_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error);
+void txrdma_tx_settle_locked(struct txrdma_ep *ep);
+void txrdma_tx_take_release(struct txrdma_ep *ep);
 struct txrdma_sess_send;
 u32 txrdma_tx_export_locked(struct txrdma_ep *ep, struct txrdma_sess_send *out);
 void txrdma_tx_import_locked(struct txrdma_ep *ep,
@@ -80,6 +83,7 @@ void txrdma_tx_import_locked(struct txrdma_ep *ep,
 /* txrdma_rx.c */
 int txrdma_rx_post_recv(struct txrdma_ep *ep);
 void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void txrdma_rx_due_empty(struct txrdma_ep *ep, bool on);
 
 /* txrdma_pair.c */
 int txrdma_pair_take(struct txrdma_peer *peer, struct txrdma_ep *ep,

@@ -236,6 +236,8 @@ static int txrdma_pair_rx_setup(struct txrdma_ep *ep,
 	/* the process's doorbell rule needs it (txrdma_rx_release()) */
 	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_MAX_UNITS),
 		   ep->crx.max_units);
+	/* a connector's (or an import's) session: known from the start */
+	txrdma_rx_due_empty(ep, req->flags & TXRDMA_EP_F_SESSION);
 	return 0;
 }
 
@@ -660,6 +662,7 @@ long txrdma_ioctl_ep_accept(struct txrdma_file *tf, void __user *uarg)
 			if (r->e.grace_ms)
 				ep->flags |= TXRDMA_EP_F_SESSION;
 			ep->grace_ms = r->e.grace_ms;
+			txrdma_rx_due_empty(ep, r->e.grace_ms);
 			spin_unlock_bh(&ep->lock);
 			txrdma_resume_start(ep, false, r->e.grace_ms);
 			ret = txrdma_pair_join(ep->ring, ep);

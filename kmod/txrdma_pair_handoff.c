@@ -258,6 +258,7 @@ static void txrdma_handoff_restore_locked(struct txrdma_ep *ep,
 	ep->rx_gen = st->rx_gen;	/* the first QP registers: one more */
 	/* a session before it is a pair: a tenant's deletion aborts it */
 	ep->session = true;
+	txrdma_rx_due_empty(ep, true);
 	ep->dstate = TXRDMA_EP_CONNECTED;
 	ep->accepted = true;
 	/* the process's head word stays: it may have released more since */

@@ -133,6 +133,8 @@ bool txrdma_resume_drained_locked(struct txrdma_ep *ep)
 	unsigned int act;
 
 	lockdep_assert_held(&ep->lock);
+	/* every completion of the QP that refused a frame is reaped */
+	ep->rx_refused = false;
 	/* exported: the keys die here (the export waits for this) */
 	if (ep->frozen || !txrdma_resume_keeps_locked(ep) ||
 	    !txrdma_resume_away(ep))
@@ -324,6 +326,18 @@ static void txrdma_resume_send(struct txrdma_ep *ep, u8 type, u32 gen,
 	} else {
 		e.status = status;
 		e.resume.gen = gen;
+	}
+	/*
+	 * What our process released last: the other side completes the
+	 * SENDs it waits for on it (txrdma_tx_settle_locked()) before it
+	 * fails the rest, so a message taken just before the close is not
+	 * reported lost
+	 */
+	if (type == TXRDMA_CTRL_EP_CLOSE) {
+		spin_lock_bh(&ep->lock);
+		txrdma_tx_take_release(ep);
+		e.resume.released = ep->crx.consumed;
+		spin_unlock_bh(&ep->lock);
 	}
 	/*
 	 * On the control QP of the path the pair's QP is (or was) on; a
@@ -687,6 +701,10 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 			txrdma_resume_keep_ring_locked(ep, e);
 		break;
 	case TXRDMA_CTRL_EP_CLOSE:
+		/* what its process released last: those SENDs are done */
+		if (!txrdma_credit_tx_update(&ep->ctx, e->resume.released))
+			txrdma_tx_settle_locked(ep);
+		fallthrough;
 	case TXRDMA_CTRL_EP_REJECT:
 		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_CLOSE,
 					      e->resume.gen,

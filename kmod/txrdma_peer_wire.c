@@ -411,10 +411,17 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
 	if (!handoff && e->ho_old_ep &&
 	    (e->type != TXRDMA_CTRL_EP_REJECT || e->resume.gen))
 		return -EINVAL;
-	/* only sessions report, and a REJECT names the RESUME it refuses */
+	/*
+	 * only sessions report, a REJECT names the RESUME it refuses, and
+	 * a CLOSE says what the closing process released last (its SENDs
+	 * the other side still waits for complete on it)
+	 */
 	if (resume ? !e->resume.gen :
 	    e->type == TXRDMA_CTRL_EP_REJECT ?
 	    memcmp(&e->resume, &none, offsetof(typeof(none), gen)) :
+	    e->type == TXRDMA_CTRL_EP_CLOSE ?
+	    e->resume.rx_seq || e->resume.rx_tail || e->resume.tx_seq ||
+	    e->resume.gen :
 	    memcmp(&e->resume, &none, sizeof(none)))
 		return -EINVAL;
 	switch (e->type) {
@@ -497,8 +504,9 @@ static int txrdma_ctrl_ep_check(const struct txrdma_ctrl_ep *e)
  * report (rx_seq, rx_tail, released, tx_seq, gen: u32 each; a REJECT
  * only gen), ring_gen (u32: RESUME and RESUMED; how often the ring was
  * registered anew on another device), 8 zero bytes, ho_old_ep (u32: a
- * REJECT of a HANDOFF; else 0), 4 zero bytes; HANDOFF: ho_token (32
- * bytes), ho_old_ep, ho_gen (u32 each); the others: 40 zero bytes.
+ * REJECT of a HANDOFF; else 0), 4 zero bytes; CLOSE: the report with
+ * only released set, 20 zero bytes; HANDOFF: ho_token (32 bytes),
+ * ho_old_ep, ho_gen (u32 each); the others: 40 zero bytes.
  * The
  * sequence number follows at TXRDMA_CTRL_SEQ_OFF (88): no spare byte.
  *
@@ -540,6 +548,8 @@ int txrdma_ctrl_ep_encode(const struct txrdma_ctrl_ep *e, u16 pool_want,
 		memcpy(buf + 48, e->ho_token, TXRDMA_HANDOFF_TOKEN_LEN);
 		wire_put32(buf + 80, e->ho_old_ep);
 		wire_put32(buf + 84, e->ho_gen);
+	} else if (e->type == TXRDMA_CTRL_EP_CLOSE) {
+		wire_resume_put(buf + 48, &e->resume);
 	} else {
 		memcpy(buf + 48, e->tenant, TXRDMA_WIRE_TENANT_LEN);
 		wire_put32(buf + 80, e->max_msg);
@@ -604,6 +614,10 @@ int txrdma_ctrl_ep_decode(struct txrdma_ctrl_ep *e, const u8 *buf,
 		memcpy(d.ho_token, buf + 48, TXRDMA_HANDOFF_TOKEN_LEN);
 		d.ho_old_ep = wire_get32(buf + 80);
 		d.ho_gen = wire_get32(buf + 84);
+	} else if (type == TXRDMA_CTRL_EP_CLOSE) {
+		if (!wire_zero(buf + 68, 20))
+			return -EINVAL;
+		wire_resume_get(&d.resume, buf + 48);
 	} else {
 		memcpy(d.tenant, buf + 48, TXRDMA_WIRE_TENANT_LEN);
 		d.max_msg = wire_get32(buf + 80);

@@ -31,9 +31,12 @@
  * 4: CONNECT/ACCEPT carry ahead_max (frames with trailers);
  * 5: a data write may carry several frames (coalesced SENDs);
  * 6: probes report the sender's latest stall (txrdma_stall.h);
- * 7: sessions: CONNECT/ACCEPT carry the grace, RESUME/RESUMED
+ * 7: sessions: CONNECT/ACCEPT carry the grace, RESUME/RESUMED;
+ * 8: a session's SEND completes on the other side's release report,
+ *    its refused frames are sent again, EP_CLOSE carries the closing
+ *    process's released count
  */
-#define TXRDMA_WIRE_VERSION	7
+#define TXRDMA_WIRE_VERSION	8
 
 /* the longest a session may be away before its pair fails */
 #define TXRDMA_WIRE_GRACE_MAX_MS	60000

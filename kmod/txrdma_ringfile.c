@@ -427,32 +427,21 @@ static bool txrdma_ring_not_turn(u8 cls, u8 tprio, u8 prio)
 	       txrdma_sqe_class(tprio, prio) != cls;
 }
 
-/**
- * txrdma_ring_process() - consume what the process submitted
- * @ring: a ring of the poller's list; caller holds ring->lock
- * @cls: the class whose turn it is: stop at an SQE of another class
- *	(txrdma_sqe_class()), which waits for its own class's turn;
- *	TXRDMA_RING_ANY_CLASS serves every class in ring order
- * @budget: at most this many SQEs
- *
- * Credits owed to peers go first, in the first class's turn (or with
- * every class): a peer may wait for them to send what the process
- * waits for.  Every SQE is copied out of shared memory once, checked and executed;
- * its completion (an error always, success unless NO_CQE) is written
- * before the SQ head moves past it.  When the CQ is full the remaining
- * SQEs wait there: nothing is lost and nothing overwritten.
- *
- * Return: the number of SQEs consumed.
+/*
+ * txrdma_ring_process()'s SQEs: each copied out of shared memory once,
+ * checked and executed; its completion (an error always, success
+ * unless NO_CQE) is written before the SQ head moves past it.  When
+ * the CQ is full the remaining SQEs wait there: nothing is lost and
+ * nothing overwritten.  Return: the number of SQEs consumed.
  */
-int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
+static int txrdma_ring_process_sqes(struct txrdma_ring *ring, u8 cls,
+				    u32 budget)
 {
 	u8 tprio = READ_ONCE(ring->tenant->prio);
 	const struct txrdma_sqe *head;
 	u32 utail, pending, space, n = 0;
 	bool woke = false;
 
-	if (!cls || cls == TXRDMA_RING_ANY_CLASS)
-		txrdma_tx_ring_credits(ring);
 	/* pairs with the process's release of its tail: SQEs are written */
 	utail = smp_load_acquire(ring->sq_tail);
 	if (txrdma_sq_pending(ring->khead, utail, ring->sq_entries,
@@ -532,5 +521,32 @@ int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
 	ring->submitted += n;
 	if (woke && wq_has_sleeper(&ring->wait))
 		wake_up_interruptible_poll(&ring->wait, EPOLLIN | EPOLLRDNORM);
+	return n;
+}
+
+/**
+ * txrdma_ring_process() - consume what the process submitted
+ * @ring: a ring of the poller's list; caller holds ring->lock
+ * @cls: the class whose turn it is: stop at an SQE of another class
+ *	(txrdma_sqe_class()), which waits for its own class's turn;
+ *	TXRDMA_RING_ANY_CLASS serves every class in ring order
+ * @budget: at most this many SQEs
+ *
+ * The SQEs (txrdma_ring_process_sqes()), then the credits owed to peers,
+ * in the first class's turn (or with every class): a peer may wait for
+ * them to send what the process waits for.  After the SQEs, because a
+ * SEND among them carries what the process released (a ping-pong's
+ * reply does), and an explicit update then goes only when none did: a
+ * session's receiver, due at every release that empties its ring,
+ * would otherwise send one ahead of every reply.
+ *
+ * Return: the number of SQEs consumed.
+ */
+int txrdma_ring_process(struct txrdma_ring *ring, u8 cls, u32 budget)
+{
+	int n = txrdma_ring_process_sqes(ring, cls, budget);
+
+	if (!cls || cls == TXRDMA_RING_ANY_CLASS)
+		txrdma_tx_ring_credits(ring);
 	return n;
 }

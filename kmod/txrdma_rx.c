@@ -44,6 +44,24 @@ int txrdma_rx_post_recv(struct txrdma_ep *ep)
 
 static void txrdma_rx_take_ahead(struct txrdma_ep *ep);
 
+/*
+ * Caller holds ep->lock, or has the endpoint to itself: the pair is a
+ * session (@on) or not.  A session's sender completes its SENDs only
+ * when it hears that our process released their frames, so it must
+ * hear of every release that empties the ring, not only of those it
+ * could be short of credits for; the ring's flags word tells the
+ * process's doorbell rule (txrdma_rx_update_due() in the library).
+ */
+void txrdma_rx_due_empty(struct txrdma_ep *ep, bool on)
+{
+	/* the library's doorbell rule and ours, one number */
+	BUILD_BUG_ON(TXRDMA_CREDIT_SESSION_UNITS !=
+		     TXRDMA_RX_SESSION_DUE_UNITS);
+	ep->crx.every_empty = on;
+	WRITE_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_FLAGS),
+		   on ? TXRDMA_RX_F_DUE_EMPTY : 0);
+}
+
 /* Caller holds ep->lock: the frame @in was accepted; take it in. */
 static void txrdma_rx_apply(struct txrdma_ep *ep, enum txrdma_frame_verdict v,
 			    const struct txrdma_frame_in *in)
@@ -150,7 +168,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * that completed before a detach are published too (the sender
 	 * saw them succeed); none after our own close or a bad frame.
 	 */
-	if (!ep->held_by || ep->rx_stop)
+	if (!ep->held_by || ep->rx_stop || ep->rx_refused)
 		goto out;
 	if (ep->conn && txrdma_rx_post_recv(ep))
 		ep->stats.err_qp++;
@@ -172,17 +190,23 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 				&in);
 	if (v == TXRDMA_FRAME_CREDIT) {
 		txrdma_credit_tx_update(&ep->ctx, in.released);
+		txrdma_tx_settle_locked(ep);
 		goto kick;
 	}
 	if (v == TXRDMA_FRAME_ACCEPT || v == TXRDMA_FRAME_ACCEPT_PAD) {
 		/*
-		 * Lost on the way (fault injection; a write of one frame):
-		 * its units are passed over but its sequence number is
-		 * still due, so the next frame lies where it should and is
-		 * refused for the gap (ERR_SEQ); this one is neither
-		 * counted nor published.
+		 * Lost on the way (fault injection; a write of one frame).
+		 * A session's is refused, as a frame that arrived corrupt
+		 * (below).  Any other pair's has its units passed over but
+		 * its sequence number still due, so the next frame lies
+		 * where it should and is refused for the gap (ERR_SEQ);
+		 * this one is neither counted nor published.
 		 */
 		if (!in.rest && txrdma_fault(TXRDMA_FAULT_DROP, in.f.len)) {
+			if (ep->session) {
+				frames = 0;
+				goto refused;
+			}
 			txrdma_credit_rx_frame(&ep->crx, in.unit, in.units);
 			goto out;
 		}
@@ -213,6 +237,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		txrdma_rx_publish(ep);
 		if (frames > 1)
 			ep->stats.rx_batches++;
+		txrdma_tx_settle_locked(ep);
 	}
 	switch (v) {
 	case TXRDMA_FRAME_ACCEPT:
@@ -220,10 +245,10 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		break;
 	case TXRDMA_FRAME_ERR_CRC:
 		ep->stats.err_crc++;
-		goto fail;
+		goto refused;
 	case TXRDMA_FRAME_ERR_SEQ:
 		ep->stats.err_seq++;
-		goto fail;
+		goto refused;
 	default:
 		ep->stats.err_proto++;
 		goto fail;
@@ -236,6 +261,30 @@ kick:
 			txrdma_poller_kick(ep->ring);
 	}
 	goto out;
+refused:
+	/*
+	 * A frame that did not arrive as it was sent (lost, corrupt, or
+	 * after a gap).  On a session nothing of it or after it is taken,
+	 * and the QP is replaced: our report then says where the first
+	 * missing frame starts (our rx_seq and tail are still there), and
+	 * the other side, which completes a SEND only once our process
+	 * released it, sends that frame and those after it again
+	 * (txrdma_pair_resume.c).  Nothing more of this QP is looked at
+	 * (a frame after the refused one would not fit where our tail
+	 * stands).  The same frame refused twice is no accident (a
+	 * payload changed under its SEND, a process writing over its own
+	 * ring): the pair fails then, not a QP after another.
+	 */
+	if (ep->rx_refusals && ep->rx_refused_at == ep->rx_seq)
+		goto fail;
+	if (txrdma_resume_lost_locked(ep, -ECONNRESET)) {
+		ep->rx_refused = true;
+		ep->rx_refused_at = ep->rx_seq;
+		ep->rx_refusals++;
+		spin_unlock_bh(&ep->lock);
+		txrdma_pair_close_qp(ep, -ECONNRESET);
+		return;
+	}
 fail:
 	/* never delivered, nor anything after it */
 	ep->rx_stop = true;

@@ -45,6 +45,7 @@
  * tenant's lock inside it for the buckets; the poller holds ring->lock
  * (mutex) while it processes the ring.
  */
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -97,9 +98,32 @@ static void txrdma_tx_slot_done(struct txrdma_ep *ep,
 	txrdma_slot_put(ep, s);
 }
 
-/* Caller holds ep->lock: slot @s completed successfully. */
+/* Caller holds ep->lock: the free-running unit after SEND slot @s's frame. */
+static u32 txrdma_tx_frame_end(const struct txrdma_ep *ep,
+			       const struct txrdma_tx_slot *s)
+{
+	/* its start, and the ring's tail it skipped */
+	return s->start + ((s->unit - s->start) & (ep->peer_units - 1)) +
+	       s->units;
+}
+
+/*
+ * Caller holds ep->lock: slot @s completed successfully.  A session's
+ * SEND is delivered, not yet done: the other side's kernel may still
+ * refuse its frame (lost, corrupt), and then a resume sends it again
+ * from the tenant's region, which must hold it until then.  It
+ * completes once the other side reports that its process released the
+ * frame (txrdma_tx_settle_locked()), or when a resume's report says it
+ * arrived.
+ */
 static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 {
+	if (s->kind == TXRDMA_OP_SEND && ep->session) {
+		ep->acks[ep->acks_tail++ & (TXRDMA_EP_SLOTS - 1)] =
+			s - ep->slots;
+		txrdma_tx_settle_locked(ep);
+		return;
+	}
 	if (s->kind == TXRDMA_OP_SEND) {
 		ep->stats.tx_msgs++;
 		ep->stats.tx_bytes += s->len;
@@ -108,6 +132,55 @@ static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 		ep->stats.rw_bytes += s->len;
 	}
 	txrdma_tx_slot_done(ep, s, s->len);
+}
+
+/*
+ * Caller holds ep->lock, the pair failed: slot @s ends with @error,
+ * unless it is a session's SEND whose frame the other side's process
+ * released (its last report, or its EP_CLOSE's, covers the frame): that
+ * one arrived and was taken, whatever became of its completion.  Not
+ * on a session whose other side has not reported since it moved or was
+ * imported (an import refused: its SENDs stay the state's, for an
+ * import that works, and fail here, each with the import's error).
+ */
+static void txrdma_tx_slot_end(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
+			       int error)
+{
+	if (s->kind == TXRDMA_OP_SEND && ep->session && !ep->sess_rnew &&
+	    (s32)(ep->ctx.released - txrdma_tx_frame_end(ep, s)) >= 0) {
+		ep->stats.tx_msgs++;
+		ep->stats.tx_bytes += s->len;
+		error = s->len;
+	}
+	txrdma_tx_slot_done(ep, s, error);
+}
+
+/**
+ * txrdma_tx_settle_locked() - complete a session's SENDs that were released
+ * @ep: caller holds ep->lock; the other side's released units
+ *	(ep->ctx.released) just grew, or a SEND was delivered
+ *
+ * In order: the oldest delivered SEND whose frame the other side's
+ * process released (its end at or below the report) completes, then the
+ * next.  The report never passes what arrived and was taken (the other
+ * side's kernel checks its process's count against its tail), so no
+ * frame its kernel refused ever completes here.
+ */
+void txrdma_tx_settle_locked(struct txrdma_ep *ep)
+{
+	struct txrdma_tx_slot *s;
+
+	lockdep_assert_held(&ep->lock);
+	while (ep->acks_head != ep->acks_tail) {
+		s = &ep->slots[ep->acks[ep->acks_head &
+					(TXRDMA_EP_SLOTS - 1)]];
+		if ((s32)(ep->ctx.released - txrdma_tx_frame_end(ep, s)) < 0)
+			break;
+		ep->acks_head++;
+		ep->stats.tx_msgs++;
+		ep->stats.tx_bytes += s->len;
+		txrdma_tx_slot_done(ep, s, s->len);
+	}
 }
 
 /*
@@ -370,11 +443,15 @@ void txrdma_tx_fail_locked(struct txrdma_ep *ep, int error)
 	unsigned int i;
 
 	lockdep_assert_held(&ep->lock);
+	/* a session's SENDs delivered but not released: the oldest */
+	for (; ep->acks_head != ep->acks_tail; ep->acks_head++)
+		txrdma_tx_slot_end(ep, &ep->slots[ep->acks[ep->acks_head &
+					(TXRDMA_EP_SLOTS - 1)]], error);
 	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
 		s = &ep->slots[ep->tx_order[ep->tx_done &
 					    (TXRDMA_EP_SLOTS - 1)]];
 		if (s->busy && s->posted)
-			txrdma_tx_slot_done(ep, s, error);
+			txrdma_tx_slot_end(ep, s, error);
 	}
 	for (wr = ep->chain_first ? &ep->chain_first->wr.wr : NULL; wr;
 	     wr = wr->next) {
@@ -545,8 +622,10 @@ static int txrdma_tx_rw_again(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 
 /*
  * Caller holds ep->lock, the old QP reaped: the SENDs, READs and WRITEs
- * not settled yet, into @order in the order they were executed (on the
- * old QP, then queued), each slot marked in @seen.  Return: how many.
+ * not settled yet, into @order in the order they were executed (SENDs
+ * delivered but not released, then the others on the old QP, then those
+ * queued), each slot marked in @seen.  Return: how many.  The caller
+ * settles every one of them (ep->acks is emptied).
  */
 static unsigned int txrdma_tx_unsettled_locked(struct txrdma_ep *ep,
 					       struct txrdma_tx_slot **order,
@@ -555,9 +634,16 @@ static unsigned int txrdma_tx_unsettled_locked(struct txrdma_ep *ep,
 	struct txrdma_tx_slot *s, *next;
 	const struct ib_send_wr *wr;
 	unsigned int nord = 0;
+	u32 i;
 
 	lockdep_assert_held(&ep->lock);
 	bitmap_zero(seen, TXRDMA_EP_SLOTS);
+	/* delivered, not released: executed before all the others */
+	for (i = ep->acks_head; i != ep->acks_tail; i++) {
+		s = &ep->slots[ep->acks[i & (TXRDMA_EP_SLOTS - 1)]];
+		if (!__test_and_set_bit(s - ep->slots, seen))
+			order[nord++] = s;
+	}
 	for (; ep->tx_done != ep->tx_posted; ep->tx_done++) {
 		s = &ep->slots[ep->tx_order[ep->tx_done &
 					    (TXRDMA_EP_SLOTS - 1)]];
@@ -635,6 +721,8 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 	if (ret)
 		return ret;
 	txrdma_tx_chain_reset(ep);
+	/* in @order now; those that arrived go back in, in order, below */
+	ep->acks_head = ep->acks_tail;
 	/* whatever else was in flight: credit updates (they have no CQE) */
 	for (i = 0; i < TXRDMA_EP_SLOTS; i++) {
 		s = &ep->slots[i];
@@ -642,6 +730,8 @@ int txrdma_tx_resume_locked(struct txrdma_ep *ep,
 			txrdma_tx_slot_done(ep, s, -ECONNABORTED);
 	}
 	ep->ctx.head = plan.head;
+	/* what its process released: checked by the plan (<= the tail) */
+	txrdma_credit_tx_update(&ep->ctx, peer->released);
 	/* in order: what is settled now completes as it was executed */
 	for (i = 0, k = 0; i < nord; i++) {
 		s = order[i];
@@ -701,6 +791,7 @@ u32 txrdma_tx_export_locked(struct txrdma_ep *ep, struct txrdma_sess_send *out)
 	lockdep_assert_held(&ep->lock);
 	nord = txrdma_tx_unsettled_locked(ep, order, seen);
 	txrdma_tx_chain_reset(ep);
+	ep->acks_head = ep->acks_tail;
 	for (i = 0; i < nord; i++) {
 		s = order[i];
 		if (s->kind != TXRDMA_OP_SEND) {
@@ -827,10 +918,12 @@ static bool txrdma_tx_credit_update(struct txrdma_ep *ep)
 }
 
 /* Caller holds ep->lock: take up what the process released. */
-static void txrdma_tx_take_release(struct txrdma_ep *ep)
+void txrdma_tx_take_release(struct txrdma_ep *ep)
 {
-	u32 head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
+	u32 head;
 
+	lockdep_assert_held(&ep->lock);
+	head = READ_ONCE(*txrdma_rx_word(ep, TXRDMA_RX_OFF_HEAD));
 	if (head != ep->crx.consumed &&
 	    txrdma_credit_rx_release(&ep->crx, head))
 		ep->stats.err_sqe++;	/* garbage: ignored, counted */
@@ -991,7 +1084,13 @@ static int txrdma_tx_admit_slot_locked(struct txrdma_ep *ep,
 				       struct txrdma_ring *ring, u32 len)
 {
 	lockdep_assert_held(&ep->lock);
-	if (!ep->nfree) {
+	/*
+	 * A session keeps one slot for credit updates: its SENDs hold
+	 * their slots until the other side reports a release, and both
+	 * sides streaming with every slot held would each wait for the
+	 * other's update for ever
+	 */
+	if (ep->nfree <= (u32)ep->session) {
 		ep->stats.slot_stalls++;
 		ep->blocked = true;
 		return TXRDMA_EXEC_BLOCKED;
@@ -1266,6 +1365,38 @@ out_put:
 	return ret;
 }
 
+/*
+ * How long a session's update waits when it is due only because its
+ * process released everything: long enough for the reply a process
+ * queues right after its release to carry the count (a ping-pong's
+ * every message would else cost an update), short beside a round trip.
+ */
+#define TXRDMA_TX_ACK_DELAY_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * Caller holds ep->lock, an update is due (txrdma_credit_rx_should_update()):
+ * send it now?  Yes when the plain rule says so (a quarter of the ring,
+ * or a sender that may be short of credits); one due only by a
+ * session's rule waits TXRDMA_TX_ACK_DELAY_NS from when it was first
+ * seen (txrdma_tx_ring_owes() keeps the poller awake meanwhile).
+ */
+static bool txrdma_tx_update_now(struct txrdma_ep *ep)
+{
+	u64 now;
+
+	lockdep_assert_held(&ep->lock);
+	if (!ep->crx.every_empty ||
+	    txrdma_credit_rx_due(ep->rx_units, ep->crx.max_units, ep->crx.tail,
+				 ep->crx.consumed, ep->crx.reported))
+		return true;
+	now = local_clock();
+	if (!ep->rx_due_ns) {
+		ep->rx_due_ns = now ?: 1;
+		return false;
+	}
+	return now - ep->rx_due_ns >= TXRDMA_TX_ACK_DELAY_NS;
+}
+
 /**
  * txrdma_tx_ring_credits() - return credits our processes released
  * @ring: a ring; the poller holds ring->lock
@@ -1282,7 +1413,8 @@ void txrdma_tx_ring_credits(struct txrdma_ring *ring)
 		spin_lock_bh(&ep->lock);
 		if (ep->dstate == TXRDMA_EP_CONNECTED && ep->conn) {
 			txrdma_tx_take_release(ep);
-			if (txrdma_credit_rx_should_update(&ep->crx))
+			if (txrdma_credit_rx_should_update(&ep->crx) &&
+			    txrdma_tx_update_now(ep))
 				ok = txrdma_tx_credit_update(ep);
 		}
 		spin_unlock_bh(&ep->lock);
@@ -1319,7 +1451,8 @@ bool txrdma_tx_ring_owes(struct txrdma_ring *ring)
 		    head - tail <= READ_ONCE(ep->rx_units))
 			head = tail;
 		if (head - reported <= tail - reported &&
-		    txrdma_credit_rx_due(ep->rx_units, ep->crx.max_units,
+		    txrdma_credit_rx_due(ep->rx_units,
+					 txrdma_credit_rx_due_units(&ep->crx),
 					 tail, head, reported))
 			work = true;
 	}

@@ -136,6 +136,9 @@ TXRDMA_EXPORT void __txrdma_rx_release_look(struct txrdma_rx *rx,
 		if (txrdma_sq_needs_wakeup(rx->sq))
 			(void)txrdma_rings_enter(rx->ctx);
 	}
+	/* a session's ring is due at fewer units than a quarter */
+	if (__txrdma_rx_session(rx) && quarter > TXRDMA_RX_SESSION_DUE_UNITS)
+		quarter = TXRDMA_RX_SESSION_DUE_UNITS;
 	unreported = head - __atomic_load_n(reported, __ATOMIC_RELAXED);
 	rx->look_at = unreported < quarter ? head + (quarter - unreported) :
 					     head + 1;

@@ -317,6 +317,63 @@ static void credit_rx_due_never_stalls(struct kunit *test)
 						     10));
 }
 
+/*
+ * A session's receiver (every_empty): its sender completes each SEND
+ * only when it hears of the release, so every release that empties the
+ * ring is due, however small; one that does not empty it waits for the
+ * quarter, as any other; nothing unreported is never due.
+ */
+static void credit_rx_due_every_empty(struct kunit *test)
+{
+	struct txrdma_credit_rx r;
+
+	KUNIT_ASSERT_EQ(test, txrdma_credit_rx_init(&r, 4096), 0);
+	txrdma_credit_rx_max_frame(&r, 1025);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_due_units(&r), 1025U);
+	r.every_empty = true;
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_due_units(&r), 0U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* one unit arrived: not released, not due */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 0, 1), 0);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* released: the ring is empty, due (not without every_empty) */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 1), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	r.every_empty = false;
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	r.every_empty = true;
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 1U);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	/* two more arrive, one is released: not empty, not a quarter */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 2), 0);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 3), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	/*
+	 * not empty, but TXRDMA_CREDIT_SESSION_UNITS released unreported:
+	 * due (the process may hold its next frame while the sender
+	 * waits with every slot on frames released before it)
+	 */
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_report(&r), 3U);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 3, 31), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_frame(&r, 34, 2), 0);
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 34), 0);
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	KUNIT_EXPECT_EQ(test, txrdma_credit_rx_release(&r, 35), 0);
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_should_update(&r));
+	r.every_empty = false;
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_should_update(&r));
+	r.every_empty = true;
+	/* the rule itself: max_units 0 is "every empty ring" */
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_due(4096, 0, 11, 11, 10));
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 0, 11, 11, 11));
+	KUNIT_EXPECT_FALSE(test, txrdma_credit_rx_due(4096, 0, 12, 11, 10));
+	KUNIT_EXPECT_TRUE(test, txrdma_credit_rx_due(4096, 0, 2000, 1034,
+						     10));
+}
+
 static u32 lcg(u32 *s)
 {
 	*s = *s * 1664525 + 1013904223;
@@ -494,6 +551,7 @@ static struct kunit_case txrdma_credit_cases[] = {
 	KUNIT_CASE(credit_rx_release_ahead),
 	KUNIT_CASE(credit_rx_clamp),
 	KUNIT_CASE(credit_rx_due_never_stalls),
+	KUNIT_CASE(credit_rx_due_every_empty),
 	KUNIT_CASE(credit_model_zero),
 	KUNIT_CASE(credit_model_wrap),
 	KUNIT_CASE(credit_model_ahead),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit suite txrdma_peer_wire: connection request and reply private
- * data and control messages (wire version 7) keep their big-endian
+ * data and control messages (wire version 8) keep their big-endian
  * layout byte for byte, survive a round trip with every field, leave
  * their MAC space zero for the caller and place the sequence number
  * where the caller seals it; anything another version or a stranger
@@ -39,7 +39,7 @@ static void good_req(struct txrdma_cm_priv *p)
 
 static const u8 good_req_wire[TXRDMA_CM_REQ_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x07, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
+	0x08, 0x02, 0x12, 0x34,		/* version, kind, pool_want */
 	0xde, 0xad, 0xbe, 0xef,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -66,7 +66,7 @@ static void good_rep(struct txrdma_cm_priv *p)
 
 static const u8 good_rep_wire[TXRDMA_CM_REP_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x07, 0x01, 0x00, 0x00,		/* version, kind, reserved */
+	0x08, 0x01, 0x00, 0x00,		/* version, kind, reserved */
 	0x0b, 0xad, 0xca, 0xfe,		/* boot_id */
 	0x00, 0x00, 0x00, 0x00,		/* reserved */
 	/* 16: nonce */
@@ -110,7 +110,7 @@ static void good_ctrl(struct txrdma_ctrl_msg *m)
 
 static const u8 good_ctrl_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x07, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
+	0x08, 0x01, 0xa5, 0x5a,		/* version, type, pool_want */
 	/* 8: BFD packet */
 	0x23, 0xe0, 0x04, 0x18,
 	0x01, 0x02, 0x03, 0x04,
@@ -296,8 +296,8 @@ static void wire_cm_req_rejects(struct kunit *test)
 	expect_req_decode(test, 4, 2, -EPROTO);
 	expect_req_decode(test, 4, 3, -EPROTO);
 	expect_req_decode(test, 4, 4, -EPROTO);
-	expect_req_decode(test, 4, 6, -EPROTO);
-	expect_req_decode(test, 4, 8, -EPROTO);
+	expect_req_decode(test, 4, 7, -EPROTO);
+	expect_req_decode(test, 4, 9, -EPROTO);
 	expect_req_decode(test, 4, 255, -EPROTO);
 	/* a stranger is refused as such before its version is looked at */
 	memcpy(buf, good_req_wire, sizeof(buf));
@@ -436,8 +436,8 @@ static void wire_cm_rep_rejects(struct kunit *test)
 	expect_rep_decode(test, 4, 2, -EPROTO);
 	expect_rep_decode(test, 4, 3, -EPROTO);
 	expect_rep_decode(test, 4, 4, -EPROTO);
-	expect_rep_decode(test, 4, 6, -EPROTO);
-	expect_rep_decode(test, 4, 8, -EPROTO);
+	expect_rep_decode(test, 4, 7, -EPROTO);
+	expect_rep_decode(test, 4, 9, -EPROTO);
 	expect_rep_decode(test, 4, 255, -EPROTO);
 	memcpy(buf, good_rep_wire, sizeof(buf));
 	buf[3] = 0;
@@ -602,8 +602,8 @@ static void wire_ctrl_decode_rejects(struct kunit *test)
 	expect_ctrl_decode(test, 4, 2, -EPROTO);
 	expect_ctrl_decode(test, 4, 3, -EPROTO);
 	expect_ctrl_decode(test, 4, 4, -EPROTO);
-	expect_ctrl_decode(test, 4, 6, -EPROTO);
-	expect_ctrl_decode(test, 4, 8, -EPROTO);
+	expect_ctrl_decode(test, 4, 7, -EPROTO);
+	expect_ctrl_decode(test, 4, 9, -EPROTO);
 	expect_ctrl_decode(test, 4, 255, -EPROTO);
 	/* type: unknown, or known but not a probe */
 	expect_ctrl_decode(test, 5, 0, -EINVAL);
@@ -768,7 +768,7 @@ static void wire_ctrl_seq(struct kunit *test)
 
 static const u8 auth_wire[TXRDMA_CTRL_LEN] = {
 	0x54, 0x58, 0x52, 0x43,		/* "TXRC" */
-	0x07, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
+	0x08, 0x08, 0x00, 0x00,		/* version, AUTH, pool_want 0 */
 	/* then zeroes: no payload, sequence number 0, MAC the caller's */
 };
 
@@ -828,8 +828,8 @@ static void wire_auth_rejects(struct kunit *test)
 		expect_auth_decode(test, i, auth_wire[i] ^ 0x20, -EINVAL);
 	expect_auth_decode(test, 4, 3, -EPROTO);
 	expect_auth_decode(test, 4, 4, -EPROTO);
-	expect_auth_decode(test, 4, 6, -EPROTO);
-	expect_auth_decode(test, 4, 8, -EPROTO);
+	expect_auth_decode(test, 4, 7, -EPROTO);
+	expect_auth_decode(test, 4, 9, -EPROTO);
 	/* the type must be AUTH */
 	for (i = 0; i < 256; i++)
 		if (i != TXRDMA_CTRL_AUTH)
@@ -1084,7 +1084,7 @@ static void addr_order(struct kunit *test)
 static void wire_ep_layout(struct kunit *test)
 {
 	static const u8 want[TXRDMA_CTRL_LEN] = {
-		0x54, 0x58, 0x52, 0x43, 0x07, 0x02, 0x00, 0x07,
+		0x54, 0x58, 0x52, 0x43, 0x08, 0x02, 0x00, 0x07,
 		0x00, 0x00, 0x15, 0x38,		/* service 5432 */
 		0x00, 0x00, 0x00, 0x11,		/* src_ep */
 		0x00, 0x00, 0x00, 0x00,		/* dst_ep */
@@ -1354,6 +1354,32 @@ static void wire_ep_rules(struct kunit *test)
 	e.exp_off = 0;
 	e.service = 0;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	/*
+	 * CLOSE carries what the closing process released, and nothing
+	 * else of a report; it reads back, bytes 68.. stay zero
+	 */
+	good_close(&e);
+	e.resume.released = 0xfffffff3;
+	KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf + 68, 0, 20));
+	{
+		struct txrdma_ctrl_ep d;
+
+		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_decode(&d, buf,
+							    TXRDMA_CTRL_LEN),
+				0);
+		KUNIT_EXPECT_EQ(test, d.resume.released, 0xfffffff3U);
+		KUNIT_EXPECT_EQ(test, d.status, -ETIMEDOUT);
+		buf[70] = 1;	/* a byte past the report */
+		KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf,
+							    TXRDMA_CTRL_LEN),
+				-EINVAL);
+	}
+	e.resume.rx_seq = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
+	e.resume.rx_seq = 0;
+	e.resume.gen = 1;
+	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), -EINVAL);
 	/* only exports carry a range and a request number */
 	good_close(&e);
 	e.exp_len = 1;
@@ -1388,10 +1414,10 @@ static void wire_ep_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf) - 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, 56), -EINVAL);
-	buf[4] = 6;				/* version */
+	buf[4] = 7;				/* version */
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
-	buf[4] = 8;
+	buf[4] = 9;
 	KUNIT_EXPECT_EQ(test, txrdma_ctrl_ep_decode(&d, buf, sizeof(buf)),
 			-EPROTO);
 }
@@ -1830,7 +1856,9 @@ static void wire_ep_ahead_others(struct kunit *test)
 }
 
 /*
- * A version 6 CONNECT (its module knows no sessions), a version 5 one
+ * A version 7 CONNECT (its module's sessions complete a SEND when the QP
+ * delivers it, and its EP_CLOSE carries no release count), a version 6
+ * one (its module knows no sessions), a version 5 one
  * (its module's probes carry no stall report) and a version 4 one (its
  * module refuses writes of several frames) are
  * another version's: refused, as a version 3 one (no ahead_max)
@@ -1841,21 +1869,22 @@ static void wire_ep_version(struct kunit *test)
 	u8 buf[TXRDMA_CTRL_LEN];
 	unsigned int k;
 
-	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 7);
+	KUNIT_EXPECT_EQ(test, TXRDMA_WIRE_VERSION, 8);
 	for (k = 0; k < 2; k++) {
 		ahead_ep(&e, k, 4096, 0);
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
-		KUNIT_EXPECT_EQ(test, buf[4], 7);
+		KUNIT_EXPECT_EQ(test, buf[4], 8);
 		expect_ep_decode(test, buf, 4, 3, -EPROTO);
 		expect_ep_decode(test, buf, 4, 4, -EPROTO);
 		expect_ep_decode(test, buf, 4, 5, -EPROTO);
 		expect_ep_decode(test, buf, 4, 6, -EPROTO);
-		expect_ep_decode(test, buf, 4, 8, -EPROTO);
-		expect_ep_decode(test, buf, 4, 7, 0);
+		expect_ep_decode(test, buf, 4, 7, -EPROTO);
+		expect_ep_decode(test, buf, 4, 9, -EPROTO);
+		expect_ep_decode(test, buf, 4, 8, 0);
 		/* the version is looked at before what follows it */
 		buf[84] = 0xff;
-		expect_ep_decode(test, buf, 4, 7, -EINVAL);
-		expect_ep_decode(test, buf, 4, 6, -EPROTO);
+		expect_ep_decode(test, buf, 4, 8, -EINVAL);
+		expect_ep_decode(test, buf, 4, 7, -EPROTO);
 	}
 }
 
@@ -1992,10 +2021,12 @@ static void wire_ep_tenant_unnamed(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, txrdma_ctrl_ep_encode(&e, 0, 0, buf), 0);
 		KUNIT_EXPECT_NULL(test, memchr_inv(buf + from, 0, 80 - from));
 		/* any byte of the rest set, even a valid name; a REJECT
-		 * may name the RESUME it refuses (64..67)
+		 * may name the RESUME it refuses (64..67), a CLOSE what its
+		 * process released (56..59)
 		 */
 		for (j = from; j < 80; j++) {
-			if (!i && j >= 64 && j < 68)
+			if ((!i && j >= 64 && j < 68) ||
+			    (i == 1 && j >= 56 && j < 60))
 				continue;
 			expect_ep_decode(test, buf, j, 'a', -EINVAL);
 			expect_ep_decode(test, buf, j, 0x80, -EINVAL);

@@ -894,6 +894,17 @@ txrdma_rx_hdr(const struct txrdma_rx *rx)
 		 TXRDMA_FRAME_UNIT);
 }
 
+/* Is @rx a session's ring (TXRDMA_RX_F_DUE_EMPTY)? */
+static inline bool __txrdma_rx_session(const struct txrdma_rx *rx)
+{
+	const unsigned char *hdr = (const unsigned char *)rx->ktail -
+				   TXRDMA_RX_OFF_TAIL;
+
+	return __atomic_load_n((const unsigned int *)
+			       (hdr + TXRDMA_RX_OFF_FLAGS), __ATOMIC_RELAXED) &
+	       TXRDMA_RX_F_DUE_EMPTY;
+}
+
 /**
  * txrdma_rx_update_due() - would the kernel send an explicit update now?
  * @rx: the receive ring
@@ -904,7 +915,11 @@ txrdma_rx_hdr(const struct txrdma_rx *rx)
  * its tail: due when a quarter of the ring was released unreported, or
  * when everything that arrived is released and the sender, once it
  * heard of it, could be waiting for some of it (a frame of the largest
- * size and the tail it skips: 2 * max_units - 1).  A stale word (the
+ * size and the tail it skips: 2 * max_units - 1), or, on a session's
+ * ring (TXRDMA_RX_F_DUE_EMPTY in TXRDMA_RX_OFF_FLAGS), whenever
+ * everything that arrived is released or TXRDMA_RX_SESSION_DUE_UNITS
+ * are released unreported: its sender completes each SEND only when it
+ * hears that.  A stale word (the
  * kernel reported since) errs towards a doorbell, never away from one;
  * so does a word the process overwrote.  With a kernel without
  * TXRDMA_FEAT_RX_CREDIT_WORDS, txrdma_rx_init() fills the words so that
@@ -941,7 +956,12 @@ static inline bool txrdma_rx_update_due(const struct txrdma_rx *rx,
 					    __ATOMIC_RELAXED);
 	if (unreported >= rx->ring_units / 4)
 		return true;
-	if (head != tail)
+	/* a session's sender completes its SENDs on our reports */
+	if (__txrdma_rx_session(rx) &&
+	    (unreported >= TXRDMA_RX_SESSION_DUE_UNITS ||
+	     (head == tail && unreported)))
+		return true;
+	if (head != tail || !unreported)
 		return false;
 	max = __atomic_load_n((const unsigned int *)
 			      (hdr + TXRDMA_RX_OFF_MAX_UNITS), __ATOMIC_RELAXED);

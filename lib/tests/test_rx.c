@@ -263,6 +263,7 @@ static void fakek_setup(struct fakek *k, unsigned int units,
 	*AW(k, TXRDMA_RX_OFF_HEAD) = start;
 	/* every kernel zeroes the header at set-up: no reading ahead */
 	*AW(k, TXRDMA_RX_OFF_AHEAD_MAX) = 0;
+	*AW(k, TXRDMA_RX_OFF_FLAGS) = 0;	/* and no session */
 	k->k_tail = start;
 	k->published = start;
 	sem_init(&k->doorbell, 0, 0);
@@ -1201,6 +1202,72 @@ static void test_doorbell_rule(void)
 }
 
 /*
+ * A session's ring (TXRDMA_RX_F_DUE_EMPTY): its sender completes each
+ * SEND only when it hears of the release, so every release that empties
+ * the ring rings a sleeping poller, however little is unreported; one
+ * that leaves a frame behind waits for the next, or for the quarter.
+ */
+static void test_doorbell_session(void)
+{
+	unsigned long rang = 0, i;
+	struct txrdma_rx rx;
+	struct fake_sq s;
+	struct fakek k;
+
+	fake_sq_init(&s);
+	fakek_setup(&k, 256, 0xfffffff0u);	/* a quarter: 64 units */
+	fakek_credit_words(&k, 4);
+	*AW(&k, TXRDMA_RX_OFF_FLAGS) = TXRDMA_RX_F_DUE_EMPTY;
+	rx_init_ok(&rx, &k, &s);
+	*sq_flags(&s) = TXRDMA_SQ_F_NEED_WAKEUP;
+
+	/* a ping-pong of 1-unit messages: every release rings */
+	for (i = 0; i < 8; i++) {
+		put_ones(&k, 1);
+		rang += release_one_k(&rx, &k);
+	}
+	TAP_CHECK_INT(rang, 8);
+	/* two in the ring: the first release leaves one, the second rings */
+	put_ones(&k, 2);
+	TAP_CHECK_INT(release_one_k(&rx, &k), 0);
+	TAP_CHECK_INT(release_one_k(&rx, &k), 1);
+	/* not empty, but 32 units released unreported: rings */
+	put_ones(&k, 33);
+	for (i = 1, rang = 0; i <= 32; i++) {
+		unsigned long r = release_one(&rx);
+
+		rang += r;
+		if (!TAP_CHECK_INT(r, i == 32))
+			tap_diag("  release %lu", i);
+	}
+	TAP_CHECK_INT(rang, 1);
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head;
+	TAP_CHECK_INT(release_one_k(&rx, &k), 1);	/* the 33rd: empty */
+	/* reported already (a reply carried it): nothing to ring for */
+	put_ones(&k, 1);
+	TAP_CHECK_INT(txrdma_rx_peek(&rx, &(const void *){ NULL },
+				     &(__u32){ 0 }), 1);
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head + 1;
+	{
+		unsigned long before = enters();
+
+		txrdma_rx_release(&rx);
+		TAP_CHECK_INT(enters() - before, 0);
+	}
+	/* the poller awake: due, but no system call */
+	*sq_flags(&s) = 0;
+	put_ones(&k, 1);
+	TAP_CHECK_INT(release_one(&rx), 0);
+	/* the flag gone (a plain pair): the older rule, no bell */
+	*AW(&k, TXRDMA_RX_OFF_FLAGS) = 0;
+	*AW(&k, TXRDMA_RX_OFF_REPORTED) = rx.head;
+	*sq_flags(&s) = TXRDMA_SQ_F_NEED_WAKEUP;
+	put_ones(&k, 1);
+	TAP_CHECK_INT(release_one_k(&rx, &k), 0);
+	fakek_teardown(&k);
+}
+
+/*
  * txrdma_rx_release() looks at the credit rule only when its own words
  * (the tail its peek saw, @look_at) say an update could be due.  Here
  * every release is compared with the full rule evaluated just before
@@ -1859,6 +1926,7 @@ static const struct tap_test tests[] = {
 	TAP_TEST(test_stream_credit_words_small, "200,000 messages through 16 units by the update rule, no stall"),
 	TAP_TEST(test_stream_credit_words_bounded, "200,000 messages of at most 1000 bytes through 4096 units by the update rule, no stall"),
 	TAP_TEST(test_doorbell_rule, "with credit words: release rings only when an update is due (a quarter unreported, or the sender may wait)"),
+	TAP_TEST(test_doorbell_session, "a session's ring (TXRDMA_RX_F_DUE_EMPTY): every release that empties it rings a sleeping poller"),
 	TAP_TEST(test_release_looks, "release looks at the rule only where it can be due: a doorbell exactly when due, random steps"),
 	TAP_TEST(test_ahead, "reading ahead: the frame due taken before the tail, once; stale, damaged, foreign frames not; a skip to unit 0 only where the rule puts it; errors first"),
 	TAP_TEST(test_release_race, "a release ahead of the tail racing the kernel's publication of that frame: the kernel takes it or the process rings (2,000,000 rounds)"),

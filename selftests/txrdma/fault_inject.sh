@@ -27,7 +27,10 @@
 #                side's pair fails too
 #   frame_drop   a received write of one frame, after ~1,920 bytes of
 #                such frames (space), is lost: err_seq +1, EPROTO on
-#                the receiver
+#                the receiver; on a session (msg_pingpong -R, a stream
+#                both ways) the same drop and a corrupt frame cost a
+#                resume at both ends and the frames sent again, and the
+#                stream ends whole
 #   probe_drop   every probe of the self peer dropped: it goes Down
 #                (downs +1, tx_skipped grows by at least the faults);
 #                disarmed, it comes back Up with its pool
@@ -586,6 +589,36 @@ check "frame_drop: the stream did not finish (client exit $rc)" \
 check_settled frame_drop
 good_run frame_drop
 disarm frame_drop
+
+# -- frame_drop and frame_corrupt on a session: the frame comes again --
+# session_frame_run POINT ATTRS NAME: a stream both ways on a session
+# (msg_pingpong -R -r: the server checks every sequence number, a lost,
+# doubled or reordered message ends it) while POINT refuses one frame;
+# the receiver's kernel replaces the QP instead of failing the pair,
+# and the sender, whose SEND completes only once the receiving process
+# released it, sends the refused frame and those after it again
+session_frame_run() {
+	local point=$1 attrs=$2 name=$3 r0 x0 r1 x1
+	diag "---- $point, session"
+	read -r r0 x0 <<<"$(resumes)"
+	fault_run "$point" "$attrs" "$name" -R -r -m 64 -n 20000 -w 0 -W 64
+	read -r r1 x1 <<<"$(resumes)"
+	check "$point, session: the stream ended well (client exit $rc, server $srv_rc) with \"txrdma msgrate size=64 n=20000\"" \
+		eval '[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] &&
+		      grep -q "^txrdma msgrate size=64 n=20000 " "$TMP/$name.out"'
+	check "$point, session: both ends resumed (resumes +$((r1 - r0))), the refused frame and those after it sent again (+$((x1 - x0)))" \
+		test "$((r1 - r0))" -eq 2 -a "$((x1 - x0))" -ge 1
+	check "$point, session: nothing failed for a protocol error (err_proto +$((p1 - p0)))" \
+		test "$p1" = "$p0"
+	check_settled "$point, session: the QPs closed"
+	disarm "$point"
+}
+session_frame_run frame_drop "space $SPACE times 1" sdrop
+check "frame_drop, session: no frame refused for a CRC (err_crc +$((c1 - c0)); err_seq +$((s1 - s0)): frames after the lost one on its QP)" \
+	test "$c1" = "$c0"
+session_frame_run frame_corrupt "interval 50 times 1" scorrupt
+check "frame_corrupt, session: the corrupt frame counted (err_crc +$((c1 - c0)))" \
+	test "$((c1 - c0))" -eq 1
 
 # ---- 3. probe_drop: the self peer goes Down and comes back ----------
 diag "---- probe_drop"

@@ -23,12 +23,18 @@
 #
 # Meanwhile the client's module refuses every ${QP_FAIL_EVERY}th QP post,
 # $QP_FAIL_TIMES times (fault point qp_fail): a failed QP, which the
-# session replaces on the path it is on.
+# session replaces on the path it is on.  And the server's module loses
+# every ${DROP_EVERY}th received write of one frame, $DROP_TIMES times
+# (frame_drop), and judges every ${CORRUPT_EVERY}th received write's
+# first frame corrupt, $CORRUPT_TIMES times (frame_corrupt): it refuses
+# the frame, replaces the QP, and the client sends the frame and those
+# after it again (a session's SEND completes only once the receiving
+# process released it).
 #
 # Checks: no SEND fails, every message arrives once, in order, byte for
 # byte, and the longest gap between deliveries is printed
 # (session_flap); both modules count a move to the other path for every
-# cut, and a resume for every cut and every failed QP (path_moves and
+# cut, and a resume for every cut, every failed QP and every refused frame (path_moves and
 # resumes in the tenant's traffic); the tenant holds nothing once the
 # processes are gone.
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +48,11 @@ QP_FAIL_TIMES=3
 # which device goes after the cuts: the session's, or the other one
 DEL_MODE=${TXRDMA_MP_DEL:-session}
 FI=/sys/kernel/debug/txrdma/fault/qp_fail
+DROP_EVERY=80
+DROP_TIMES=3
+CORRUPT_EVERY=3000
+CORRUPT_TIMES=2
+FP=/sys/kernel/debug/txrdma/fault
 
 role=$1
 p=$2
@@ -178,6 +189,22 @@ if [ "$role" = client ]; then
 	echo 1 > $FI/verbose
 	echo 100 > $FI/probability
 fi
+# frame_arm POINT EVERY TIMES: on the receiving side
+frame_arm() {
+	echo "$2" > $FP/$1/interval
+	echo "$3" > $FP/$1/times
+	echo 1 > $FP/$1/verbose
+	echo 100 > $FP/$1/probability
+}
+if [ "$role" = server ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	check "fault points frame_drop and frame_corrupt there" \
+		test -d $FP/frame_drop -a -d $FP/frame_corrupt
+	d0=$(cat $FP/frame_drop/injected)
+	k0=$(cat $FP/frame_corrupt/injected)
+	frame_arm frame_drop "$DROP_EVERY" "$DROP_TIMES"
+	frame_arm frame_corrupt "$CORRUPT_EVERY" "$CORRUPT_TIMES"
+fi
 
 shopt -s lastpipe
 if [ "$role" = server ]; then
@@ -207,15 +234,25 @@ if [ "$role" = client ]; then
 	check "qp_fail refused a QP post $qpf times (of $QP_FAIL_TIMES asked)" \
 		test "$qpf" -ge 1
 fi
+if [ "$role" = server ]; then
+	echo 0 > $FP/frame_drop/probability
+	echo 0 > $FP/frame_corrupt/probability
+	diag "frame_drop looked at $(cat $FP/frame_drop/calls) received writes of one frame, frame_corrupt at $(cat $FP/frame_corrupt/calls) writes"
+	drops=$(($(cat $FP/frame_drop/injected) - d0))
+	corrupt=$(($(cat $FP/frame_corrupt/injected) - k0))
+	check "frame_drop lost $drops received frames, frame_corrupt spoiled $corrupt (of $DROP_TIMES and $CORRUPT_TIMES asked): each refused, sent again, and the stream whole (session_flap above)" \
+		test "$drops" -ge 1 -a "$corrupt" -ge 1
+	qpf=$((drops + corrupt))
+fi
 read -r m1 r1 x1 <<<"$(traffic)"
-diag "path moves +$((m1 - m0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0)), QP posts refused $qpf"
+diag "path moves +$((m1 - m0)), resumes +$((r1 - r0)), frames sent again +$((x1 - x0)), QP posts refused or frames refused $qpf"
 # the whole trace beside the logs: a failure needs more than the tail
 cp $T/trace "$TXRDMA_JOB/trace-$role.txt"
 grep -v '^#' $T/trace | grep -E 'txrdma_peer_state|ev=|state=' | tail -n 80 |
 	sed 's/^ *//; s/^/# trace: /'
 check "the pair moved to the other path at every cut (moves +$((m1 - m0)) >= $cuts)" \
 	test "$((m1 - m0))" -ge "$cuts"
-check "and resumed there each time, and after each failed QP (resumes +$((r1 - r0)) >= $cuts + $qpf)" \
+check "and resumed there each time, and after each failed QP or refused frame (resumes +$((r1 - r0)) >= $cuts + $qpf)" \
 	test "$((r1 - r0))" -ge "$((cuts + qpf))"
 check "tenant QPs, endpoints, pinned bytes back to 0 after the process" \
 	txrdma_wait_until 10 usage_zero

@@ -43,7 +43,7 @@ int rg_hmac(const struct rg_key *k, const char *label, const void *d1,
 /* ---- wire formats (big-endian) ------------------------------------- */
 
 #define RG_MAGIC	0x54585243	/* "TXRC" */
-#define RG_VERSION	7		/* kmod/txrdma_peer_wire.h's */
+#define RG_VERSION	8		/* kmod/txrdma_peer_wire.h's */
 #define RG_KIND_CTRL	1
 #define RG_KIND_POOL	2
 #define RG_HS_LEN	32		/* what the handshake MACs cover */

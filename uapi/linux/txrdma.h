@@ -80,6 +80,14 @@
  * another host (session hand-off, struct txrdma_sess_state)
  */
 #define TXRDMA_FEAT_HANDOFF		_BITULL(16)
+/*
+ * A session's SEND completes once the other side's process released its
+ * frame (its credits say so), not when the QP delivered it: a frame the
+ * other side's kernel refused (lost, corrupt, out of sequence) is sent
+ * again on a new QP instead of failing the pair.  The receive ring's
+ * TXRDMA_RX_OFF_FLAGS word says when the doorbell rule changes for it.
+ */
+#define TXRDMA_FEAT_SESSION_ACKS	_BITULL(17)
 #define TXRDMA_FEAT_ALL		(TXRDMA_FEAT_NL_DEV | TXRDMA_FEAT_TENANTS | \
 				 TXRDMA_FEAT_REGIONS | TXRDMA_FEAT_USER_REGIONS | \
 				 TXRDMA_FEAT_PEERS | TXRDMA_FEAT_ENDPOINTS | \
@@ -88,7 +96,8 @@
 				 TXRDMA_FEAT_DEV_POLLERS | TXRDMA_FEAT_PEER_AUTH | \
 				 TXRDMA_FEAT_RX_CREDIT_WORDS | \
 				 TXRDMA_FEAT_RX_AHEAD | TXRDMA_FEAT_SESSIONS | \
-				 TXRDMA_FEAT_MULTIPATH | TXRDMA_FEAT_HANDOFF)
+				 TXRDMA_FEAT_MULTIPATH | TXRDMA_FEAT_HANDOFF | \
+				 TXRDMA_FEAT_SESSION_ACKS)
 
 /*
  * TXRDMA_IOC_PROBE: what this kernel module speaks.
@@ -287,7 +296,11 @@ struct txrdma_ep_listen {
  * fails with -ECONNABORTED (whether it ran is unknown), except a WRITE
  * that a SEND which arrived followed: it ran, and completes.  An
  * accepted pair has the flag, and the grace, its connector asked for.
- * TXRDMA_FEAT_SESSIONS says the module has all this.
+ * TXRDMA_FEAT_SESSIONS says the module has all this.  With
+ * TXRDMA_FEAT_SESSION_ACKS a session's SEND completes only once the
+ * other side's process released its frame (its payload stays in use
+ * until then), and a frame the other side's kernel refuses (lost,
+ * corrupt, out of sequence) is sent again rather than failing the pair.
  */
 #define TXRDMA_EP_F_SESSION	_BITUL(3)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \

@@ -291,6 +291,18 @@ enum txrdma_frame_type {
 #define TXRDMA_RX_OFF_AHEAD_EPOCH	24
 #define TXRDMA_RX_OFF_AHEAD_MAX		28
 #define TXRDMA_RX_OFF_AHEAD_KSEQ	32
+/*
+ * TXRDMA_RX_OFF_FLAGS (TXRDMA_FEAT_SESSION_ACKS), the kernel's, written
+ * before the first frame can arrive: TXRDMA_RX_F_DUE_EMPTY, the pair is
+ * a session, whose sender completes each SEND only when it hears that
+ * our process released the frame: an explicit update is due whenever
+ * everything that arrived is released and some of it is unreported,
+ * and whenever TXRDMA_RX_SESSION_DUE_UNITS are released unreported, not
+ * only when the sender could be short of credits.
+ */
+#define TXRDMA_RX_OFF_FLAGS		36
+#define TXRDMA_RX_F_DUE_EMPTY		_BITUL(0)
+#define TXRDMA_RX_SESSION_DUE_UNITS	32
 #define TXRDMA_RX_OFF_AHEAD_SEQ		68
 #define TXRDMA_RX_OFF_AHEAD_AT		72
 #define TXRDMA_RX_OFF_AHEAD_END		76
