@@ -70,7 +70,7 @@ static int txrdma_poller_pass(struct txrdma_poller *p)
 	for (cls = 0; cls < TXRDMA_PRIO_CLASSES; cls++) {
 		list_for_each_entry(ring, &p->rings, poll_node) {
 			mutex_lock(&ring->lock);
-			/* credits first, in class 0's turn (ring_process) */
+			/* credits in class 0's turn, after its SQEs (ring_process) */
 			n += txrdma_ring_process(ring, cls,
 						 txrdma_class_budget(cls));
 			mutex_unlock(&ring->lock);
