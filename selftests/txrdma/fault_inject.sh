@@ -601,11 +601,11 @@ session_frame_run() {
 	local point=$1 attrs=$2 name=$3 r0 x0 r1 x1
 	diag "---- $point, session"
 	read -r r0 x0 <<<"$(resumes)"
-	fault_run "$point" "$attrs" "$name" -R -r -m 64 -n 20000 -w 0 -W 64
+	fault_run "$point" "$attrs" "$name" -R -r -m 64 -n 5000 -w 0 -W 64
 	read -r r1 x1 <<<"$(resumes)"
-	check "$point, session: the stream ended well (client exit $rc, server $srv_rc) with \"txrdma msgrate size=64 n=20000\"" \
+	check "$point, session: the stream ended well (client exit $rc, server $srv_rc) with \"txrdma msgrate size=64 n=5000\"" \
 		eval '[ $rc -eq 0 ] && [ $srv_rc -eq 0 ] &&
-		      grep -q "^txrdma msgrate size=64 n=20000 " "$TMP/$name.out"'
+		      grep -q "^txrdma msgrate size=64 n=5000 " "$TMP/$name.out"'
 	check "$point, session: both ends resumed (resumes +$((r1 - r0))), the refused frame and those after it sent again (+$((x1 - x0)))" \
 		test "$((r1 - r0))" -eq 2 -a "$((x1 - x0))" -ge 1
 	check "$point, session: nothing failed for a protocol error (err_proto +$((p1 - p0)))" \
