@@ -98,13 +98,18 @@ static void txrdma_tx_slot_done(struct txrdma_ep *ep,
 	txrdma_slot_put(ep, s);
 }
 
-/* Caller holds ep->lock: the free-running unit after SEND slot @s's frame. */
+/* The free-running unit SEND slot @s's frame starts at: after any skip. */
+static u32 txrdma_tx_frame_first(const struct txrdma_ep *ep,
+				 const struct txrdma_tx_slot *s)
+{
+	return s->start + ((s->unit - s->start) & (ep->peer_units - 1));
+}
+
+/* The free-running unit after SEND slot @s's frame. */
 static u32 txrdma_tx_frame_end(const struct txrdma_ep *ep,
 			       const struct txrdma_tx_slot *s)
 {
-	/* its start, and the ring's tail it skipped */
-	return s->start + ((s->unit - s->start) & (ep->peer_units - 1)) +
-	       s->units;
+	return txrdma_tx_frame_first(ep, s) + s->units;
 }
 
 /*
@@ -505,8 +510,7 @@ static void txrdma_tx_frame_head(struct txrdma_ep *ep,
 				 struct txrdma_tx_slot *s)
 {
 	u8 *hdr = (u8 *)ep->hdrs + (s - ep->slots) * TXRDMA_TX_HDR_STRIDE;
-	/* free-running first unit: its start and the ring's tail it skipped */
-	u32 first = s->start + ((s->unit - s->start) & (ep->peer_units - 1));
+	u32 first = txrdma_tx_frame_first(ep, s);
 	struct txrdma_frame f = {
 		.type		= TXRDMA_FRAME_MSG,
 		.src_ep		= ep->id,
