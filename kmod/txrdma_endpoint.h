@@ -279,6 +279,11 @@ struct txrdma_ep_snap {
  *	(txrdma_tx_settle_locked()), or are sent again by a resume
  * @acks_head: the oldest of @acks (free-running, & TXRDMA_EP_SLOTS - 1)
  * @acks_tail: after the newest
+ * @close_released: the released count the other side's EP_CLOSE
+ *	carried, when @close_seen: its SENDs up to there end well when
+ *	the pair fails (txrdma_tx_slot_end()); kept apart from @ctx,
+ *	whose count only the QP's updates move, in their order
+ * @close_seen: an EP_CLOSE came with a count that made sense
  * @blocked: a SEND waits for credits or slots (the poller skips the
  *	ring until a completion or update kicks it)
  * @stats: counters
@@ -302,8 +307,10 @@ struct txrdma_ep_snap {
  *	more of that QP is taken, until it is reaped (@lock)
  * @rx_refused_at: the sequence number of the frame last refused; a
  *	second refusal of the same frame fails the pair (@lock)
- * @rx_refusals: frames refused so far (none before: @rx_refused_at
- *	means nothing)
+ * @rx_refusals: frames refused since @rx_refused_ns (none before:
+ *	@rx_refused_at means nothing); past TXRDMA_RX_REFUSALS_MAX
+ *	within a grace the pair fails (@lock)
+ * @rx_refused_ns: when the first of @rx_refusals was (local_clock())
  * @rx_error: the error the receive ring reports once the QP is drained
  *	(frames that completed before the end come first), 0 if none
  * @export_pending: an export or revoke ioctl runs (one at a time per
@@ -438,6 +445,8 @@ struct txrdma_ep {
 	u8 acks[TXRDMA_EP_SLOTS];
 	u32 acks_head;
 	u32 acks_tail;
+	u32 close_released;
+	bool close_seen;
 	bool blocked;
 	struct txrdma_ep_stats stats;
 	struct txrdma_ep_stats folded;
@@ -452,6 +461,7 @@ struct txrdma_ep {
 	bool rx_refused;
 	u32 rx_refused_at;
 	u32 rx_refusals;
+	u64 rx_refused_ns;
 	bool accepted;		/* the other side's ACCEPT came (connector) */
 	int rx_error;
 	bool export_pending;

@@ -232,7 +232,12 @@ int txrdma_handoff_state_check(const struct txrdma_sess_state *st,
 	if (txrdma_credit_tx_init(&c, st->peer_units) ||
 	    st->tx_head - st->tx_released > st->peer_units)
 		return -EINVAL;
-	if (st->nsends > TXRDMA_SESS_SENDS_MAX)
+	/*
+	 * A session keeps one send slot for credit updates
+	 * (txrdma_tx_admit_slot_locked()): it never has every slot's SEND
+	 * unsettled, and one imported so would leave its updates no slot
+	 */
+	if (st->nsends >= TXRDMA_SESS_SENDS_MAX)
 		return -EINVAL;
 	/*
 	 * The unsettled SENDs are the last frames sent, in order, each

@@ -701,9 +701,17 @@ void txrdma_resume_rx(struct txrdma_pair_req *r)
 			txrdma_resume_keep_ring_locked(ep, e);
 		break;
 	case TXRDMA_CTRL_EP_CLOSE:
-		/* what its process released last: those SENDs are done */
-		if (!txrdma_credit_tx_update(&ep->ctx, e->resume.released))
+		/*
+		 * What its process released last: those SENDs are done
+		 * (frames of the QP may still bring older counts, so the
+		 * credit count stays as they move it)
+		 */
+		if (!txrdma_credit_tx_update_check(&ep->ctx,
+						   e->resume.released)) {
+			ep->close_released = e->resume.released;
+			ep->close_seen = true;
 			txrdma_tx_settle_locked(ep);
+		}
 		fallthrough;
 	case TXRDMA_CTRL_EP_REJECT:
 		act = txrdma_resume_ev_locked(ep, TXRDMA_SESS_EV_CLOSE,

@@ -141,6 +141,13 @@ static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
  * QP to its old host still held us: what that QP completes still
  * names the old endpoint.
  */
+/*
+ * Frames a session may refuse within a grace (at least a second) before
+ * its pair fails: faults of a link come one at a time, while a peer or
+ * a process spoiling frame after frame would else cost a QP for each
+ */
+#define TXRDMA_RX_REFUSALS_MAX	8
+
 static u32 txrdma_rx_peer_ep(const struct txrdma_ep *ep)
 {
 	lockdep_assert_held(&ep->lock);
@@ -157,6 +164,7 @@ void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct txrdma_frame_rx rx;
 	struct txrdma_frame_in in = {};
 	u32 frames;
+	u64 now;
 
 	if (wc->status != IB_WC_SUCCESS)
 		return;		/* flushed: the QP's end is reported elsewhere */
@@ -273,14 +281,24 @@ refused:
 	 * (a frame after the refused one would not fit where our tail
 	 * stands).  The same frame refused twice is no accident (a
 	 * payload changed under its SEND, a process writing over its own
-	 * ring): the pair fails then, not a QP after another.
+	 * ring): the pair fails then, not a QP after another.  So does
+	 * one refusing frame after frame (each costs a QP and a connect
+	 * of the peer's pool): TXRDMA_RX_REFUSALS_MAX within a grace.
 	 */
 	if (ep->rx_refusals && ep->rx_refused_at == ep->rx_seq)
+		goto fail;
+	now = local_clock();
+	if (ep->rx_refusals &&
+	    now - ep->rx_refused_ns > (u64)max_t(u32, ep->grace_ms,
+						 MSEC_PER_SEC) * NSEC_PER_MSEC)
+		ep->rx_refusals = 0;
+	if (ep->rx_refusals >= TXRDMA_RX_REFUSALS_MAX)
 		goto fail;
 	if (txrdma_resume_lost_locked(ep, -ECONNRESET)) {
 		ep->rx_refused = true;
 		ep->rx_refused_at = ep->rx_seq;
-		ep->rx_refusals++;
+		if (!ep->rx_refusals++)
+			ep->rx_refused_ns = now;
 		spin_unlock_bh(&ep->lock);
 		txrdma_pair_close_qp(ep, -ECONNRESET);
 		return;

@@ -140,6 +140,17 @@ static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 }
 
 /*
+ * Caller holds ep->lock: how far the other side's process released, as
+ * its last report on the QP says, or its EP_CLOSE if that told more.
+ */
+static u32 txrdma_tx_released(const struct txrdma_ep *ep)
+{
+	if (ep->close_seen && (s32)(ep->close_released - ep->ctx.released) > 0)
+		return ep->close_released;
+	return ep->ctx.released;
+}
+
+/*
  * Caller holds ep->lock, the pair failed: slot @s ends with @error,
  * unless it is a session's SEND whose frame the other side's process
  * released (its last report, or its EP_CLOSE's, covers the frame): that
@@ -152,7 +163,7 @@ static void txrdma_tx_slot_end(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 			       int error)
 {
 	if (s->kind == TXRDMA_OP_SEND && ep->session && !ep->sess_rnew &&
-	    (s32)(ep->ctx.released - txrdma_tx_frame_end(ep, s)) >= 0) {
+	    (s32)(txrdma_tx_released(ep) - txrdma_tx_frame_end(ep, s)) >= 0) {
 		ep->stats.tx_msgs++;
 		ep->stats.tx_bytes += s->len;
 		error = s->len;
@@ -163,7 +174,8 @@ static void txrdma_tx_slot_end(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 /**
  * txrdma_tx_settle_locked() - complete a session's SENDs that were released
  * @ep: caller holds ep->lock; the other side's released units
- *	(ep->ctx.released) just grew, or a SEND was delivered
+ *	(ep->ctx.released, or its EP_CLOSE's) just grew, or a SEND was
+ *	delivered
  *
  * In order: the oldest delivered SEND whose frame the other side's
  * process released (its end at or below the report) completes, then the
@@ -179,7 +191,8 @@ void txrdma_tx_settle_locked(struct txrdma_ep *ep)
 	while (ep->acks_head != ep->acks_tail) {
 		s = &ep->slots[ep->acks[ep->acks_head &
 					(TXRDMA_EP_SLOTS - 1)]];
-		if ((s32)(ep->ctx.released - txrdma_tx_frame_end(ep, s)) < 0)
+		if ((s32)(txrdma_tx_released(ep) -
+			  txrdma_tx_frame_end(ep, s)) < 0)
 			break;
 		ep->acks_head++;
 		ep->stats.tx_msgs++;
@@ -1448,10 +1461,13 @@ bool txrdma_tx_ring_owes(struct txrdma_ring *ring)
 		/* the update rule (txrdma_credit_rx_should_update()), on a
 		 * head the process could have written (else it is ignored),
 		 * released ahead or not (it counts as far as frames arrived)
+		 * where it may read ahead: a head ahead of the tail of one
+		 * that may not is garbage txrdma_tx_take_release() ignores,
+		 * and counting it would keep the poller awake for ever
 		 */
 		reported = READ_ONCE(ep->crx.reported);
 		tail = READ_ONCE(ep->crx.tail);
-		if ((s32)(head - tail) > 0 &&
+		if ((s32)(head - tail) > 0 && READ_ONCE(ep->crx.ahead) &&
 		    head - tail <= READ_ONCE(ep->rx_units))
 			head = tail;
 		if (head - reported <= tail - reported &&

@@ -561,6 +561,7 @@ static void handoff_state(struct kunit *test)
 	HO_BAD_STATE(tx_released, st.tx_head - 129);
 	HO_BAD_STATE(tx_seq, st.tx_seq + 1);
 	HO_BAD_STATE(nsends, TXRDMA_SESS_SENDS_MAX + 1);
+	HO_BAD_STATE(nsends, TXRDMA_SESS_SENDS_MAX);
 #undef HO_BAD_STATE
 #define HO_BAD_SEND(k, field, val) do {					\
 		memcpy(bad, sends, sizeof(bad));			\

@@ -463,7 +463,10 @@ struct txrdma_ep_exports {
  * imported again (its secret was rotated).
  */
 #define TXRDMA_SESS_STATE_VERSION	1
-/* unsettled SENDs a session has at most (its send slots) */
+/*
+ * unsettled SENDs a session's state holds room for (its send slots); a
+ * state names at most one fewer (one slot is kept for credit updates)
+ */
 #define TXRDMA_SESS_SENDS_MAX		64
 
 /* one unsettled SEND of a session, oldest first */
