@@ -299,6 +299,12 @@ static int client(const char *peer, __u32 service, bool lng, __u32 grace_ms,
 		if (idle)
 			usleep(100);
 	}
+	/* say so when the clock, not the stream, ended the loop */
+	if (now_ms() >= t_end && !failed && !end_ok)
+		printf("# client: the 300 s budget ran out first (%s, %lu SENDs in flight then)\n",
+		       cut_over || lng ? "stream still going" :
+		       "the host never said the cut was over",
+		       posted - done);
 	/*
 	 * a failed pair's ring reports it after its frames, once the
 	 * kernel let the pair go: a bounded wait

@@ -300,7 +300,9 @@ struct txrdma_ep_listen {
  * TXRDMA_FEAT_SESSION_ACKS a session's SEND completes only once the
  * other side's process released its frame (its payload stays in use
  * until then), and a frame the other side's kernel refuses (lost,
- * corrupt, out of sequence) is sent again rather than failing the pair.
+ * corrupt, out of sequence) is sent again rather than failing the pair;
+ * the same frame refused twice, or more than 8 frames within a grace,
+ * fail it (-EPROTO).
  */
 #define TXRDMA_EP_F_SESSION	_BITUL(3)
 #define TXRDMA_EP_F_ALL		(TXRDMA_EP_F_DATA_CRC | TXRDMA_EP_F_NOWAIT | \
