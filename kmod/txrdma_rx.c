@@ -134,13 +134,6 @@ static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
 		txrdma_poller_kick(ep->ring);
 }
 
-/* Completion of a receive: a frame or a credit update arrived. */
-/*
- * Caller holds ep->lock: the endpoint frames on our QP come from.  The
- * other side moved to another host (txrdma_pair_handoff.c) while the
- * QP to its old host still held us: what that QP completes still
- * names the old endpoint.
- */
 /*
  * Frames a session may refuse within a grace (at least a second) before
  * its pair fails: faults of a link come one at a time, while a peer or
@@ -148,6 +141,12 @@ static void txrdma_rx_take_ahead(struct txrdma_ep *ep)
  */
 #define TXRDMA_RX_REFUSALS_MAX	8
 
+/*
+ * Caller holds ep->lock: the endpoint frames on our QP come from.  The
+ * other side moved to another host (txrdma_pair_handoff.c) while the
+ * QP to its old host still held us: what that QP completes still
+ * names the old endpoint.
+ */
 static u32 txrdma_rx_peer_ep(const struct txrdma_ep *ep)
 {
 	lockdep_assert_held(&ep->lock);
@@ -156,6 +155,7 @@ static u32 txrdma_rx_peer_ep(const struct txrdma_ep *ep)
 	return ep->peer_ep;
 }
 
+/* Completion of a receive: a frame or a credit update arrived. */
 void txrdma_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct txrdma_ep *ep = container_of(wc->wr_cqe, struct txrdma_ep,

@@ -140,14 +140,18 @@ static void txrdma_tx_slot_ok(struct txrdma_ep *ep, struct txrdma_tx_slot *s)
 }
 
 /*
- * Caller holds ep->lock: how far the other side's process released, as
- * its last report on the QP says, or its EP_CLOSE if that told more.
+ * Caller holds ep->lock: did the other side's process release the frame
+ * of SEND @s?  As its last report on the QP says, or its EP_CLOSE if
+ * that told more.
  */
-static u32 txrdma_tx_released(const struct txrdma_ep *ep)
+static bool txrdma_tx_frame_released(const struct txrdma_ep *ep,
+				     const struct txrdma_tx_slot *s)
 {
-	if (ep->close_seen && (s32)(ep->close_released - ep->ctx.released) > 0)
-		return ep->close_released;
-	return ep->ctx.released;
+	u32 released = ep->ctx.released;
+
+	if (ep->close_seen && (s32)(ep->close_released - released) > 0)
+		released = ep->close_released;
+	return (s32)(released - txrdma_tx_frame_end(ep, s)) >= 0;
 }
 
 /*
@@ -163,7 +167,7 @@ static void txrdma_tx_slot_end(struct txrdma_ep *ep, struct txrdma_tx_slot *s,
 			       int error)
 {
 	if (s->kind == TXRDMA_OP_SEND && ep->session && !ep->sess_rnew &&
-	    (s32)(txrdma_tx_released(ep) - txrdma_tx_frame_end(ep, s)) >= 0) {
+	    txrdma_tx_frame_released(ep, s)) {
 		ep->stats.tx_msgs++;
 		ep->stats.tx_bytes += s->len;
 		error = s->len;
@@ -191,8 +195,7 @@ void txrdma_tx_settle_locked(struct txrdma_ep *ep)
 	while (ep->acks_head != ep->acks_tail) {
 		s = &ep->slots[ep->acks[ep->acks_head &
 					(TXRDMA_EP_SLOTS - 1)]];
-		if ((s32)(txrdma_tx_released(ep) -
-			  txrdma_tx_frame_end(ep, s)) < 0)
+		if (!txrdma_tx_frame_released(ep, s))
 			break;
 		ep->acks_head++;
 		ep->stats.tx_msgs++;
