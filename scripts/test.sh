@@ -296,36 +296,42 @@ if want vm; then
 	stage_begin vm
 	pause_debug_build STOP
 	if [ $BUILD_OK -eq 1 ]; then
-		# The peers suite (2 guests) with the 300 s soak that issue 17
-		# asks for: every Down without a cut explained by a stall.
-		# Smaller than the suites' defaults, to keep CI within its
-		# time on 2 cores (each default is what an issue asked for):
-		# 100 tenant and peer add/del cycles instead of 500 (each
-		# cycle's leaks are checked exactly), a quarter of msg's
-		# stream, a tenth of txn's transactions, half of vread's read
-		# time, a fifth of logship's log entries, and 3 leader kills
-		# in 60,000 Raft entries instead of 10 in 100,000 (each kill
-		# waits for a level cluster and a reboot: about 5,000 entries
-		# apart, after the cut at a quarter).  Raft's kills are held
-		# to 3 s from kill to a new leader serving (the election
-		# timeout's worst case and one more second), not the issue's
-		# 500 ms: TCG guests meet it with the margin thin (399-498 ms,
-		# testing.rst), and CI's machine may be busier.  multipath:
-		# 8 cuts of the pair's link, not 20 (each about 6 s).
-		# handoff: each pause held to 1 s, not the issue's 300 ms:
-		# three TCG guests on two cores stall for 100-400 ms now and
-		# then, and the pause includes the state's trip through the
-		# job directory (testing.rst, "Session hand-off, measured").
-		selftests/txrdma/run_vm_tests.py --cycles 100 --soak 300 \
-			--msg-count 25000 --msg-rev-count 5000 --mp-cuts 8 \
-			--txn-count 10000 --vread-seconds 30 \
-			--logship-count 200000 --raft-count 60000 \
-			--raft-kills 3 --raft-serve-ms 3000 \
+		# Smaller than the suites' defaults (each default is what an
+		# issue asked for; the issues' closing notes report the full
+		# runs), to keep CI within its time on 2 cores: on this
+		# machine kind the vm stage took 58-61 min and CI 108 before
+		# these cuts.  The peers suite keeps the 300 s soak and the
+		# 20 cuts that issue 17 asks of CI (2 guests; every Down
+		# without a cut explained by a stall).  50 tenant and peer
+		# add/del cycles instead of 500 (each cycle's leaks are
+		# checked exactly) and 10 module load cycles, not 20; a
+		# tenth of msg's stream; a tenth of txn's transactions; a
+		# third of vread's read time; a tenth of logship's log
+		# entries; 2 leader kills in 30,000 Raft entries instead of
+		# 10 in 100,000 (each kill waits for a level cluster and a
+		# reboot, after the cut at a quarter); 2 hostile seeds, not
+		# 3; 30 s of ep_race and pair_churn, not 45 and 60.  Raft's
+		# kills are held to 3 s from kill to a new leader serving
+		# (the election timeout's worst case and one more second),
+		# not the issue's 500 ms: TCG guests meet it with the margin
+		# thin (399-498 ms, testing.rst), and CI's machine may be
+		# busier.  multipath: 4 cuts of the pair's link, not 20
+		# (each link twice).  handoff: each pause held to 1 s, not
+		# the issue's 300 ms: three TCG guests on two cores stall for
+		# 100-400 ms now and then, and the pause includes the state's
+		# trip through the job directory (testing.rst, "Session
+		# hand-off, measured").
+		selftests/txrdma/run_vm_tests.py --cycles 50 --load-cycles 10 \
+			--soak 300 --msg-count 10000 --msg-rev-count 2000 \
+			--mp-cuts 4 --txn-count 10000 --vread-seconds 20 \
+			--logship-count 100000 --raft-count 30000 \
+			--raft-kills 2 --raft-serve-ms 3000 \
+			--hostile-seeds 2 --race-seconds 30 --churn-seconds 30 \
 			--handoff-bound-ms 1000 \
 			> "$OUT/vm.log" 2>&1; rc=$?
 		# a failing guest's kernel problems and console tail too, so
 		# that CI's log alone shows what went wrong
-		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console|detail): ' \
+		grep -E '^(ok|not ok)|^# (suite|both)|^#   (dmesg|console|detail|module): ' \
 			"$OUT/vm.log"
 		count_tap "$OUT/vm.log"
 		runner_ok vm "$OUT/vm.log" $rc
@@ -372,7 +378,7 @@ if want debug; then
 				--debug-hostile-seeds 1 \
 				--debug-msg-count 1000 --debug-msg-fuzz-count 10000 \
 				debug > "$OUT/debug.log" 2>&1; rc=$?
-			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console|detail): ' \
+			grep -E '^(ok|not ok)|^# (suite|both|debug-)|^#   (dmesg|console|detail|module): ' \
 				"$OUT/debug.log"
 			count_tap "$OUT/debug.log"
 			runner_ok debug "$OUT/debug.log" $rc

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# 20 load/unload cycles of txrdma.ko with RDMA devices deleted and added
+# 20 (TXRDMA_LOAD_CYCLES) load/unload cycles of txrdma.ko with RDMA devices deleted and added
 # in between (and, in some cycles, while the module loads), checking
 # each time that the module's view follows the RDMA core's, that add and
 # delete events reach a listener, and that unload is refused only while
@@ -10,7 +10,9 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/tap.sh"
 ADMIN=${TXRDMA_ADMIN:-$DIR/../../tools/txrdma-admin/txrdma-admin}
 KO=${TXRDMA_KO:?TXRDMA_KO must name txrdma.ko}
-CYCLES=${CYCLES:-20}
+CYCLES=${TXRDMA_LOAD_CYCLES:-${CYCLES:-20}}
+# odd and even cycles differ: at least one of each
+[[ "$CYCLES" =~ ^[0-9]+$ ]] && [ "$CYCLES" -ge 2 ] || CYCLES=2
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$TMP"' EXIT
 

@@ -351,6 +351,20 @@ class GuestResult:
     def console_tail(self, lines=40):
         return _tail(self.console, lines) if self.console else ""
 
+    def module_lines(self, lines=20):
+        """The last LINES kernel lines of txrdma.ko in the console (its
+        pr_fmt prefix "txrdma: "): why a pair was reset or a peer went
+        Down, which a console tail of a long run has often scrolled
+        past."""
+        if not self.console:
+            return []
+        try:
+            with open(self.console, errors="replace") as f:
+                hits = [l.rstrip("\n") for l in f if "txrdma: " in l]
+        except OSError:
+            return []
+        return hits[-lines:]
+
     def __repr__(self):
         return "GuestResult(guest=%d, status=%r, error=%r, problems=%d)" % (
             self.guest, self.status, self.error, len(self.problems))
