@@ -50,8 +50,8 @@
 # the key file.  TXRDMA_FAULT_SCALE (percent, default 100) scales the
 # runs that must end well: the good ping-pongs, the poller stall's and
 # the qp_fail session runs (never below what puts the fault mid-run);
-# the debug-kernel lane,
-# where KASAN makes every message slower, runs them at 25.  The cgroup txrdma-fault, tenant faulttest and self peer
+# the debug-kernel lane, where KASAN makes every message slower, runs
+# them at 25.  The cgroup txrdma-fault, tenant faulttest and self peer
 # tself are removed at the end and every point is reset to its defaults.
 #
 # shellcheck disable=SC2016 # check ... eval '...': expanded when it runs

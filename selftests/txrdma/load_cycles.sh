@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# 20 (TXRDMA_LOAD_CYCLES) load/unload cycles of txrdma.ko with RDMA devices deleted and added
-# in between (and, in some cycles, while the module loads), checking
+# 20 (TXRDMA_LOAD_CYCLES) load/unload cycles of txrdma.ko with RDMA
+# devices deleted and added in between (and, in some cycles, while the
+# module loads), checking
 # each time that the module's view follows the RDMA core's, that add and
 # delete events reach a listener, and that unload is refused only while
 # /dev/txrdma is open.  Runs as root in a guest (needs TXRDMA_KO).

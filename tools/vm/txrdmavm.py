@@ -294,13 +294,21 @@ def build_initramfs(kver, moddir=None):
 _BANNER_RE = re.compile(r"^\[[ \d.]+\] \*\*")
 
 
-def _tail(path, lines):
+def _console_lines(path):
+    """The lines of a console log without QEMU's banners; None if it
+    cannot be read."""
     try:
         with open(path, errors="replace") as f:
-            text = [l for l in f.readlines() if not _BANNER_RE.match(l)]
-            return "".join(text[-lines:]).rstrip("\n")
+            return [l for l in f.readlines() if not _BANNER_RE.match(l)]
     except OSError:
+        return None
+
+
+def _tail(path, lines):
+    text = _console_lines(path)
+    if text is None:
         return "(no console log)"
+    return "".join(text[-lines:]).rstrip("\n")
 
 
 class Link:
@@ -356,13 +364,8 @@ class GuestResult:
         pr_fmt prefix "txrdma: "): why a pair was reset or a peer went
         Down, which a console tail of a long run has often scrolled
         past."""
-        if not self.console:
-            return []
-        try:
-            with open(self.console, errors="replace") as f:
-                hits = [l.rstrip("\n") for l in f if "txrdma: " in l]
-        except OSError:
-            return []
+        text = _console_lines(self.console) if self.console else None
+        hits = [l.rstrip("\n") for l in text or [] if "txrdma: " in l]
         return hits[-lines:]
 
     def __repr__(self):
